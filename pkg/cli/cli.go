@@ -1,0 +1,195 @@
+// Package cli holds what every intermem binary shares at its edge: the
+// process environment (with the INTERMEM_NOW clock override), the
+// "intermem: error: … / intermem: hint: …" message style, flag sets that
+// never call os.Exit, and panic recovery.
+//
+// Each cmd/<name>/main.go is a few lines that call a Main function with the
+// real process state; everything below it takes an Env instead of reading
+// globals, so tests run the same code in-process with a fake environment.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Env is the process environment as seen by a command: variables, standard
+// streams and the clock. The zero value is not usable; build one with
+// FromOS or New.
+type Env struct {
+	vars   map[string]string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Dir is the working directory (the default project directory).
+	Dir string
+}
+
+// New builds an Env from "KEY=value" strings, as returned by os.Environ.
+func New(environ []string, dir string, stdin io.Reader, stdout, stderr io.Writer) *Env {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return &Env{vars: vars, Stdin: stdin, Stdout: stdout, Stderr: stderr, Dir: dir}
+}
+
+// FromOS builds the Env of the running process.
+func FromOS() *Env {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	return New(os.Environ(), dir, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Get returns the value of an environment variable, or "".
+func (e *Env) Get(key string) string { return e.vars[key] }
+
+// Set changes a variable for this Env only (used by tests and by commands
+// that pass a modified environment on).
+func (e *Env) Set(key, value string) { e.vars[key] = value }
+
+// Environ returns the variables as "KEY=value" strings.
+func (e *Env) Environ() []string {
+	out := make([]string, 0, len(e.vars))
+	for k, v := range e.vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// ErrBadNow is returned when INTERMEM_NOW is set but is not RFC 3339.
+var ErrBadNow = errors.New("INTERMEM_NOW is not an RFC 3339 time")
+
+// Now returns the current time, or INTERMEM_NOW when it is set. Tests and
+// the demo step through time with it; every binary honours it so that
+// "sessions", decay and dates are reproducible.
+func (e *Env) Now() (time.Time, error) {
+	if v := strings.TrimSpace(e.vars["INTERMEM_NOW"]); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%w: %q", ErrBadNow, v)
+		}
+		return t.UTC(), nil
+	}
+	return time.Now().UTC(), nil
+}
+
+// Error is a command failure with an optional hint and exit status. Commands
+// return it (or any error) from Run; Report prints it in the house style.
+type Error struct {
+	Err  error
+	Hint string
+	Code int // exit status; 0 means 1
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error with a hint.
+func Errorf(hint string, format string, args ...any) *Error {
+	return &Error{Err: fmt.Errorf(format, args...), Hint: hint}
+}
+
+// WithHint attaches a hint to err.
+func WithHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Err: err, Hint: hint}
+}
+
+// ErrUsage marks errors in how a command was called; they exit with status 2
+// for CLI commands (never for hooks, which always exit 0).
+var ErrUsage = errors.New("usage")
+
+// Usagef reports a usage error.
+func Usagef(format string, args ...any) error {
+	return &Error{Err: fmt.Errorf(format, args...), Code: 2, Hint: "run with --help for usage"}
+}
+
+// Report prints err as "intermem: error: …" (and "intermem: hint: …") and
+// returns the exit status to use. flag.ErrHelp exits 0 without a message.
+func Report(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	code := 1
+	msg := err.Error()
+	var hint string
+	var ce *Error
+	if errors.As(err, &ce) {
+		hint = ce.Hint
+		if ce.Code != 0 {
+			code = ce.Code
+		}
+	}
+	fmt.Fprintf(stderr, "intermem: error: %s\n", msg)
+	if hint != "" {
+		fmt.Fprintf(stderr, "intermem: hint: %s\n", hint)
+	}
+	return code
+}
+
+// FlagSet returns a flag set that reports errors instead of exiting, writes
+// its usage to w, and prints usage text followed by the defaults.
+func FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(w, strings.TrimLeft(usage, "\n"))
+		var hasFlags bool
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(w, "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// Parse parses args with fs, turning flag errors into usage errors. Flags
+// may follow positional arguments ("search foo --json"), since people type
+// them that way and silently ignoring a flag was a defect of the tool this
+// one replaces.
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &Error{Err: err, Code: 2, Hint: "run with --help for usage"}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// Recover turns a panic into an error carrying the stack, so that no binary
+// ever dies with Go's exit status 2 (which Claude Code reads as "block").
+// Use as: defer cli.Recover(&err).
+func Recover(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+	}
+}

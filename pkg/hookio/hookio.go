@@ -1,0 +1,306 @@
+// Package hookio is the edge between Claude Code and an intermem hook
+// binary. It enforces the rules that keep a hook from ever hurting a
+// session (see DESIGN.md §3):
+//
+//   - stdin is read fully but never beyond MaxInput bytes;
+//   - the payload is parsed leniently with gjson: unknown fields are ignored
+//     and only session_id, cwd and hook_event_name are relied on;
+//   - the exit status is always 0 — a Go panic or a flag.ExitOnError
+//     failure would exit 2, which Claude Code reads as "block";
+//   - nothing is printed unless the event injects output (SessionStart),
+//     and then exactly one JSON object built with sjson;
+//   - the body runs under a deadline; if it overruns, the hook gives up,
+//     logs, and exits 0 (bbolt and our atomic renames are crash-safe, so
+//     abandoning a write mid-way loses nothing);
+//   - every failure becomes one line in the project's .intermem/log.
+package hookio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/project"
+)
+
+// MaxInput caps how much of stdin a hook reads. Real payloads are well
+// under 4 KB; a Stop payload carries the last assistant message, so allow
+// generously, but never let a runaway producer make a hook allocate without
+// bound.
+const MaxInput = 4 << 20
+
+// Input is the part of a hook payload intermem relies on.
+type Input struct {
+	SessionID string
+	Cwd       string
+	Event     string // hook_event_name
+	Source    string // SessionStart: startup|resume|clear|compact|…
+	Reason    string // SessionEnd: clear|logout|prompt_input_exit|other|…
+	Raw       []byte
+}
+
+// Errors returned by Read.
+var (
+	// ErrEmpty is returned when stdin carried nothing.
+	ErrEmpty = errors.New("empty hook input")
+	// ErrTooLarge is returned when stdin exceeds MaxInput.
+	ErrTooLarge = errors.New("hook input too large")
+	// ErrNotJSON is returned when stdin is not one JSON object.
+	ErrNotJSON = errors.New("hook input is not a JSON object")
+	// ErrNoSession is returned when session_id is missing or unusable.
+	ErrNoSession = errors.New("hook input has no usable session_id")
+)
+
+// Read reads and parses a hook payload.
+func Read(r io.Reader) (Input, error) {
+	if r == nil {
+		return Input{}, ErrEmpty
+	}
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return Input{}, fmt.Errorf("read hook input: %w", err)
+	}
+	if len(b) > MaxInput {
+		// Drain the rest so the writer does not see EPIPE, bounded by time
+		// elsewhere (the hook deadline).
+		_, _ = io.Copy(io.Discard, r)
+		return Input{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxInput)
+	}
+	return Parse(b)
+}
+
+// Parse parses a payload already in memory.
+func Parse(b []byte) (Input, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return Input{}, ErrEmpty
+	}
+	if trimmed[0] != '{' || !gjson.ValidBytes(trimmed) {
+		return Input{}, ErrNotJSON
+	}
+	get := func(key string) string {
+		v := gjson.GetBytes(trimmed, key)
+		if v.Type != gjson.String {
+			return ""
+		}
+		return v.String()
+	}
+	in := Input{
+		SessionID: get("session_id"),
+		Cwd:       get("cwd"),
+		Event:     get("hook_event_name"),
+		Source:    get("source"),
+		Reason:    get("reason"),
+		Raw:       trimmed,
+	}
+	if !validSessionID(in.SessionID) {
+		return in, ErrNoSession
+	}
+	return in, nil
+}
+
+// validSessionID accepts what Claude Code sends (UUIDs) and anything
+// similar, but rejects values that could not safely be a key or a file
+// name component.
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 128 || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == '/' || r == '\\' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionStartOutput builds the single JSON object SessionStart hooks print.
+func SessionStartOutput(context string) ([]byte, error) {
+	out, err := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"SessionStart"}}`),
+		"hookSpecificOutput.additionalContext", context)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// Hook is what a hook body gets: its parsed input, environment, project,
+// log and clock.
+type Hook struct {
+	Name    string
+	Env     *cli.Env
+	Input   Input
+	Project *project.Project
+	Log     *logfile.Log
+	Now     time.Time
+}
+
+// Options configure Run.
+type Options struct {
+	Name    string        // program name, for the log
+	Timeout time.Duration // deadline for the body
+	// MayPrint lists the events whose output is delivered; for any other
+	// event the body's output is dropped, so a Stop hook can never force
+	// another model turn by accident.
+	MayPrint []string
+	// Redact, when set, scrubs log lines.
+	Redact func(string) string
+}
+
+// Body is a hook's work. It returns what to print (nil for nothing).
+type Body func(ctx context.Context, h *Hook) ([]byte, error)
+
+// Run executes body under the hook rules and returns the exit status,
+// which is always 0.
+func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
+	start := time.Now()
+	h := &Hook{Name: opts.Name, Env: env}
+	defer func() {
+		if r := recover(); r != nil {
+			h.logf("panic: %v", r)
+		}
+		code = 0
+	}()
+
+	fs := cli.FlagSet(opts.Name, "", io.Discard)
+	if err := fs.Parse(args); err != nil {
+		// Unknown flags from a newer hooks.json are not a reason to fail.
+		h.setupLog(opts, "")
+		h.logf("ignoring bad arguments %q: %v", args, err)
+	}
+
+	now, err := env.Now()
+	if err != nil {
+		now = time.Now().UTC()
+	}
+	h.Now = now
+
+	in, err := Read(env.Stdin)
+	h.Input = in
+	dir := in.Cwd
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = env.Get("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		dir = env.Dir
+	}
+	h.setupLog(opts, dir)
+	if err != nil {
+		h.logf("%s: %v", eventName(in), err)
+		return 0
+	}
+	if h.Project == nil {
+		h.logf("%s: no project for cwd %q", eventName(in), dir)
+		return 0
+	}
+
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("panic: %v", p)
+			}
+			done <- r
+		}()
+		r.out, r.err = body(ctx, h)
+	}()
+
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		h.logf("%s: gave up after %v", eventName(in), time.Since(start).Round(time.Millisecond))
+		return 0
+	}
+	if r.err != nil {
+		h.logf("%s: %v", eventName(in), r.err)
+		return 0
+	}
+	if len(r.out) > 0 && mayPrint(opts.MayPrint, in.Event) {
+		if _, err := env.Stdout.Write(r.out); err != nil {
+			h.logf("%s: write output: %v", eventName(in), err)
+		}
+	}
+	return 0
+}
+
+func mayPrint(events []string, ev string) bool {
+	for _, e := range events {
+		if e == ev {
+			return true
+		}
+	}
+	return false
+}
+
+func eventName(in Input) string {
+	if in.Event == "" {
+		return "hook"
+	}
+	return in.Event
+}
+
+// setupLog resolves the project for dir (if possible) and opens its log;
+// with no project, failures go to $CLAUDE_PLUGIN_DATA/intermem.log if
+// Claude Code gave us a data directory, else nowhere.
+func (h *Hook) setupLog(opts Options, dir string) {
+	if h.Log != nil {
+		return
+	}
+	now := func() time.Time {
+		if h.Now.IsZero() {
+			return time.Now()
+		}
+		return h.Now
+	}
+	if dir != "" {
+		if p, err := project.Resolve(h.Env, dir); err == nil {
+			h.Project = p
+			h.Log = logfile.New(p.Path("log"), opts.Name, now, opts.Redact)
+			return
+		}
+	}
+	if d := h.Env.Get("CLAUDE_PLUGIN_DATA"); d != "" {
+		h.Log = logfile.New(filepath.Join(d, "intermem.log"), opts.Name, now, opts.Redact)
+	}
+}
+
+// logf writes one line to the hook's log, creating the state directory if
+// needed. It is safe with no log.
+func (h *Hook) logf(format string, args ...any) {
+	if h.Log == nil {
+		return
+	}
+	if h.Project != nil && strings.HasPrefix(h.Log.Path(), h.Project.StateDir) {
+		if err := h.Project.EnsureStateDir(); err != nil {
+			return
+		}
+	}
+	h.Log.Printf(format, args...)
+}
+
+// Logf is logf for hook bodies.
+func (h *Hook) Logf(format string, args ...any) { h.logf(format, args...) }

@@ -1,0 +1,195 @@
+package project
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/intermem/intermem/pkg/cli"
+)
+
+// The vectors come from claude-code.md §4.1 (observed on the real client)
+// and, for the long paths, from an independent JavaScript implementation
+// run under Node (the runtime Claude Code itself uses).
+func TestEncode(t *testing.T) {
+	long := "/home/user/" +
+		"very long project name with spaces.and.dots_and_underscores/" +
+		"very long project name with spaces.and.dots_and_underscores/" +
+		"very long project name with spaces.and.dots_and_underscores/" +
+		"very long project name with spaces.and.dots_and_underscores/" +
+		"ünïcödé 😀 final"
+	a300 := "/tmp/"
+	for range 300 {
+		a300 += "a"
+	}
+	aEnc := "-tmp-"
+	for range 195 {
+		aEnc += "a"
+	}
+	tests := []struct{ in, want string }{
+		{"/home/user/proj", "-home-user-proj"},
+		{"/home/u/cc dir.v2_x@y+z~w", "-home-u-cc-dir-v2-x-y-z-w"},
+		{"/home/u/ünï 😀x", "-home-u--n----x"},
+		{"/home/u/.claude-mem", "-home-u--claude-mem"},
+		{"C:\\Users\\aldoh\\Documents\\NewTrading", "C--Users-aldoh-Documents-NewTrading"},
+		{long, "-home-user-very-long-project-name-with-spaces-and-dots-and-underscores-very-long-project-name-with-spaces-and-dots-and-underscores-very-long-project-name-with-spaces-and-dots-and-underscores-very-long-yn2mut"},
+		{a300, aEnc + "-w6az8n"},
+	}
+	for _, tt := range tests {
+		if got := Encode(tt.in); got != tt.want {
+			t.Errorf("Encode(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEncodeExactly200IsNotHashed(t *testing.T) {
+	p := "/"
+	for len(p) < 200 {
+		p += "x"
+	}
+	if got := Encode(p); len(got) != 200 {
+		t.Fatalf("200-unit path: got %d units, want 200 (no hash suffix)", len(got))
+	}
+	if got := Encode(p + "y"); len(got) <= 201 || got[200] != '-' {
+		t.Fatalf("201-unit path must be cut and hashed, got %q", got)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func realTemp(t *testing.T) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestFindRoot(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required for this test")
+	}
+	base := realTemp(t)
+	repo := filepath.Join(base, "my repo.v2")
+	deep := filepath.Join(repo, "sub", "deeper")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "init", "-q")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a"), 0o644)
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-qm", "init")
+	wt := filepath.Join(base, "wt")
+	git(t, repo, "worktree", "add", "-q", wt)
+	if err := os.MkdirAll(filepath.Join(wt, "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(base, "plain", "dir")
+	os.MkdirAll(plain, 0o755)
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(deep, link); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tt := range []struct{ dir, want string }{
+		{repo, repo},
+		{deep, repo},
+		{wt, repo},
+		{filepath.Join(wt, "inner"), repo},
+		{plain, plain},
+		{link, repo},
+	} {
+		got, err := FindRoot(tt.dir)
+		if err != nil {
+			t.Errorf("FindRoot(%s): %v", tt.dir, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("FindRoot(%s) = %s, want %s", tt.dir, got, tt.want)
+		}
+	}
+	if _, err := FindRoot(filepath.Join(base, "missing")); err == nil {
+		t.Error("FindRoot of a missing dir succeeded")
+	}
+}
+
+func TestMemoryDir(t *testing.T) {
+	home := realTemp(t)
+	root := filepath.Join(home, "proj")
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	env := func(kv ...string) *cli.Env { return cli.New(append([]string{"HOME=" + home}, kv...), root, nil, nil, nil) }
+
+	got, _ := MemoryDir(env(), root)
+	if want := filepath.Join(home, ".claude", "projects", Encode(root), "memory"); got != want {
+		t.Errorf("default: got %s want %s", got, want)
+	}
+	got, _ = MemoryDir(env("CLAUDE_CONFIG_DIR="+filepath.Join(home, "cfg")), root)
+	if want := filepath.Join(home, "cfg", "projects", Encode(root), "memory"); got != want {
+		t.Errorf("CLAUDE_CONFIG_DIR: got %s want %s", got, want)
+	}
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"autoMemoryDirectory":"~/mem-user"}`), 0o644)
+	got, _ = MemoryDir(env(), root)
+	if want := filepath.Join(home, "mem-user"); got != want {
+		t.Errorf("user settings: got %s want %s", got, want)
+	}
+	os.WriteFile(filepath.Join(root, ".claude", "settings.local.json"), []byte(`{"autoMemoryDirectory":"/abs/mem-local"}`), 0o644)
+	got, _ = MemoryDir(env(), root)
+	if want := "/abs/mem-local"; got != want {
+		t.Errorf("local settings: got %s want %s", got, want)
+	}
+	// Checked-in project settings are ignored, as Claude Code ignores them.
+	os.Remove(filepath.Join(root, ".claude", "settings.local.json"))
+	os.WriteFile(filepath.Join(root, ".claude", "settings.json"), []byte(`{"autoMemoryDirectory":"/abs/mem-project"}`), 0o644)
+	got, _ = MemoryDir(env(), root)
+	if want := filepath.Join(home, "mem-user"); got != want {
+		t.Errorf("project settings must be ignored: got %s want %s", got, want)
+	}
+	// Malformed settings fall through to the default.
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"autoMemoryDirectory":`), 0o644)
+	got, _ = MemoryDir(env(), root)
+	if want := filepath.Join(home, ".claude", "projects", Encode(root), "memory"); got != want {
+		t.Errorf("malformed settings: got %s want %s", got, want)
+	}
+	got, _ = MemoryDir(env("INTERMEM_MEMORY_DIR=~/override"), root)
+	if want := filepath.Join(home, "override"); got != want {
+		t.Errorf("INTERMEM_MEMORY_DIR: got %s want %s", got, want)
+	}
+}
+
+func TestEnsureStateDir(t *testing.T) {
+	root := realTemp(t)
+	p := &Project{Root: root, StateDir: filepath.Join(root, StateDirName)}
+	if err := p.EnsureStateDir(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("state dir mode %v, want 0700", st.Mode().Perm())
+	}
+	b, err := os.ReadFile(filepath.Join(p.StateDir, ".gitignore"))
+	if err != nil || string(b) != "*\n" {
+		t.Errorf(".gitignore = %q, %v", b, err)
+	}
+}
+
+func BenchmarkFindRoot(b *testing.B) {
+	dir, _ := os.Getwd()
+	for b.Loop() {
+		if _, err := FindRoot(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package store
+
+import "time"
+
+// Session is one Claude Code session as intermem observed it. A session is
+// a distinct session_id: Stop fires every turn, --resume and compaction
+// reuse the id, /clear starts a new one.
+type Session struct {
+	ID           string    `json:"id"`
+	First        time.Time `json:"first"`
+	Last         time.Time `json:"last"`
+	Ended        bool      `json:"ended,omitempty"`
+	Observations int       `json:"observations"`
+	// Fingerprint of the memory directory at the session's latest
+	// observation; an unchanged fingerprint lets Stop do almost nothing.
+	Fingerprint string `json:"fp,omitempty"`
+}
+
+// Entry is what intermem knows of one auto-memory entry, keyed by the hash
+// of its normalized text. Preview is redacted: the store never holds a
+// secret.
+type Entry struct {
+	ID          string    `json:"id"`
+	Kind        string    `json:"kind"`
+	File        string    `json:"file"`
+	Section     string    `json:"section,omitempty"`
+	Preview     string    `json:"preview"`
+	Type        string    `json:"type,omitempty"`
+	Name        string    `json:"name,omitempty"`
+	FirstSeen   time.Time `json:"first_seen"`
+	LastSeen    time.Time `json:"last_seen"`
+	Sessions    int       `json:"sessions"` // distinct sessions it was present in
+	LastSession string    `json:"last_session,omitempty"`
+	// Prev is the entry this one replaced when it first appeared (the same
+	// file and section lost a similar entry at the same time): an edit.
+	Prev string `json:"prev,omitempty"`
+}
+
+// FileState is the set of entry ids a memory file held at its latest
+// observation, used to recognise edits.
+type FileState struct {
+	At  time.Time `json:"at"`
+	IDs []string  `json:"ids"`
+}

@@ -1,0 +1,382 @@
+// Package store is intermem's per-project database: one bbolt file,
+// .intermem/intermem.db.
+//
+// Open policy (DESIGN.md §3):
+//
+//   - The file is created atomically: a temporary database is initialised
+//     with the current schema and then hard-linked into place, so no
+//     process ever sees a half-initialised store.
+//   - Every open has a timeout. bbolt holds an flock for as long as the
+//     database is open (shared for readers, exclusive for writers), so
+//     processes keep it open only for the duration of one unit of work.
+//     A hook that cannot get the lock in time spools its record instead
+//     (see package snapshot); readers fail open.
+//   - A file that is not a valid bbolt database, or is one that another
+//     program wrote, is moved aside (intermem.db.corrupt-<time>) and
+//     rebuilt by the next writer, with a log line, never a crash. The
+//     store holds derived data: auto-memory and the markers in the target
+//     documents remain the source of truth, so a rebuild loses history
+//     (session counts, rejections) but never a memory.
+//   - The schema carries a version; older stores are migrated in place by
+//     the functions in migrations, in order, inside one transaction. A
+//     store from a newer intermem is refused with ErrNewerSchema rather
+//     than guessed at.
+//
+// Values are JSON, so records can grow fields without a migration.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the version this build writes.
+const SchemaVersion = 1
+
+// Bucket names.
+var (
+	BucketMeta      = []byte("meta")      // "schema" → version, "created" → RFC 3339
+	BucketSessions  = []byte("sessions")  // session id → Session
+	BucketEntries   = []byte("entries")   // entry id → Entry
+	BucketSeen      = []byte("seen")      // session id → bucket of entry ids seen in it
+	BucketFiles     = []byte("files")     // memory file name → []string ids at its last observation
+	BucketPlans     = []byte("plans")     // "current" → plan
+	BucketDecisions = []byte("decisions") // entry id → Decision (rejections)
+	BucketPromoted  = []byte("promoted")  // entry id → Promoted
+	BucketJournal   = []byte("journal")   // op id → journal record
+	BucketChecks    = []byte("checks")    // time/id → validation record (audit trail)
+	BucketFacts     = []byte("facts")     // entry id → fact confidence/decay state
+)
+
+var allBuckets = [][]byte{
+	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
+	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts,
+}
+
+// Errors returned by Open.
+var (
+	// ErrLocked is returned when another process holds the store past the
+	// open timeout.
+	ErrLocked = errors.New("store is busy (locked by another intermem process)")
+	// ErrNewerSchema is returned for a store written by a newer intermem.
+	ErrNewerSchema = errors.New("store was written by a newer intermem")
+	// ErrNotExist is returned by a read-only open when there is no store yet.
+	ErrNotExist = errors.New("no store yet")
+	// ErrCorrupt is returned by a read-only open of a damaged or foreign
+	// file, and by transactions that hit damage.
+	ErrCorrupt = errors.New("store is damaged")
+)
+
+// Options configure Open.
+type Options struct {
+	ReadOnly bool
+	// Timeout bounds the wait for the file lock. Zero means 1 s.
+	Timeout time.Duration
+	// Logf receives notable events (a corrupt store moved aside). May be nil.
+	Logf func(format string, args ...any)
+	// Now stamps creation and move-aside names. Zero means time.Now.
+	Now time.Time
+	// NoSync skips fsync on commit. Only benchmarks and tests that measure
+	// something else should set it.
+	NoSync bool
+}
+
+// Store is an open database.
+type Store struct {
+	DB   *bolt.DB
+	Path string
+	ro   bool
+}
+
+// Open opens (creating if needed, unless read-only) the store at path.
+func Open(path string, o Options) (*Store, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = time.Second
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if o.ReadOnly {
+			return nil, ErrNotExist
+		}
+		if err := create(path, o.Now); err != nil {
+			return nil, err
+		}
+	}
+	s, err := open(path, o)
+	if err == nil {
+		return s, nil
+	}
+	if errors.Is(err, ErrLocked) || errors.Is(err, ErrNewerSchema) || o.ReadOnly {
+		return nil, err
+	}
+	if !errors.Is(err, ErrCorrupt) {
+		return nil, err
+	}
+	aside := path + ".corrupt-" + o.Now.UTC().Format("20060102T150405Z")
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("%w; moving it aside failed: %v", err, rerr)
+	}
+	logf("store %s unusable (%v); moved aside to %s and rebuilt", path, err, filepath.Base(aside))
+	if err := create(path, o.Now); err != nil {
+		return nil, err
+	}
+	return open(path, o)
+}
+
+func open(path string, o Options) (s *Store, err error) {
+	defer func() {
+		// bbolt can panic on some kinds of damage while reading meta pages.
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync})
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, ErrLocked
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	s = &Store{DB: db, Path: path, ro: o.ReadOnly}
+	if err := s.checkSchema(o.Now); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// create initialises a new store beside path and links it into place.
+// If another process won the race, its file is kept.
+func create(path string, now time.Time) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create store dir: %w", err)
+	}
+	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
+	_ = os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return initSchema(tx, now) })
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("create store: %w", err)
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create store: %w", err)
+	}
+	return nil
+}
+
+func initSchema(tx *bolt.Tx, now time.Time) error {
+	for _, b := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(BucketMeta)
+	if err := meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion))); err != nil {
+		return err
+	}
+	return meta.Put([]byte("created"), []byte(now.UTC().Format(time.RFC3339)))
+}
+
+// migrations[v] upgrades a store from version v to v+1. Version 0 is a
+// store whose meta bucket lacks a schema key (written before versioning).
+var migrations = map[int]func(tx *bolt.Tx) error{
+	0: func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+func (s *Store) checkSchema(now time.Time) error {
+	var version int
+	var foreign bool
+	err := s.DB.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(BucketMeta)
+		if meta == nil {
+			// A valid bbolt file with buckets that are not ours is some
+			// other program's database.
+			c := tx.Cursor()
+			if k, _ := c.First(); k != nil {
+				foreign = true
+			}
+			return nil
+		}
+		v := meta.Get([]byte("schema"))
+		if v == nil {
+			return nil
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil {
+			foreign = true
+			return nil
+		}
+		version = n
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if foreign {
+		return fmt.Errorf("%w: not an intermem store", ErrCorrupt)
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("%w (schema %d, this build understands %d)", ErrNewerSchema, version, SchemaVersion)
+	}
+	if version == SchemaVersion {
+		return nil
+	}
+	if s.ro {
+		// A reader can still use an old store's existing buckets.
+		return nil
+	}
+	return s.DB.Update(func(tx *bolt.Tx) error {
+		for v := version; v < SchemaVersion; v++ {
+			m, ok := migrations[v]
+			if !ok {
+				return fmt.Errorf("no migration from schema %d", v)
+			}
+			if err := m(tx); err != nil {
+				return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
+			}
+		}
+		meta, err := tx.CreateBucketIfNotExists(BucketMeta)
+		if err != nil {
+			return err
+		}
+		if meta.Get([]byte("created")) == nil {
+			if err := meta.Put([]byte("created"), []byte(now.UTC().Format(time.RFC3339))); err != nil {
+				return err
+			}
+		}
+		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
+	})
+}
+
+// Close closes the store, releasing its lock.
+func (s *Store) Close() error {
+	if s == nil || s.DB == nil {
+		return nil
+	}
+	return s.DB.Close()
+}
+
+// View runs fn in a read transaction, turning a panic from damaged pages
+// into ErrCorrupt.
+func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
+	defer recoverCorrupt(&err)
+	return s.DB.View(fn)
+}
+
+// Update runs fn in a write transaction, turning a panic from damaged
+// pages into ErrCorrupt.
+func (s *Store) Update(fn func(tx *bolt.Tx) error) (err error) {
+	defer recoverCorrupt(&err)
+	return s.DB.Update(fn)
+}
+
+func recoverCorrupt(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+	}
+}
+
+// Check runs bbolt's consistency check and returns the first problem.
+func (s *Store) Check() error {
+	return s.View(func(tx *bolt.Tx) error {
+		var first error
+		for err := range tx.Check() { // drain: the checker blocks on an unread channel
+			if first == nil {
+				first = err
+			}
+		}
+		return first
+	})
+}
+
+// Get decodes the JSON value at key in bucket into v; ok is false when
+// the key (or bucket) is absent.
+func Get(tx *bolt.Tx, bucket []byte, key string, v any) (ok bool, err error) {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return false, nil
+	}
+	raw := b.Get([]byte(key))
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, fmt.Errorf("decode %s/%s: %w", bucket, key, err)
+	}
+	return true, nil
+}
+
+// Put encodes v as JSON at key in bucket, creating the bucket if needed.
+func Put(tx *bolt.Tx, bucket []byte, key string, v any) error {
+	b, err := tx.CreateBucketIfNotExists(bucket)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s/%s: %w", bucket, key, err)
+	}
+	return b.Put([]byte(key), raw)
+}
+
+// Delete removes key from bucket.
+func Delete(tx *bolt.Tx, bucket []byte, key string) error {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	return b.Delete([]byte(key))
+}
+
+// Each decodes every value of bucket into a fresh T and calls fn with its
+// key. Undecodable values are skipped (JSON records from a future build
+// with incompatible fields must not break older readers).
+func Each[T any](tx *bolt.Tx, bucket []byte, fn func(key string, v *T) error) error {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(k, raw []byte) error {
+		if raw == nil { // nested bucket
+			return nil
+		}
+		v := new(T)
+		if err := json.Unmarshal(raw, v); err != nil {
+			return nil
+		}
+		return fn(string(k), v)
+	})
+}
