@@ -126,7 +126,9 @@ func TestMemoryDir(t *testing.T) {
 	home := realTemp(t)
 	root := filepath.Join(home, "proj")
 	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
-	env := func(kv ...string) *cli.Env { return cli.New(append([]string{"HOME=" + home}, kv...), root, nil, nil, nil) }
+	env := func(kv ...string) *cli.Env {
+		return cli.New(append([]string{"HOME=" + home}, kv...), root, nil, nil, nil)
+	}
 
 	got, _ := MemoryDir(env(), root)
 	if want := filepath.Join(home, ".claude", "projects", Encode(root), "memory"); got != want {

@@ -84,7 +84,9 @@ func TestLockedTimesOut(t *testing.T) {
 
 func TestCorruptAndForeignFilesAreMovedAside(t *testing.T) {
 	for name, write := range map[string]func(path string) error{
-		"garbage": func(path string) error { return os.WriteFile(path, []byte(strings.Repeat("not a database\n", 500)), 0o600) },
+		"garbage": func(path string) error {
+			return os.WriteFile(path, []byte(strings.Repeat("not a database\n", 500)), 0o600)
+		},
 		"foreign": func(path string) error {
 			db, err := bolt.Open(path, 0o600, nil)
 			if err != nil {
