@@ -1,0 +1,81 @@
+// Package redact finds and removes secrets from memory text before it crosses intermem's
+// trust boundary: the store, a plan, a target document, the archive, the log, or the context
+// injected into a session. Private auto-memory collects live credentials (push tokens, API
+// keys, JWTs, passwords, "git remote set-url https://user:token@…" commands); promotion
+// copies it into committed files.
+//
+// # What is detected
+//
+// Shaped tokens, recognised anywhere by prefix and form: AWS access key ids (AKIA/ASIA/ABIA/
+// ACCA) and secret keys (labelled, or a 40-character base64 run on the same line as a key
+// id), S3 presigned signatures; GitHub ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_; GitLab glpat-
+// and friends; Slack xox?- tokens, xapp- tokens and hooks.slack.com webhooks; Stripe sk_/rk_
+// live and test keys and whsec_; OpenAI sk-/sk-proj-/sk-svcacct-, Anthropic sk-ant-api03-/
+// sk-ant-admin01-, OpenRouter, Groq, xAI, Perplexity, Hugging Face hf_, Replicate r8_;
+// Google AIza keys, GOCSPX- client secrets, ya29./1//0 OAuth tokens; service-account JSON
+// "private_key" and "private_key_id"; PEM private keys of every type (RSA, EC, DSA, OPENSSH,
+// ENCRYPTED, PKCS#8, PGP blocks), whole block, multi-line, or JSON-escaped, or truncated;
+// age secret keys; JWTs (eyJ….eyJ….sig) and Mapbox sk.eyJ tokens; npm_, PyPI pypi-AgE…,
+// Docker Hub dckr_pat_, Atlassian ATATT3…, Postman PMAK-, Linear lin_api_, Figma figd_,
+// Sentry sntrys_/sntryu_, Notion secret_/ntn_, Supabase sbp_/sb_secret_; Twilio SK…/AC…
+// ids, SendGrid SG.x.y, Mailgun key-…, Mailchimp …-usNN, Discord bot tokens (the id part
+// must decode to digits; line must mention Discord) and webhooks, Telegram bot tokens
+// (123456789:AA…, also after "bot" in API URLs); Shopify shpat_/shpss_/shpca_/shppa_,
+// Square sq0csp-/sq0atp-, Meta EAA…; DigitalOcean dop_v1_, HashiCorp Vault hvs./hvb./hvr.,
+// Doppler dp.st./dp.pt./…, Databricks dapi…, Azure AccountKey=/SharedAccessKey= and SAS
+// sig=, Heroku HRKU-, Tailscale tskey-, Pulumi pul-, Terraform Cloud ….atlasv1.…, Grafana
+// glsa_/glc_, New Relic NRAK-, Fly.io fo1_/fm2_, PlanetScale pscale_….
+//
+// Credentials by context: the password in scheme://user:password@host for any scheme
+// (http, https, git, postgres, mysql, mongodb+srv, redis, amqp, …) and a token used as the
+// user name (https://<token>@host); Authorization headers (Bearer, Basic when the base64
+// decodes to user:password, "token …"); curl -u user:password; mysql/mariadb -p'x' and -px,
+// sshpass and docker login -p x; .netrc "machine … password x".
+//
+// Labelled values: a value after a key-like label in prose, markdown, YAML, JSON, TOML, env
+// files, code and command-line flags ("Push token: …", "**DB password:** `…`",
+// "DB_PASSWORD=…", `"client_secret": "…"`, "apiKey = '…'", "--password=…", "--token …",
+// "?access_token=…&"). A label is key-like when its last word is password/passwd/pwd/pass/
+// passphrase/passcode/credentials/creds, secret (client secret → client-secret), token
+// (except page/next/max/input/csrf/… tokens), or key after api/access/secret/private/
+// encryption/signing/license/… (a bare "key:" is not); camelCase, snake_case, kebab-case and
+// SCREAMING_CASE are split into words. Labels in other languages: senha, contraseña,
+// passwort, kennwort, wachtwoord, пароль, 비밀번호, 암호, 토큰, 密码/密碼, 口令, 密钥, 令牌,
+// パスワード, トークン (CJK labels match as a suffix: 数据库密码).
+//
+// # False-positive policy
+//
+// Shaped tokens are trusted by their shape, with boundary checks (no word character may
+// touch the value, so "xghp_…" or a hash that merely starts with "SK" is not a match) and a
+// few content checks (OpenAI and Hugging Face bodies must mix character classes; Slack
+// tokens must carry digits; a Discord token's first part must decode to a numeric id).
+//
+// A value found only through its label must look like a secret (see plausible): at least 8
+// bytes; not a placeholder or reference (<your-key>, ${TOKEN}, $API_KEY, %X%, {{ x }},
+// process.env.X, settings.SECRET_KEY, op://…, masks such as xxxx, ****, sk-...abcd, and the
+// words changeme, your_key_here, example, none, required, …); not a path or file name, URL,
+// e-mail address, date, version or number; not an environment variable name
+// (TELEGRAM_BOT_TOKEN) or identifier (refreshToken, proxy-pass, configured); and then either
+// two character classes among lower, upper, digit and symbol, or digits only, or a long
+// (≥ 16) single-case run of letters. "changeme" is treated as a placeholder: it names a
+// well-known default, not a secret, and redacting it would only add noise. Quoted multi-word
+// values count only as a Gmail-style app password (four groups of four letters) or when
+// they mix three classes. URL passwords and other unambiguous credential positions use a
+// lenient policy: any non-placeholder value of 3–6+ bytes, except user:user defaults such as
+// guest:guest and host:port look-alikes.
+//
+// Not detected: unlabelled high-entropy strings (SHAs, UUIDs, base64 ids and our 16-hex
+// markers are left alone by design), values on the line after their label, passwords
+// written as "the password is x", values shorter than 8 bytes after a label, and secrets
+// that are all-lowercase words.
+//
+// # Guarantees
+//
+//   - Find returns findings sorted by Start, non-overlapping, within bounds, each covering
+//     the secret value only (the label and the surrounding text stay).
+//   - String replaces every finding with "[REDACTED:<kind>]", is idempotent, and its result
+//     has no findings; no rule ever matches marker text.
+//   - Time is linear in the input: one Aho–Corasick pass over the text finds rule anchors,
+//     and each rule's RE2 expression runs only on the lines (or, for lines over 32 KiB,
+//     bounded windows) that contain one of its anchors.
+package redact

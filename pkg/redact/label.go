@@ -1,0 +1,524 @@
+package redact
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// labelKeyword is the last word of a key-like label ("…password", "…_token", "API key",
+// "비밀번호"); classifyLabel decides whether the whole label really names a secret.
+const labelKeyword = `(?:password|passwd|passphrase|passcode|pass|pwd|secret|token|key|credentials?|creds|senha|contraseña|passwort|kennwort|wachtwoord|пароль|비밀번호|암호|토큰|密码|密碼|口令|密钥|密鑰|令牌|パスワード|トークン)`
+
+var labelAnchors = []string{
+	"pass", "pwd", "secret", "token", "key", "cred", "senha", "contrase", "passwort", "kennwort",
+	"wachtwoord", "ароль", "비밀번호", "암호", "토큰", "密码", "密碼", "口令", "密钥", "密鑰", "令牌",
+	"パスワード", "トークン",
+}
+
+// labelRe: an optional previous word and a word ending in a keyword, markdown emphasis and
+// a closing quote, a separator (: = := => ：), and the value, quoted or not.
+var labelRe = regexp.MustCompile(`(?i)((?:[\p{L}\p{N}_.-]+ )?[\p{L}\p{N}_.-]*` + labelKeyword +
+	`)(?:\*\*|__|\*)?["'\x60]?(?:\*\*|__)?[ \t]*(:=|=>|[:=：])[ \t]*(?:\*\*|__)?[ \t]*` +
+	`("(?:[^"\\\n]|\\.){0,256}"|'[^'\n]{0,256}'|\x60[^\x60\n]{0,256}\x60|[^\s"'\x60<>]{1,256})`)
+
+// labelValue validates a labelRe match: group 1 is the label, group 3 the value.
+func labelValue(s string, m []int) (Finding, bool) {
+	kind, ok := classifyLabel(s[m[2]:m[3]])
+	if !ok {
+		return Finding{}, false
+	}
+	// "?access_token=…&x=y": the value ends at the next parameter.
+	query := m[2] > 0 && (s[m[2]-1] == '?' || s[m[2]-1] == '&')
+	start, end, ok := valueSpan(s, m[6], m[7], query)
+	if !ok || !plausible(s[start:end]) {
+		return Finding{}, false
+	}
+	return Finding{kind, start, end}, true
+}
+
+// flagValue validates a command-line flag match: group 1 is the flag name, group 2 the value.
+func flagValue(s string, m []int) (Finding, bool) {
+	kind, ok := classifyLabel(s[m[2]:m[3]])
+	if !ok {
+		return Finding{}, false
+	}
+	start, end, ok := valueSpan(s, m[4], m[5], false)
+	if !ok || !plausible(s[start:end]) {
+		return Finding{}, false
+	}
+	return Finding{kind, start, end}, true
+}
+
+var continuationRe = regexp.MustCompile(`[;&,][A-Za-z_][A-Za-z0-9_ -]*=`)
+
+// valueSpan turns a matched value (possibly quoted) into the span of the secret itself:
+// quotes dropped, an unquoted value cut at a following "key=" and stripped of trailing
+// punctuation and of a trailing ellipsis (the visible part of a truncated secret is kept
+// for redaction).
+func valueSpan(s string, start, end int, query bool) (int, int, bool) {
+	if start < 0 || end <= start {
+		return 0, 0, false
+	}
+	if strings.Contains(s[start:end], Marker) {
+		return 0, 0, false
+	}
+	switch s[start] {
+	case '"', '\'', '`':
+		if end-start < 2 || s[end-1] != s[start] {
+			return 0, 0, false
+		}
+		return start + 1, end - 1, end-start > 2
+	}
+	// An unquoted value the regexp cut at its length limit runs on.
+	if end-start >= 256 {
+		for end < len(s) && !strings.ContainsRune(" \t\r\n\"'`<>", rune(s[end])) {
+			end++
+		}
+		if strings.Contains(s[start:end], Marker) {
+			return 0, 0, false
+		}
+	}
+	v := s[start:end]
+	// Secrets are ASCII; CJK text or full-width punctuation right after one is prose.
+	if i := strings.IndexFunc(v, isCJK); i >= 0 {
+		end = start + i
+		v = s[start:end]
+	}
+	if loc := continuationRe.FindStringIndex(v); loc != nil {
+		end = start + loc[0]
+	}
+	if query {
+		if i := strings.IndexAny(s[start:end], "&#"); i >= 0 {
+			end = start + i
+		}
+	}
+	for {
+		n := end
+		for end > start && strings.IndexByte(".,;:)]}>*'\"", s[end-1]) >= 0 {
+			end--
+		}
+		if strings.HasSuffix(s[start:end], "…") {
+			end -= len("…")
+		}
+		if n == end {
+			break
+		}
+	}
+	return start, end, end > start
+}
+
+func isCJK(r rune) bool {
+	return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF ||
+		unicode.In(r, unicode.Han, unicode.Hangul, unicode.Hiragana, unicode.Katakana)
+}
+
+// labelComponents splits a label into lower-case words: on spaces, '_', '.', '-' and
+// camelCase humps ("secretAccessKey" → secret access key, "APIKey" → api key).
+func labelComponents(label string) []string {
+	var comps []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			comps = append(comps, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(label)
+	for i, r := range rs {
+		switch {
+		case r == ' ' || r == '_' || r == '.' || r == '-' || r == '\t':
+			flush()
+			continue
+		case r < utf8.RuneSelf && unicode.IsUpper(r) && len(cur) > 0:
+			prev := cur[len(cur)-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return comps
+}
+
+var (
+	passwordWords = set("password", "passwd", "passphrase", "passcode", "pass", "pwd", "credentials",
+		"credential", "creds", "senha", "contraseña", "passwort", "kennwort", "wachtwoord", "пароль")
+	// Words before "token" that make it a counter or a parser token, not a credential.
+	notSecretToken = set("page", "next", "continuation", "pagination", "cursor", "sync", "cancel",
+		"cancellation", "max", "min", "num", "input", "output", "total", "design", "csrf", "xsrf",
+		"lexer", "parser", "eof", "special", "stop", "bos", "eos", "pad", "unk", "mask", "sep",
+		"cls", "end", "start", "count", "per", "new", "prompt", "completion", "context")
+	tokenPrefixes = []string{"access", "auth", "refresh", "api", "bot", "bearer", "session", "oauth",
+		"id", "github", "gh", "slack", "npm", "personal", "deploy", "push", "pat", "app"}
+	// Words before "key" that make it a credential (a bare "key:" is usually not).
+	keyPrev = map[string]string{
+		"api": "api-key", "x": "api-key", "access": "api-key", "license": "api-key", "licence": "api-key",
+		"account": "api-key", "app": "api-key", "application": "api-key", "client": "api-key",
+		"subscription": "api-key", "service": "api-key", "role": "api-key", "admin": "api-key",
+		"auth": "api-key", "webhook": "api-key", "deploy": "api-key", "consumer": "api-key",
+		"ssh": "api-key", "root": "api-key", "server": "api-key", "sas": "api-key", "dev": "api-key",
+		"developer": "api-key", "personal": "api-key", "project": "api-key", "management": "api-key",
+		"private": "private-key",
+		"secret":  "secret", "encryption": "secret", "signing": "secret", "master": "secret",
+		"hmac": "secret", "jwt": "secret", "session": "secret", "shared": "secret", "storage": "secret",
+		"decryption": "secret", "cookie": "secret", "crypto": "secret",
+	}
+	cjkPassword = []string{"비밀번호", "암호", "密码", "密碼", "口令", "パスワード"}
+	cjkToken    = []string{"토큰", "令牌", "トークン"}
+	cjkSecret   = []string{"密钥", "密鑰"}
+)
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// classifyLabel reports whether a label names a secret, and which kind.
+func classifyLabel(label string) (string, bool) {
+	comps := labelComponents(label)
+	if len(comps) == 0 {
+		return "", false
+	}
+	last := comps[len(comps)-1]
+	prev := ""
+	if len(comps) > 1 {
+		prev = comps[len(comps)-2]
+	}
+	if last[0] >= utf8.RuneSelf {
+		for _, w := range cjkPassword {
+			if strings.HasSuffix(last, w) {
+				return "password", true
+			}
+		}
+		for _, w := range cjkToken {
+			if strings.HasSuffix(last, w) {
+				return "token", true
+			}
+		}
+		for _, w := range cjkSecret {
+			if strings.HasSuffix(last, w) {
+				return "secret", true
+			}
+		}
+		if passwordWords[last] {
+			return "password", true
+		}
+		return "", false
+	}
+	switch {
+	case passwordWords[last]:
+		return "password", true
+	case strings.HasSuffix(last, "password") || strings.HasSuffix(last, "passwd"):
+		return "password", true
+	case last == "secret":
+		if prev == "client" {
+			return "client-secret", true
+		}
+		return "secret", true
+	case last == "clientsecret":
+		return "client-secret", true
+	case last == "token":
+		if notSecretToken[prev] {
+			return "", false
+		}
+		return "token", true
+	case strings.HasSuffix(last, "token"):
+		for _, p := range tokenPrefixes {
+			if last == p+"token" {
+				return "token", true
+			}
+		}
+		return "", false
+	case last == "key":
+		k, ok := keyPrev[prev]
+		return k, ok
+	case strings.HasSuffix(last, "key"):
+		k, ok := keyPrev[strings.TrimSuffix(last, "key")]
+		return k, ok
+	case strings.HasSuffix(last, "secret"):
+		p := strings.TrimSuffix(last, "secret")
+		if p == "app" || p == "api" || p == "webhook" || p == "consumer" || p == "jwt" || p == "session" || p == "shared" {
+			return "secret", true
+		}
+	}
+	return "", false
+}
+
+var (
+	envNameRe    = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	wordsRe      = regexp.MustCompile(`^[A-Za-z]+(?:[-_.][A-Za-z]+)*$`)
+	humpRe       = regexp.MustCompile(`^(?:[a-z]+|[A-Z]+|[a-z]*(?:[A-Z][a-z]+)+)$`)
+	dottedRe     = regexp.MustCompile(`^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+(?:\(.*\))?$`)
+	callRe       = regexp.MustCompile(`^[\w.$:]+\(.*\)$`)
+	dateRe       = regexp.MustCompile(`^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}`)
+	versionRe    = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$`)
+	numericRe    = regexp.MustCompile(`^[\d.,:_ -]+$`)
+	emailRe      = regexp.MustCompile(`^[^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$`)
+	fileNameRe   = regexp.MustCompile(`(?i)^[\w-]+\.(?:txt|json|pem|key|env|ya?ml|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|pub|md|sh|py|js|ts|go)$`)
+	extensionRe  = regexp.MustCompile(`/[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$`)
+	lowerPathRe  = regexp.MustCompile(`^[a-z0-9._-]+(?:/[a-z0-9._-]*)+$`)
+	appPassRe    = regexp.MustCompile(`^[a-z]{4}(?: [a-z]{4}){3}$`)
+	placeholders = set("placeholder", "example", "sample", "dummy", "test", "testing", "changeme",
+		"changeit", "secret", "password", "passwd", "token", "apikey", "none", "null", "nil",
+		"undefined", "empty", "unset", "notset", "required", "optional", "string", "default",
+		"redacted", "hidden", "masked", "removed", "omitted", "todo", "tbd", "fixme", "foobar",
+		"secretkey", "mysecret", "mypassword", "yourpassword", "letmein", "qwerty", "qwertyuiop",
+		"administrator", "true", "false", "disabled", "enabled", "value", "yourtoken", "yourkey",
+		"yourapikey", "yoursecret")
+)
+
+// plausible is the false-positive policy for a value found only through its label: at least
+// 8 bytes, not a placeholder or reference, not a path, URL, e-mail, identifier, date, version
+// or number, and shaped like a secret (two character classes, or long random single-case).
+func plausible(v string) bool {
+	if len(v) < 8 || strings.Contains(v, Marker) || isPlaceholder(v) {
+		return false
+	}
+	if strings.ContainsAny(v, " \t") {
+		if appPassRe.MatchString(v) {
+			return true
+		}
+		f := strings.Fields(v)
+		return len(f) <= 4 && classes(strings.Join(f, "")) >= 3
+	}
+	if isPathLike(v) || strings.Contains(v, "://") || emailRe.MatchString(v) {
+		return false
+	}
+	if envNameRe.MatchString(v) || dottedRe.MatchString(v) || callRe.MatchString(v) {
+		return false
+	}
+	if wordsRe.MatchString(v) {
+		// Letters only: words, kebab, snake and camelCase identifiers are not secrets; one
+		// long single-case run of random letters is.
+		if strings.ContainsAny(v, "-_.") {
+			return false
+		}
+		if humpRe.MatchString(v) {
+			return len(v) >= 16 && (strings.ToLower(v) == v || strings.ToUpper(v) == v)
+		}
+		return true
+	}
+	if dateRe.MatchString(v) || versionRe.MatchString(v) || numericRe.MatchString(v) && !isDigits(v) {
+		return false
+	}
+	return true
+}
+
+func isDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// isPlaceholder reports values that stand for a secret without being one: templates and
+// references (${X}, $X, %X%, {{x}}, <your-key>, process.env.X, op://…), masks (xxxx, ****,
+// sk-...abcd), and filler words (changeme, your_key_here, none, required).
+func isPlaceholder(v string) bool {
+	lv := strings.ToLower(v)
+	for _, p := range []string{"${", "$(", "{{", "}}", "<", ">", "process.env", "os.environ", "getenv",
+		"import.meta", "secrets.", "env(", "env[", "keychain", "op://", "vault:", "ssm:", "arn:aws:",
+		"xxxx", "****", "•••", "...", "…", "redacted", "changeme", "change_me", "change-me", "placeholder"} {
+		if strings.Contains(lv, p) {
+			return true
+		}
+	}
+	if strings.HasPrefix(lv, "$") || strings.HasPrefix(lv, "%") && strings.HasSuffix(lv, "%") {
+		return true
+	}
+	for _, p := range []string{"your", "insert", "replace", "paste", "enter_", "enter-", "put_", "put-", "example", "sample", "dummy"} {
+		if strings.HasPrefix(lv, p) {
+			return true
+		}
+	}
+	if n := len(lv); n >= 2 && (lv[0] == '[' && lv[n-1] == ']' || lv[0] == '{' && lv[n-1] == '}' || lv[0] == '(' && lv[n-1] == ')') {
+		return true
+	}
+	var core []byte
+	seen := map[byte]bool{}
+	for i := 0; i < len(lv); i++ {
+		if c := lv[i]; 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			core = append(core, c)
+			seen[c] = true
+		}
+	}
+	if len(seen) <= 2 {
+		return true
+	}
+	cs := string(core)
+	return placeholders[cs] || strings.HasSuffix(cs, "here")
+}
+
+// isPathLike reports file-system paths and file names: "/etc/x", "~/.ssh/id_rsa", "./a",
+// "C:\x", "secrets/token.txt", "config/prod", "token.json".
+func isPathLike(v string) bool {
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "./") ||
+		strings.HasPrefix(v, "../") || strings.HasPrefix(v, `\`) {
+		return true
+	}
+	if len(v) >= 3 && v[1] == ':' && (v[2] == '\\' || v[2] == '/') {
+		return true
+	}
+	if fileNameRe.MatchString(v) {
+		return true
+	}
+	if strings.Contains(v, "/") && !strings.ContainsAny(v, "+=") {
+		return lowerPathRe.MatchString(v) || extensionRe.MatchString(v)
+	}
+	return false
+}
+
+// lenient is the policy where the context already says "this is a credential" (a URL's
+// password, a .netrc password, curl -u): not a placeholder, reference or path, at least
+// minLen bytes.
+func lenientOK(v string, minLen int) bool {
+	if len(v) < minLen || strings.Contains(v, Marker) || isPlaceholder(v) {
+		return false
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".") {
+		return false
+	}
+	return true
+}
+
+func lenient(kind string, group int) func(s string, m []int) (Finding, bool) {
+	return func(s string, m []int) (Finding, bool) {
+		start, end, ok := valueSpan(s, m[2*group], m[2*group+1], false)
+		if !ok || !lenientOK(s[start:end], 6) {
+			return Finding{}, false
+		}
+		return Finding{kind, start, end}, true
+	}
+}
+
+// urlCredentials accepts the password of scheme://user:password@host.
+func urlCredentials(s string, m []int) (Finding, bool) {
+	user, pass := s[m[4]:m[5]], s[m[6]:m[7]]
+	if strings.Contains(pass, Marker) || pass == user || !lenientOK(pass, 3) {
+		return Finding{}, false
+	}
+	if isDigits(pass) && len(pass) <= 5 { // host:port, not user:password
+		return Finding{}, false
+	}
+	return Finding{"url-credentials", m[6], m[7]}, true
+}
+
+// urlUserToken accepts a token used as the user name: https://<token>@github.com/….
+func urlUserToken(s string, m []int) (Finding, bool) {
+	v := s[m[2]:m[3]]
+	if classes(v) < 2 || !strings.ContainsAny(v, "0123456789") || isPlaceholder(v) {
+		return Finding{}, false
+	}
+	return Finding{"url-credentials", m[2], m[3]}, true
+}
+
+// headerValue accepts the credential of an Authorization header or a Bearer scheme.
+func headerValue(kind string, _ bool) func(s string, m []int) (Finding, bool) {
+	return func(s string, m []int) (Finding, bool) {
+		start, end, ok := valueSpan(s, m[2], m[3], false)
+		if !ok {
+			return Finding{}, false
+		}
+		v := s[start:end]
+		if len(v) < 8 || isPlaceholder(v) || envNameRe.MatchString(v) || dottedRe.MatchString(v) {
+			return Finding{}, false
+		}
+		if wordsRe.MatchString(v) && (len(v) < 16 || humpRe.MatchString(v) && strings.ToLower(v) != v) {
+			return Finding{}, false
+		}
+		if classes(v) < 2 && len(v) < 16 {
+			return Finding{}, false
+		}
+		return Finding{kind, start, end}, true
+	}
+}
+
+// basicAuth accepts "Basic <base64>" when the base64 decodes to user:password.
+func basicAuth(s string, m []int) (Finding, bool) {
+	v := s[m[2]:m[3]]
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
+	}
+	if err != nil || !utf8.Valid(b) {
+		return Finding{}, false
+	}
+	u, p, ok := strings.Cut(string(b), ":")
+	if !ok || u == "" || p == "" {
+		return Finding{}, false
+	}
+	for _, r := range string(b) {
+		if !unicode.IsPrint(r) {
+			return Finding{}, false
+		}
+	}
+	return Finding{"basic-auth", m[2], m[3]}, true
+}
+
+// cliUserPass accepts the password of "-u user:password" / "--user user:password".
+func cliUserPass(s string, m []int) (Finding, bool) {
+	user := s[m[2]:m[3]]
+	start, end, ok := valueSpan(s, m[4], m[5], false)
+	if !ok {
+		return Finding{}, false
+	}
+	v := s[start:end]
+	if v == user || isDigits(v) || !lenientOK(v, 6) {
+		return Finding{}, false
+	}
+	return Finding{"password", start, end}, true
+}
+
+var (
+	attachedPContext = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b`)
+	spacedPContext   = regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl)\s+login|helm\s+registry\s+login)\b`)
+)
+
+// cliDashP accepts the password of "-p'secret'" anywhere, "-psecret" on a mysql/mariadb/
+// sshpass command line, and "-p secret" on sshpass / docker login command lines.
+func cliDashP(s string, m []int) (Finding, bool) {
+	ls := strings.LastIndexByte(s[:m[0]], '\n') + 1
+	le := strings.IndexByte(s[m[1]:], '\n')
+	if le < 0 {
+		le = len(s)
+	} else {
+		le += m[1]
+	}
+	line := s[ls:le]
+	var start, end int
+	switch {
+	case m[2] >= 0:
+		start, end = m[2], m[3]
+	case m[4] >= 0:
+		start, end = m[4], m[5]
+	case m[6] >= 0:
+		if !attachedPContext.MatchString(line) {
+			return Finding{}, false
+		}
+		start, end = m[6], m[7]
+	case m[8] >= 0:
+		if !spacedPContext.MatchString(line) {
+			return Finding{}, false
+		}
+		var ok bool
+		if start, end, ok = valueSpan(s, m[8], m[9], false); !ok {
+			return Finding{}, false
+		}
+	default:
+		return Finding{}, false
+	}
+	if !lenientOK(s[start:end], 4) || strings.HasPrefix(s[start:end], "-") {
+		return Finding{}, false
+	}
+	return Finding{"password", start, end}, true
+}

@@ -1,0 +1,112 @@
+package redact
+
+// acMatcher is an Aho–Corasick automaton over ASCII-case-folded bytes, compiled to a dense
+// DFA over byte equivalence classes. One pass over the input reports every occurrence of
+// every anchor, so a rule's regular expression only ever runs on the lines (or windows of a
+// long line) that contain one of its anchors.
+type acMatcher struct {
+	class  [256]uint8 // byte -> equivalence class; 0 is "byte in no anchor"
+	nclass int32
+	delta  []int32   // state*nclass + class -> next state
+	out    [][]int32 // state -> ids of the anchors that end here
+}
+
+func foldByte(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
+}
+
+func newACMatcher(anchors []string) *acMatcher {
+	m := &acMatcher{}
+	next := 1
+	for _, a := range anchors {
+		for i := 0; i < len(a); i++ {
+			b := foldByte(a[i])
+			if m.class[b] == 0 {
+				if next > 255 {
+					panic("redact: too many distinct anchor bytes")
+				}
+				m.class[b] = uint8(next)
+				next++
+			}
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		m.class[c] = m.class[c+('a'-'A')]
+	}
+	m.nclass = int32(next)
+	nc := m.nclass
+
+	// Trie.
+	trie := []int32{} // state*nc+class -> child or -1
+	newState := func() int32 {
+		for i := int32(0); i < nc; i++ {
+			trie = append(trie, -1)
+		}
+		m.out = append(m.out, nil)
+		return int32(len(m.out) - 1)
+	}
+	newState()
+	for id, a := range anchors {
+		s := int32(0)
+		for i := 0; i < len(a); i++ {
+			c := int32(m.class[foldByte(a[i])])
+			if trie[s*nc+c] < 0 {
+				child := newState()
+				trie[s*nc+c] = child
+			}
+			s = trie[s*nc+c]
+		}
+		m.out[s] = append(m.out[s], int32(id))
+	}
+
+	// Breadth-first failure links, folded into a complete transition table.
+	n := int32(len(m.out))
+	m.delta = make([]int32, n*nc)
+	fail := make([]int32, n)
+	queue := make([]int32, 0, n)
+	for c := int32(0); c < nc; c++ {
+		if ch := trie[c]; ch >= 0 {
+			m.delta[c] = ch
+			fail[ch] = 0
+			queue = append(queue, ch)
+		} else {
+			m.delta[c] = 0
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		m.out[s] = append(m.out[s], m.out[fail[s]]...)
+		for c := int32(0); c < nc; c++ {
+			if ch := trie[s*nc+c]; ch >= 0 {
+				m.delta[s*nc+c] = ch
+				fail[ch] = m.delta[fail[s]*nc+c]
+				queue = append(queue, ch)
+			} else {
+				m.delta[s*nc+c] = m.delta[fail[s]*nc+c]
+			}
+		}
+	}
+	return m
+}
+
+// scan calls f(anchorID, end) for every anchor occurrence, end being the byte offset just
+// past it, in increasing order of end.
+func (m *acMatcher) scan(s string, f func(id int32, end int)) {
+	st := int32(0)
+	nc := m.nclass
+	delta := m.delta
+	class := &m.class
+	out := m.out
+	for i := 0; i < len(s); i++ {
+		st = delta[st*nc+int32(class[s[i]])]
+		if o := out[st]; o != nil {
+			for _, id := range o {
+				f(id, i+1)
+			}
+		}
+	}
+}
