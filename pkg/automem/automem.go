@@ -1,0 +1,152 @@
+package automem
+
+import (
+	"path"
+	"strings"
+)
+
+// Kind of a memory entry.
+type Kind string
+
+const (
+	// Fact is a top-level list item (bullet -,*,+ or numbered 1. / 1)) with
+	// its nested items and continuation lines, or a whole table, in a
+	// fact-list file.
+	Fact Kind = "fact"
+	// Memory is a one-memory-per-file topic file with YAML frontmatter: the
+	// whole file is one entry.
+	Memory Kind = "memory"
+	// Pointer is an index line whose subject is a link to a sibling memory
+	// file: "- [Title](file.md) — hook", "- [t](./f.md)" or "- `f.md` — desc".
+	// A pointer is not knowledge itself; the file it points to is.
+	Pointer Kind = "pointer"
+)
+
+// IndexName is the name of the auto-memory index file, the only file Claude
+// Code loads into a session (truncated, see [Load]).
+const IndexName = "MEMORY.md"
+
+// Entry is one unit of remembered knowledge: the thing intermem observes,
+// hashes, promotes and prunes.
+type Entry struct {
+	// ID is 16 lowercase hex chars: the first 8 bytes of the SHA-256 of
+	// NormalizeText(Text); for a Memory, of NormalizeText(Description + "\n" + Text).
+	ID   string
+	Kind Kind
+	// File is the file name relative to the memory dir, slash-separated.
+	File string
+	// Section is the title of the nearest preceding heading ("" if none);
+	// for a Memory, the frontmatter name or the file name without ".md".
+	Section string
+	// Text is the entry's text. Facts: the block with the first line's list
+	// marker removed, continuation lines kept with their indentation, CRLF
+	// turned into "\n" and trailing whitespace trimmed. Memory: the body
+	// after the frontmatter, trimmed. Pointer: the item without its marker.
+	Text string
+	// Start and End are the byte range [Start,End) of the entry's block in
+	// the file's content, including the final line terminator of its last
+	// line (if any). For a Memory they cover the whole file.
+	Start, End int
+	// StartLine and EndLine are 1-based and inclusive.
+	StartLine, EndLine int
+	// Name, Description and Type are a Memory's frontmatter fields; Type is
+	// `type` or nested `metadata.type`, lower-cased.
+	Name        string
+	Description string
+	Type        string
+	// Link is the sibling memory file a Pointer (or a Fact) links to, as
+	// written, with a leading "./" and any "#fragment" removed.
+	Link string
+}
+
+// Frontmatter is the leniently parsed YAML block at the top of a topic file.
+type Frontmatter struct {
+	Name, Description, Type string
+	// Start and End are the byte range of the frontmatter block including
+	// both "---" lines (and the closing line's terminator); a UTF-8 BOM is
+	// before Start.
+	Start, End int
+	// Fields holds every scalar key, nested maps flattened with dots
+	// ("metadata.type"), lists joined with ", ".
+	Fields map[string]string
+}
+
+// Heading is an ATX heading ("## Title") outside fences and frontmatter.
+type Heading struct {
+	Level int
+	Title string
+	Line  int // 1-based
+	// Start and End are the byte range of the heading line including its
+	// terminator.
+	Start, End int
+}
+
+// File is one parsed memory file.
+type File struct {
+	Name        string
+	Content     []byte       // exactly the bytes read
+	Frontmatter *Frontmatter // nil when none
+	Headings    []Heading    // real headings only
+	Entries     []Entry
+	Warnings    []string // e.g. "line 12: unclosed ``` fence treated as text"
+}
+
+// Parse parses one memory file. It never fails and never panics: any bytes
+// are acceptable, and whatever it does not understand is left out of the
+// entries but kept in Content.
+//
+// A file with frontmatter is a single Memory entry, except the index
+// (MEMORY.md), which is always scanned as a fact list: treating the index as
+// one memory would hide every entry in it and let pruning delete it.
+func Parse(name string, content []byte) *File {
+	f := &File{Name: name, Content: content}
+	p := parser{
+		f:     f,
+		src:   string(content),
+		lines: splitLines(content),
+	}
+	first := 0
+	fm, body := p.frontmatter()
+	if fm != nil {
+		f.Frontmatter = fm
+		first = body
+	}
+	if fm != nil && path.Base(name) != IndexName {
+		p.scan(first, false)
+		f.Entries = []Entry{p.memoryEntry(fm)}
+		return f
+	}
+	p.scan(first, true)
+	return f
+}
+
+// memoryEntry builds the single entry of a one-memory-per-file topic file.
+func (p *parser) memoryEntry(fm *Frontmatter) Entry {
+	body := strings.TrimSpace(crlfToLF(p.src[fm.End:]))
+	section := fm.Name
+	if section == "" {
+		section = strings.TrimSuffix(path.Base(p.f.Name), ".md")
+	}
+	return Entry{
+		ID:          ID(NormalizeText(fm.Description + "\n" + body)),
+		Kind:        Memory,
+		File:        p.f.Name,
+		Section:     section,
+		Text:        body,
+		Start:       0,
+		End:         len(p.src),
+		StartLine:   1,
+		EndLine:     len(p.lines),
+		Name:        fm.Name,
+		Description: fm.Description,
+		Type:        fm.Type,
+	}
+}
+
+// crlfToLF replaces every "\r\n" with "\n", allocating only when needed.
+func crlfToLF(s string) string {
+	if !strings.Contains(s, "\r\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}

@@ -1,0 +1,185 @@
+package automem
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileBytes is the largest memory file Scan reads. Claude Code writes
+// files of a few kilobytes; anything this large is not a memory and would
+// only cost time in every hook.
+const MaxFileBytes = 4 << 20
+
+// Dir is a scanned auto-memory directory.
+type Dir struct {
+	Path string
+	// Files are the top-level *.md regular files (symlinks to regular files
+	// followed), sorted by name, MEMORY.md included. Names starting with "."
+	// are skipped, as a shell glob would.
+	Files []*File
+	Index *File    // MEMORY.md, nil if absent
+	Load  LoadInfo // of MEMORY.md (zero if absent)
+	// Warnings report files that were skipped: unreadable, not regular,
+	// larger than MaxFileBytes. Parse warnings stay in each File.
+	Warnings []string
+
+	skipped map[string]bool // names of files that exist but were not read
+}
+
+// Scan reads and parses every memory file in dir. It fails only when dir
+// itself cannot be read; a missing directory gives an error wrapping
+// fs.ErrNotExist, which callers treat as an empty memory. One bad file is
+// a warning, never an error.
+func Scan(dir string) (*Dir, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("automem: scan memory dir: %w", err)
+	}
+	d := &Dir{Path: dir}
+	for _, de := range des {
+		name := de.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		content, err := readMemoryFile(filepath.Join(dir, name), de)
+		if err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", name, err))
+			if d.skipped == nil {
+				d.skipped = make(map[string]bool)
+			}
+			d.skipped[name] = true
+			continue
+		}
+		f := Parse(name, content)
+		d.Files = append(d.Files, f)
+		if name == IndexName {
+			d.Index = f
+			d.Load = Load(content)
+		}
+	}
+	return d, nil
+}
+
+// errSkipped explains why a directory entry is not read.
+type errSkipped string
+
+func (e errSkipped) Error() string { return string(e) }
+
+// readMemoryFile reads one regular file (following a symlink), refusing
+// anything that is not a regular file — a FIFO named x.md would block the
+// hook forever — and anything over MaxFileBytes, checked on the bytes
+// actually read so a file growing under us cannot slip past.
+func readMemoryFile(path string, de fs.DirEntry) ([]byte, error) {
+	if !de.Type().IsRegular() {
+		if de.Type()&fs.ModeSymlink == 0 {
+			return nil, errSkipped("not a regular file, skipped")
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("follow symlink: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, errSkipped("symlink to a non-regular file, skipped")
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if fi, err := f.Stat(); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, errSkipped("not a regular file, skipped")
+		}
+		if fi.Size() > MaxFileBytes {
+			return nil, errSkipped(fmt.Sprintf("%d bytes is over the %d-byte limit, skipped", fi.Size(), MaxFileBytes))
+		}
+		size = int(fi.Size())
+	}
+	buf := make([]byte, 0, size+1)
+	buf, err = readAllLimited(f, buf, MaxFileBytes+1)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if len(buf) > MaxFileBytes {
+		return nil, errSkipped(fmt.Sprintf("over the %d-byte limit, skipped", MaxFileBytes))
+	}
+	return buf, nil
+}
+
+// readAllLimited appends at most limit bytes of r to buf.
+func readAllLimited(r io.Reader, buf []byte, limit int) ([]byte, error) {
+	lr := io.LimitReader(r, int64(limit))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// Entries returns the entries of all files, in file order.
+func (d *Dir) Entries() []Entry {
+	n := 0
+	for _, f := range d.Files {
+		n += len(f.Entries)
+	}
+	out := make([]Entry, 0, n)
+	for _, f := range d.Files {
+		out = append(out, f.Entries...)
+	}
+	return out
+}
+
+// BeyondCap returns the entries of MEMORY.md that Claude Code does not load
+// because they start past the last loaded line: the knowledge the cap is
+// silently dropping.
+func (d *Dir) BeyondCap() []Entry {
+	if d.Index == nil {
+		return nil
+	}
+	var out []Entry
+	for _, e := range d.Index.Entries {
+		if e.StartLine > d.Load.LoadedLines {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// File returns the scanned file with the given name, or nil.
+func (d *Dir) File(name string) *File {
+	for _, f := range d.Files {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Dangling returns the pointers whose target is not a file of the
+// directory (read or skipped): index lines that promise a memory nobody can
+// read.
+func (d *Dir) Dangling() []Entry {
+	var out []Entry
+	for _, f := range d.Files {
+		for _, e := range f.Entries {
+			if e.Kind == Pointer && d.File(e.Link) == nil && !d.skipped[e.Link] {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}

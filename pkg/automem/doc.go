@@ -1,0 +1,100 @@
+// Package automem scans Claude Code's per-project auto-memory directory
+// (~/.claude/projects/<enc>/memory/) into entries: the units intermem
+// observes across sessions, promotes into curated documents and prunes.
+//
+// Two generations of memory coexist, often in one directory. Fact lists
+// (MEMORY.md, older topic files) hold "## Section" headings over "- bullet"
+// facts. One-memory-per-file topic files start with YAML frontmatter
+// (name, description, type or metadata.type) and are indexed from MEMORY.md
+// by pointer lines such as "- [Title](file.md) — hook". A pointer is not
+// knowledge; the file it points to is. Whatever the parser does not
+// understand it leaves out of the entries and keeps, byte for byte, in the
+// content, so that pruning changes nothing else.
+//
+// # Algorithm
+//
+// Parse splits the content into lines (only "\n" ends a line; a "\r" before
+// it belongs to the terminator, a leading UTF-8 BOM to no line) and then:
+//
+//  1. Frontmatter: if line 1 is "---" and a later line is "---", the lines
+//     between are read by a small lenient YAML reader (flat and nested maps,
+//     the "metadata: " key with a trailing space, quoted scalars with
+//     escapes, inline and block lists, block scalars) that never fails: a
+//     line it cannot read is skipped with a warning. Without a closing line
+//     there is no frontmatter (and a warning).
+//  2. A file with frontmatter is one Memory entry covering the whole file;
+//     its body is scanned for headings only. MEMORY.md is the exception: it
+//     is always scanned as a fact list, since treating the index as one
+//     memory would hide every entry in it.
+//  3. A fact list is scanned once, top to bottom, by a line classifier and
+//     a one-item state machine. Headings (ATX, "#" to "######", at most 3
+//     columns of indentation) set the Section of the entries after them.
+//     Fenced code (``` or ~~~, three or more, closed by a line of at least
+//     as many of the same character) and multi-line HTML comments are
+//     opaque: nothing inside them is a heading, an item or a table.
+//
+// Time is linear in the size of the file: every line is classified once,
+// the searches for a fence's or a comment's closer are remembered when they
+// fail, and link parsing is bounded. There is no regular expression.
+//
+// # Entries
+//
+// A Fact is a top-level list item ("-", "*", "+", "1." or "1)") with
+// everything that belongs to it:
+//
+//   - any following line indented more than its marker: nested items at any
+//     depth (2 or 4 spaces, tabs), continuation text, indented fences and
+//     tables, even after blank lines ("- a\n\n  more" is one item);
+//   - lazy continuation: a non-blank, non-indented line of plain text (or a
+//     table row) directly after the item, as in CommonMark;
+//   - a fence that opens on the line right after the item, even at column
+//     0, with no blank line between. CommonMark would end the list there,
+//     but in memory files "- Restart with:" followed by a fenced command is
+//     one fact whose payload is the fence: splitting them would promote a
+//     fact without its command and leave the code orphaned when pruning.
+//     After a blank line a column-0 fence stands alone and is not an
+//     entry. (A bold label paragraph followed by a fence, as in the
+//     ashc0815 corpus index, is a paragraph: not an entry.)
+//
+// An item ends at a blank line followed by a line that is not indented, and
+// at any heading, list item at or left of its marker, thematic break,
+// blockquote, HTML comment or (after a blank line) fence. A run of lines
+// starting with "|" is one Fact (a table). Paragraphs, blockquotes,
+// thematic breaks, HTML comments and stand-alone fences are not entries.
+// A list marker with no text at all is not an entry either.
+//
+// A Pointer is a top-level item whose text begins, after optional emoji and
+// bold or italic markers, with a markdown link to a sibling .md file (no
+// scheme, no drive, no "/" beyond a leading "./"), whatever follows it
+// (" — ", ": ", " - " or nothing), or with a back-ticked "name.md". Link
+// text may hold balanced brackets and code spans (`[$ x: r[["e"]]](f.md)`);
+// when its brackets never balance, the first "](" opening a valid
+// destination ends it. An item that merely ends with "→ [x.md](x.md)" is a
+// Fact with Link set, and a pointer inside a heading is not an entry.
+//
+// Entry text drops the list marker of the first line, keeps continuation
+// lines with their indentation, turns CRLF into LF and trims surrounding
+// whitespace. The ID is the first 8 bytes of the SHA-256 of NormalizeText
+// of the text (for a Memory, of description + "\n" + body), so whitespace,
+// line endings and intermem's own markers never change an identity.
+//
+// # Unclosed fences
+//
+// A fence opener with no matching closer before the end of the file is not
+// a fence: the line is treated as plain text and the File records a
+// warning ("line 12: unclosed ``` fence treated as text"). CommonMark would
+// run the fence to the end of the file; here one stray ``` never swallows
+// every entry after it. An HTML comment opener without "-->" is treated
+// the same way.
+//
+// # Pruning
+//
+// File.Remove deletes entries by ID and removes the headings and blank
+// lines that deletion leaves without purpose; every other byte is kept.
+//
+// # Loading
+//
+// Load measures MEMORY.md the way Claude Code does: it loads the first 200
+// lines, cut at a line boundary to at most 25,000 UTF-16 code units.
+// Dir.BeyondCap lists the entries that fall past that point.
+package automem
