@@ -1,0 +1,96 @@
+package mdoc
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/adrg/strutil"
+	"github.com/adrg/strutil/metrics"
+)
+
+// MinTitleSimilarity is the Sorensen-Dice similarity (bigrams, case
+// insensitive, on normalized titles) a heading needs to count as a match when
+// no heading matches exactly.
+const MinTitleSimilarity = 0.7
+
+// BestSection returns the index in d.Sections of the heading that best
+// matches title, or -1. Titles are compared normalized: lower case, emphasis
+// and code markup dropped, whitespace collapsed, trailing colons trimmed, so
+// "## **Testing**:" matches "testing". In order of preference (the first
+// section wins within a tier):
+//
+//  1. equal normalized titles;
+//  2. equal once a trailing parenthetical is dropped from both, so "Landing
+//     the Plane" finds "Landing the Plane (Session Completion)";
+//  3. the highest Sorensen-Dice bigram similarity (of the full or the
+//     shortened forms, whichever is higher) of at least MinTitleSimilarity.
+//
+// An empty title names the preamble (index 0).
+func (d *Doc) BestSection(title string) int {
+	return d.bestSection(title, nil)
+}
+
+// bestSection is BestSection restricted to the sections for which ok returns
+// true (all when ok is nil).
+func (d *Doc) bestSection(title string, ok func(int) bool) int {
+	want := normTitle(title)
+	if want == "" {
+		if ok == nil || ok(0) {
+			return 0
+		}
+		return -1
+	}
+	wantShort := dropParen(want)
+	exactShort, best, bestScore := -1, -1, 0.0
+	dice := &metrics.SorensenDice{NgramSize: 2}
+	for k := 1; k < len(d.Sections); k++ {
+		have := normTitle(d.Sections[k].Title)
+		if have == "" || (ok != nil && !ok(k)) {
+			continue
+		}
+		if have == want {
+			return k
+		}
+		haveShort := dropParen(have)
+		if haveShort == wantShort {
+			if exactShort < 0 {
+				exactShort = k
+			}
+			continue
+		}
+		sc := max(strutil.Similarity(want, have, dice), strutil.Similarity(wantShort, haveShort, dice))
+		if sc >= MinTitleSimilarity && sc > bestScore {
+			best, bestScore = k, sc
+		}
+	}
+	if exactShort >= 0 {
+		return exactShort
+	}
+	return best
+}
+
+// dropParen drops a trailing parenthetical: "a (b)" -> "a".
+func dropParen(s string) string {
+	if strings.HasSuffix(s, ")") {
+		if k := strings.LastIndex(s, " ("); k > 0 {
+			return s[:k]
+		}
+	}
+	return s
+}
+
+// normTitle is the form titles are compared in.
+func normTitle(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '*', '_', '`':
+			return -1
+		}
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		return unicode.ToLower(r)
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.TrimRight(s, " :：")
+}
