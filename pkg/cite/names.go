@@ -1,0 +1,65 @@
+package cite
+
+// knownExt lists file extensions (lower case) that make a base name a file.
+// Top-level domains that are not also common extensions (com, org, io, dev)
+// are deliberately absent, so "example.com" is not read as a file.
+var knownExt = set(
+	// Go, C family, systems
+	"go", "mod", "sum", "work", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "m", "mm",
+	"rs", "zig", "nim", "swift", "kt", "kts", "java", "scala", "groovy", "gradle",
+	"cs", "csproj", "fsproj", "vbproj", "sln", "fs", "fsi", "fsx", "vb", "dart",
+	"cu", "cuh", "metal", "glsl", "hlsl", "wgsl", "vert", "frag", "asm", "ld", "sol",
+	// scripting
+	"py", "pyi", "pyx", "pxd", "ipynb", "rb", "erb", "rake", "gemspec", "ru", "php", "pl", "pm",
+	"lua", "r", "rmd", "qmd", "rproj", "jl", "ex", "exs", "erl", "hrl", "hs", "lhs", "cabal",
+	"ml", "mli", "clj", "cljs", "cljc", "edn", "el", "vim", "scm", "rkt", "lisp", "fnl",
+	"elm", "purs", "cr", "tcl", "sh", "bash", "zsh", "fish", "ps1", "psm1", "psd1", "bat", "cmd",
+	"awk", "applescript", "gd",
+	// web
+	"js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "vue", "svelte", "astro", "coffee",
+	"html", "htm", "xhtml", "css", "scss", "sass", "less", "styl", "wasm", "map",
+	"hbs", "mustache", "ejs", "pug", "haml", "liquid", "njk", "twig", "tmpl", "tpl", "j2",
+	"jinja", "jinja2", "gotmpl", "templ",
+	// data and config
+	"json", "jsonc", "json5", "jsonl", "ndjson", "yaml", "yml", "toml", "ini", "cfg", "conf",
+	"config", "env", "properties", "xml", "xsd", "xsl", "xslt", "plist", "csv", "tsv",
+	"parquet", "avro", "avsc", "proto", "thrift", "graphql", "gql", "sql", "prisma", "db",
+	"sqlite", "sqlite3", "lock", "log", "pid", "tf", "tfvars", "hcl", "nix", "dhall", "cue",
+	"jsonnet", "libsonnet", "bzl", "bazel", "star", "mk", "cmake", "ninja", "in", "am", "ac",
+	"http", "rest", "ron", "kdl", "hjson", "editorconfig", "service", "socket", "timer",
+	"desktop", "rules", "pbtxt", "textproto", "xaml", "resx", "pbxproj", "entitlements",
+	"xcconfig", "storyboard", "xib", "modulemap", "podspec", "opam", "dune",
+	// docs
+	"md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "tex", "bib", "pdf",
+	"docx", "xlsx", "pptx", "odt", "rtf", "txtar", "golden", "snap", "feature",
+	// media and binaries
+	"png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "icns", "bmp", "tiff", "avif",
+	"mp3", "mp4", "wav", "ogg", "webm", "mov", "ttf", "otf", "woff", "woff2", "eot",
+	"zip", "tar", "gz", "tgz", "bz2", "xz", "zst", "7z", "jar", "war", "whl", "gem", "deb",
+	"rpm", "dmg", "exe", "dll", "so", "dylib", "bin", "dat", "pb", "onnx", "pt", "pth",
+	"ckpt", "safetensors", "h5", "pkl", "pickle", "npy", "npz", "feather", "arrow",
+	"pem", "crt", "cer", "key", "pub", "der", "p12", "pfx", "csr", "patch", "diff",
+	"bats", "tape", "cast", "excalidraw", "drawio", "puml", "mermaid", "mmd", "dot",
+)
+
+// dotfileNames are extensions that are also whole dotfile names (.env).
+var dotfileNames = set("env", "editorconfig")
+
+// knownNames are base names that are files without an extension.
+var knownNames = set(
+	"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile",
+	"Vagrantfile", "Gemfile", "Rakefile", "Procfile", "Brewfile", "Justfile", "justfile",
+	"Taskfile", "Snakefile", "Earthfile", "Tiltfile", "Caddyfile", "Pipfile", "Podfile",
+	"Fastfile", "Appfile", "Guardfile", "Berksfile", "Puppetfile", "Cakefile", "Gopkg",
+	"LICENSE", "LICENCE", "COPYING", "README", "CHANGELOG", "CHANGES", "AUTHORS",
+	"CONTRIBUTORS", "CODEOWNERS", "NOTICE", "VERSION", "BUILD", "WORKSPACE", "OWNERS",
+	"MAINTAINERS", "PATENTS", "gradlew", "mvnw", "configure",
+)
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
