@@ -1,0 +1,89 @@
+// Package command implements the intermem command-line tool: a dispatcher
+// and one file per subcommand. Subcommands parse their own flags (which may
+// come before or after positional arguments), do their work through the
+// domain packages, and print readable text, or one JSON object with
+// --json. Errors are printed as "intermem: error: …" with a hint, and exit
+// non-zero.
+package command
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/cli"
+)
+
+// Version is the intermem version, set at build time with -ldflags.
+var Version = "0.1.0"
+
+type subcommand struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *cli.Env, args []string) error
+}
+
+var subcommands = map[string]subcommand{}
+
+func register(name, summary string, run func(ctx context.Context, env *cli.Env, args []string) error) {
+	subcommands[name] = subcommand{name: name, summary: summary, run: run}
+}
+
+const usage = `intermem keeps Claude Code's auto-memory small, true and curated.
+
+Usage:
+  intermem <command> [flags] [args]
+
+Commands:
+%s
+Every command takes --project DIR (default: the current directory) and
+most take --json. Run "intermem <command> --help" for details.
+`
+
+func printUsage(w io.Writer) {
+	names := make([]string, 0, len(subcommands))
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, subcommands[n].summary)
+	}
+	fmt.Fprintf(w, usage, b.String())
+}
+
+// Main runs the intermem tool and returns its exit status.
+func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if len(args) == 0 {
+		printUsage(env.Stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "help":
+		printUsage(env.Stdout)
+		return 0
+	case "--version", "version":
+		fmt.Fprintf(env.Stdout, "intermem %s\n", Version)
+		return 0
+	}
+	sc, ok := subcommands[name]
+	if !ok {
+		return cli.Report(env.Stderr, &cli.Error{
+			Err:  fmt.Errorf("unknown command %q", name),
+			Hint: "run \"intermem help\" for the list of commands",
+			Code: 2,
+		})
+	}
+	err = sc.run(ctx, env, args[1:])
+	return cli.Report(env.Stderr, err)
+}

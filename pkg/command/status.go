@@ -1,0 +1,210 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/stability"
+)
+
+func init() {
+	register("status", "where things are, sessions seen, entries by stability, MEMORY.md against its load cap", runStatus)
+}
+
+const statusUsage = `Usage: intermem status [--project DIR] [--json]
+
+Shows where intermem looks (project root, auto-memory directory, store),
+how many Claude Code sessions it has observed, how many memory entries are
+stable, recent or volatile, and how MEMORY.md compares with the part
+Claude Code loads each session (the first 200 lines / 25,000 characters).
+Running it never counts as a session.
+`
+
+// StatusReport is the JSON shape of "intermem status --json".
+type StatusReport struct {
+	ProjectRoot     string        `json:"project_root"`
+	MemoryDir       string        `json:"memory_dir"`
+	MemoryDirExists bool          `json:"memory_dir_exists"`
+	Store           string        `json:"store"`
+	Sessions        int           `json:"sessions"`
+	LastSession     string        `json:"last_session,omitempty"`
+	StableThreshold int           `json:"stable_threshold"`
+	Files           int           `json:"files"`
+	Entries         int           `json:"entries"`
+	Stable          int           `json:"stable"`
+	Recent          int           `json:"recent"`
+	Volatile        int           `json:"volatile"`
+	Unseen          int           `json:"unseen"`
+	MemoryMDLines   int           `json:"memory_md_lines"`
+	MemoryMDChars   int           `json:"memory_md_chars"`
+	LoadedLines     int           `json:"memory_md_loaded_lines"`
+	BeyondLoadCap   int           `json:"beyond_load_cap"`
+	Beyond          []BeyondEntry `json:"beyond"`
+	Spooled         bool          `json:"spooled,omitempty"`
+	Warnings        []string      `json:"warnings"`
+}
+
+// BeyondEntry is a MEMORY.md entry past the load cap.
+type BeyondEntry struct {
+	Line int    `json:"line"`
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+func runStatus(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fs := cli.FlagSet("intermem status", statusUsage, env.Stderr)
+	c.register(fs, true)
+	if _, err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	s, err := openRead(p)
+	if err != nil {
+		return err
+	}
+	threshold := stability.Threshold(env.Get)
+	var cat *catalog.Catalog
+	load := func(tx *bolt.Tx) error {
+		var err error
+		cat, err = catalog.Load(tx, p.MemoryDir, threshold)
+		return err
+	}
+	if s != nil {
+		defer s.Close()
+		err = s.View(load)
+	} else {
+		err = load(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("read memory: %w", err)
+	}
+
+	r := StatusReport{
+		ProjectRoot: p.Root, MemoryDir: p.MemoryDir, Store: p.Path("intermem.db"),
+		Sessions: cat.Sessions, StableThreshold: threshold,
+		Entries: len(cat.Items), Stable: cat.Counts[stability.Stable], Recent: cat.Counts[stability.Recent],
+		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen],
+		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{},
+	}
+	if !cat.LastSession.IsZero() {
+		r.LastSession = cat.LastSession.Format("2006-01-02 15:04 UTC")
+	}
+	if cat.Dir != nil {
+		r.MemoryDirExists = true
+		r.Files = len(cat.Dir.Files)
+		r.MemoryMDLines, r.MemoryMDChars, r.LoadedLines = cat.Dir.Load.Lines, cat.Dir.Load.Chars, cat.Dir.Load.LoadedLines
+		for _, e := range cat.Dir.BeyondCap() {
+			r.Beyond = append(r.Beyond, BeyondEntry{Line: e.StartLine, Kind: string(e.Kind), Text: snapshot.Preview(e.Text, redactText)})
+		}
+		r.BeyondLoadCap = len(r.Beyond)
+		r.Warnings = append(r.Warnings, cat.Dir.Warnings...)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &r)
+	}
+	printStatus(env, &r)
+	return nil
+}
+
+func printStatus(env *cli.Env, r *StatusReport) {
+	w := env.Stdout
+	home := env.Get("HOME")
+	short := func(p string) string {
+		if home != "" && strings.HasPrefix(p, home+string(os.PathSeparator)) {
+			return "~" + p[len(home):]
+		}
+		return p
+	}
+	fmt.Fprintf(w, "intermem status for %s\n\n", r.ProjectRoot)
+	mem := short(r.MemoryDir)
+	if !r.MemoryDirExists {
+		mem += "  (not created yet: Claude Code creates it when it first saves a memory)"
+	} else {
+		mem += fmt.Sprintf("  (%d files)", r.Files)
+	}
+	fmt.Fprintf(w, "  memory dir  %s\n", mem)
+	fmt.Fprintf(w, "  store       %s\n", short(r.Store))
+	sess := fmt.Sprintf("%d observed", r.Sessions)
+	if r.LastSession != "" {
+		sess += ", last " + r.LastSession
+	}
+	if r.Spooled {
+		sess += " (observations waiting in the spool)"
+	}
+	fmt.Fprintf(w, "  sessions    %s\n", sess)
+	fmt.Fprintf(w, "  entries     %d: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d sessions)\n",
+		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold)
+	if r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
+		fmt.Fprintf(w, "  MEMORY.md   %d lines, %s chars  %s\n", r.MemoryMDLines, thousands(r.MemoryMDChars),
+			capBar(r.MemoryMDLines, r.MemoryMDChars))
+		if r.BeyondLoadCap > 0 {
+			fmt.Fprintf(w, "              only lines 1–%d load; %d %s beyond the cap, never seen by Claude Code:\n",
+				r.LoadedLines, r.BeyondLoadCap, plural(r.BeyondLoadCap, "entry is", "entries are"))
+			for i, b := range r.Beyond {
+				if i == 8 {
+					fmt.Fprintf(w, "                … and %d more (intermem status --json lists them all)\n", len(r.Beyond)-i)
+					break
+				}
+				fmt.Fprintf(w, "                line %d: %s\n", b.Line, clip(b.Text, 70))
+			}
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  warning     %s\n", warn)
+	}
+	if r.Stable > 0 {
+		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Stable, plural(r.Stable, "entry is", "entries are"))
+	}
+}
+
+// capBar draws MEMORY.md's use of its load cap: the larger of the line
+// and character fractions, 20 cells wide.
+func capBar(lines, chars int) string {
+	frac := float64(lines) / automem.MaxLoadLines
+	what := "of the 200-line cap"
+	if f := float64(chars) / automem.MaxLoadChars; f > frac {
+		frac, what = f, "of the 25,000-char cap"
+	}
+	cells := int(frac*20 + 0.5)
+	if cells > 20 {
+		cells = 20
+	}
+	bar := strings.Repeat("█", cells) + strings.Repeat("░", 20-cells)
+	return fmt.Sprintf("[%s] %d%% %s", bar, int(frac*100+0.5), what)
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+

@@ -1,0 +1,425 @@
+// Package snapshot records which auto-memory entries exist in each Claude
+// Code session. It runs from the Stop and SessionEnd hooks.
+//
+// One hook firing produces an Observation: the session id, the time, a
+// fingerprint of the memory directory and the entries present (id, kind,
+// file, section, and a redacted preview — never the raw text). Recording
+// an observation is idempotent per session: an entry counts once for a
+// session however many turns saw it (package stability explains why that
+// matters), so Stop may fire any number of times.
+//
+// Hot path: Stop fires after every model turn. When the memory directory's
+// fingerprint (names, sizes and mtimes of its *.md files — no reads) equals
+// the one recorded for this session, the hook only opens the store
+// read-only to compare, and returns.
+//
+// Contention: the writer waits a short time for the store's lock; if
+// another process holds it, the observation is written atomically to
+// .intermem/spool/ and the next writer ingests it before its own
+// (ingestion is idempotent, so a crash between ingesting and deleting a
+// spool file at worst records an observation twice, which changes no
+// count).
+package snapshot
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/adrg/strutil"
+	"github.com/adrg/strutil/metrics"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// PreviewRunes bounds the stored preview of an entry.
+const PreviewRunes = 280
+
+// Observation is what one hook firing saw.
+type Observation struct {
+	SessionID   string    `json:"session_id"`
+	Event       string    `json:"event,omitempty"`
+	At          time.Time `json:"at"`
+	Fingerprint string    `json:"fp"`
+	Ending      bool      `json:"ending,omitempty"`
+	Files       []string  `json:"files"`
+	Entries     []Seen    `json:"entries"`
+}
+
+// Seen is one entry in an observation.
+type Seen struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	File    string `json:"file"`
+	Section string `json:"section,omitempty"`
+	Preview string `json:"preview"`
+	Type    string `json:"type,omitempty"`
+	Name    string `json:"name,omitempty"`
+}
+
+// Fingerprint summarises the memory directory without reading any file:
+// names, sizes and modification times of its top-level *.md files. A
+// missing directory has the fingerprint "none".
+func Fingerprint(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "none", nil
+		}
+		return "", fmt.Errorf("fingerprint %s: %w", dir, err)
+	}
+	h := fnv.New64a()
+	for _, e := range ents { // ReadDir sorts by name
+		if !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\n", e.Name(), info.Size(), info.ModTime().UnixNano(), info.Mode())
+	}
+	return strconv.FormatUint(h.Sum64(), 16), nil
+}
+
+// Observe scans dir and builds an observation. redact scrubs previews.
+func Observe(dir, sessionID, event string, at time.Time, redact func(string) string) (Observation, error) {
+	obs := Observation{SessionID: sessionID, Event: event, At: at.UTC(), Ending: event == "SessionEnd"}
+	fp, err := Fingerprint(dir)
+	if err != nil {
+		return obs, err
+	}
+	obs.Fingerprint = fp
+	d, err := automem.Scan(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return obs, nil
+		}
+		return obs, err
+	}
+	for _, f := range d.Files {
+		obs.Files = append(obs.Files, f.Name)
+		for _, e := range f.Entries {
+			obs.Entries = append(obs.Entries, SeenOf(e, redact))
+		}
+	}
+	return obs, nil
+}
+
+// SeenOf summarises an entry for the store.
+func SeenOf(e automem.Entry, redact func(string) string) Seen {
+	text := e.Text
+	if e.Kind == automem.Memory && e.Description != "" {
+		text = e.Description + " — " + text
+	}
+	return Seen{
+		ID: e.ID, Kind: string(e.Kind), File: e.File, Section: e.Section,
+		Preview: Preview(text, redact), Type: e.Type, Name: e.Name,
+	}
+}
+
+// Preview returns a redacted, whitespace-folded, bounded version of text.
+func Preview(text string, redact func(string) string) string {
+	if redact != nil {
+		text = redact(text)
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	if utf8.RuneCountInString(text) > PreviewRunes {
+		r := []rune(text)
+		text = string(r[:PreviewRunes-1]) + "…"
+	}
+	return text
+}
+
+// lineageMin is the similarity above which a new entry that appeared where
+// a similar one vanished is taken as an edit of it.
+const lineageMin = 0.5
+
+// Record applies an observation to the store. It is idempotent.
+func Record(tx *bolt.Tx, obs Observation) error {
+	var sess store.Session
+	if _, err := store.Get(tx, store.BucketSessions, obs.SessionID, &sess); err != nil {
+		return err
+	}
+	if sess.ID == "" {
+		sess = store.Session{ID: obs.SessionID, First: obs.At, Last: obs.At}
+	}
+	if obs.At.Before(sess.First) {
+		sess.First = obs.At
+	}
+	if !obs.At.Before(sess.Last) {
+		sess.Last = obs.At
+		sess.Fingerprint = obs.Fingerprint
+	}
+	sess.Observations++
+	sess.Ended = sess.Ended || obs.Ending
+	if err := store.Put(tx, store.BucketSessions, obs.SessionID, &sess); err != nil {
+		return err
+	}
+
+	seenRoot, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+	if err != nil {
+		return err
+	}
+	seen, err := seenRoot.CreateBucketIfNotExists([]byte(obs.SessionID))
+	if err != nil {
+		return err
+	}
+
+	// Group by file for lineage.
+	byFile := map[string][]Seen{}
+	for _, e := range obs.Entries {
+		byFile[e.File] = append(byFile[e.File], e)
+	}
+
+	for _, file := range sortedKeys(byFile, obs.Files) {
+		cur := byFile[file]
+		var fstate store.FileState
+		if _, err := store.Get(tx, store.BucketFiles, file, &fstate); err != nil {
+			return err
+		}
+		newer := !obs.At.Before(fstate.At)
+		present := make(map[string]bool, len(cur))
+		for _, e := range cur {
+			present[e.ID] = true
+		}
+		// Entries of the file's previous state that are gone now.
+		var vanished []store.Entry
+		if newer {
+			for _, id := range fstate.IDs {
+				if present[id] {
+					continue
+				}
+				var v store.Entry
+				if ok, _ := store.Get(tx, store.BucketEntries, id, &v); ok {
+					vanished = append(vanished, v)
+				}
+			}
+		}
+		for _, e := range cur {
+			var rec store.Entry
+			exists, err := store.Get(tx, store.BucketEntries, e.ID, &rec)
+			if err != nil {
+				return err
+			}
+			if !exists {
+				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At}
+				if i := bestPredecessor(e, vanished); i >= 0 {
+					rec.Prev = vanished[i].ID
+					vanished = append(vanished[:i], vanished[i+1:]...)
+				}
+			}
+			if seen.Get([]byte(e.ID)) == nil {
+				if err := seen.Put([]byte(e.ID), nil); err != nil {
+					return err
+				}
+				rec.Sessions++
+				rec.LastSession = obs.SessionID
+			}
+			if obs.At.Before(rec.FirstSeen) {
+				rec.FirstSeen = obs.At
+			}
+			if !obs.At.Before(rec.LastSeen) || !exists {
+				rec.LastSeen = obs.At
+				rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
+				rec.Preview, rec.Type, rec.Name = e.Preview, e.Type, e.Name
+			}
+			if err := store.Put(tx, store.BucketEntries, e.ID, &rec); err != nil {
+				return err
+			}
+		}
+		if newer {
+			ids := make([]string, len(cur))
+			for i, e := range cur {
+				ids[i] = e.ID
+			}
+			if err := store.Put(tx, store.BucketFiles, file, &store.FileState{At: obs.At, IDs: ids}); err != nil {
+				return err
+			}
+		}
+	}
+	// Files that no longer exist lose their state, if this observation is
+	// the newest word on them.
+	files := tx.Bucket(store.BucketFiles)
+	if files != nil && obs.Files != nil {
+		inObs := map[string]bool{}
+		for _, f := range obs.Files {
+			inObs[f] = true
+		}
+		var gone []string
+		_ = store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+			if !inObs[k] && !obs.At.Before(fs.At) {
+				gone = append(gone, k)
+			}
+			return nil
+		})
+		for _, k := range gone {
+			if err := files.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns the files of an observation in a stable order: files
+// listed by the scan first (in scan order), then any others.
+func sortedKeys(m map[string][]Seen, files []string) []string {
+	out := make([]string, 0, len(m))
+	done := map[string]bool{}
+	for _, f := range files {
+		if !done[f] {
+			out = append(out, f)
+			done[f] = true
+		}
+	}
+	var rest []string
+	for f := range m {
+		if !done[f] {
+			rest = append(rest, f)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+var dice = &metrics.SorensenDice{CaseSensitive: false, NgramSize: 2}
+
+func bestPredecessor(e Seen, vanished []store.Entry) int {
+	best, bestScore := -1, lineageMin
+	for i, v := range vanished {
+		if v.Section != e.Section || v.Kind != e.Kind {
+			continue
+		}
+		if e.Kind == string(automem.Memory) && v.File == e.File {
+			return i // the same memory file rewritten
+		}
+		if s := strutil.Similarity(v.Preview, e.Preview, dice); s >= bestScore {
+			best, bestScore = i, s
+		}
+	}
+	return best
+}
+
+// SpoolDir is where observations wait when the store is busy.
+func SpoolDir(stateDir string) string { return filepath.Join(stateDir, "spool") }
+
+// Spool writes obs atomically into the spool directory.
+func Spool(stateDir string, obs Observation) error {
+	dir := SpoolDir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	b, err := json.Marshal(&obs)
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	name := fmt.Sprintf("%020d-%d.json", obs.At.UnixNano(), os.Getpid())
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+// Pending reports whether spooled observations are waiting.
+func Pending(stateDir string) bool {
+	ents, err := os.ReadDir(SpoolDir(stateDir))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") {
+			return true
+		}
+	}
+	return false
+}
+
+// Ingest records every spooled observation (oldest first) and removes the
+// spool files once their transaction has committed. Unreadable spool files
+// are moved to spool/bad/ rather than retried forever. It returns the
+// number ingested.
+func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, error) {
+	dir := SpoolDir(stateDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("ingest: %w", err)
+	}
+	var names []string
+	var obs []Observation
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		var o Observation
+		if err == nil {
+			err = json.Unmarshal(b, &o)
+		}
+		if err != nil || o.SessionID == "" {
+			if logf != nil {
+				logf("spool: set aside unreadable %s: %v", e.Name(), err)
+			}
+			_ = os.MkdirAll(filepath.Join(dir, "bad"), 0o700)
+			_ = os.Rename(p, filepath.Join(dir, "bad", e.Name()))
+			continue
+		}
+		names = append(names, p)
+		obs = append(obs, o)
+	}
+	if len(obs) == 0 {
+		return 0, nil
+	}
+	err = s.Update(func(tx *bolt.Tx) error {
+		for _, o := range obs {
+			if err := Record(tx, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("ingest: %w", err)
+	}
+	for _, p := range names {
+		_ = os.Remove(p)
+	}
+	return len(obs), nil
+}

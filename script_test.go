@@ -1,0 +1,146 @@
+package intermem_test
+
+// The testscripts in testdata/script drive the real binaries (their Main
+// functions, run as separate processes by testscript) with real hook
+// payloads captured from Claude Code, in temporary projects with a
+// temporary HOME.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/command"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/snapshot"
+)
+
+// Binaries maps each intermem binary to its Main, so testscript can run
+// them as commands. It is shared by the crash-matrix tests.
+var Binaries = map[string]func(){
+	"intermem-snapshot": func() { os.Exit(snapshot.Main(cli.FromOS(), os.Args[1:])) },
+	"intermem":          func() { os.Exit(command.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
+}
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, Binaries)
+}
+
+func TestScripts(t *testing.T) {
+	root, _ := os.Getwd()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("PAYLOADS", filepath.Join(root, "testdata", "payloads"))
+			env.Setenv("CORPUS", filepath.Join(root, "..", "shared", "corpus"))
+			env.Setenv("DEMO", filepath.Join(root, "testdata", "demo"))
+			env.Setenv("INTERMEM_NOW", "2026-11-01T09:00:00Z")
+			// Claude Code's own variables must not leak in from a developer's
+			// session.
+			for _, k := range []string{"CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_DATA", "INTERMEM_MEMORY_DIR"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"payload":   cmdPayload,
+			"jsonfield": cmdJSONField,
+			"memdir":    cmdMemdir,
+			"advance":   cmdAdvance,
+		},
+	})
+}
+
+// payload NAME OUT [key=value...]: writes the captured payload NAME (from
+// testdata/payloads) to OUT with cwd set to $WORK/proj (or cwd=...) and any
+// other top-level string fields overridden.
+func cmdPayload(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: payload NAME OUT [key=value...]")
+	}
+	b, err := os.ReadFile(filepath.Join(ts.Getenv("PAYLOADS"), args[0]+".json"))
+	ts.Check(err)
+	s := string(b)
+	s, err = sjson.Set(s, "cwd", filepath.Join(ts.Getenv("WORK"), "proj"))
+	ts.Check(err)
+	for _, kv := range args[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("bad override %q", kv)
+		}
+		if k == "cwd" && !filepath.IsAbs(v) {
+			v = filepath.Join(ts.Getenv("WORK"), v)
+		}
+		s, err = sjson.Set(s, k, v)
+		ts.Check(err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(s+"\n"), 0o644))
+}
+
+// jsonfield FILE PATH WANT: asserts that the gjson PATH in FILE (or
+// "stdout") renders as WANT.
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonfield FILE|stdout PATH WANT")
+	}
+	var data string
+	if args[0] == "stdout" {
+		data = ts.ReadFile("stdout")
+	} else {
+		data = ts.ReadFile(args[0])
+	}
+	if !gjson.Valid(data) {
+		ts.Fatalf("%s is not valid JSON:\n%s", args[0], data)
+	}
+	got := gjson.Get(data, args[1]).String()
+	if (got == args[2]) == neg {
+		ts.Fatalf("%s %s = %q, want %s%q", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
+	}
+}
+
+// memdir DIR: copies DIR (relative to $WORK, or absolute) into the
+// auto-memory directory Claude Code would use for $WORK/proj under $HOME.
+func cmdMemdir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: memdir SRC")
+	}
+	root, err := project.FindRoot(filepath.Join(ts.Getenv("WORK"), "proj"))
+	ts.Check(err)
+	dst := filepath.Join(ts.Getenv("HOME"), ".claude", "projects", project.Encode(root), "memory")
+	ts.Check(os.MkdirAll(dst, 0o755))
+	src := args[0]
+	if !filepath.IsAbs(src) {
+		src = ts.MkAbs(src)
+	}
+	ents, err := os.ReadDir(src)
+	ts.Check(err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		ts.Check(err)
+		ts.Check(os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
+	}
+	ts.Setenv("MEMDIR", dst)
+}
+
+// advance DURATION: moves INTERMEM_NOW forward.
+func cmdAdvance(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: advance DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	now, err := time.Parse(time.RFC3339, ts.Getenv("INTERMEM_NOW"))
+	ts.Check(err)
+	ts.Setenv("INTERMEM_NOW", now.Add(d).Format(time.RFC3339))
+}

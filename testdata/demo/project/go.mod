@@ -1,0 +1,3 @@
+module example.com/ledgerline
+
+go 1.22
