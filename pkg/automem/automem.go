@@ -113,7 +113,7 @@ func Parse(name string, content []byte) *File {
 	}
 	if fm != nil && path.Base(name) != IndexName {
 		p.scan(first, false)
-		f.Entries = []Entry{p.memoryEntry(fm)}
+		f.Entries = []Entry{p.memoryEntry(fm, first)}
 		return f
 	}
 	p.scan(first, true)
@@ -121,8 +121,11 @@ func Parse(name string, content []byte) *File {
 }
 
 // memoryEntry builds the single entry of a one-memory-per-file topic file.
-func (p *parser) memoryEntry(fm *Frontmatter) Entry {
-	body := strings.TrimSpace(crlfToLF(p.src[fm.End:]))
+func (p *parser) memoryEntry(fm *Frontmatter, first int) Entry {
+	var body string
+	if first < len(p.lines) {
+		body = strings.TrimSpace(p.join(first, len(p.lines)-1, p.lines[first].start))
+	}
 	section := fm.Name
 	if section == "" {
 		section = strings.TrimSuffix(path.Base(p.f.Name), ".md")
@@ -141,12 +144,4 @@ func (p *parser) memoryEntry(fm *Frontmatter) Entry {
 		Description: fm.Description,
 		Type:        fm.Type,
 	}
-}
-
-// crlfToLF replaces every "\r\n" with "\n", allocating only when needed.
-func crlfToLF(s string) string {
-	if !strings.Contains(s, "\r\n") {
-		return s
-	}
-	return strings.ReplaceAll(s, "\r\n", "\n")
 }

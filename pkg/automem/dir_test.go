@@ -127,6 +127,7 @@ func TestScanUnreadableFile(t *testing.T) {
 func TestScanWarningText(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "big.md", strings.Repeat("x", MaxFileBytes+1))
+	write(t, dir, "limit.md", "- x\n"+strings.Repeat("y", MaxFileBytes-4))
 	d, err := Scan(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -134,5 +135,8 @@ func TestScanWarningText(t *testing.T) {
 	want := "big.md: 4194305 bytes is over the 4194304-byte limit, skipped"
 	if len(d.Warnings) != 1 || d.Warnings[0] != want {
 		t.Errorf("warnings = %q, want %q", d.Warnings, want)
+	}
+	if len(d.Files) != 1 || len(d.Files[0].Content) != MaxFileBytes {
+		t.Errorf("a file of exactly MaxFileBytes was not read")
 	}
 }

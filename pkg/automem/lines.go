@@ -3,8 +3,9 @@ package automem
 import "bytes"
 
 // line is one line of a file: [start,end) includes the terminator, text
-// ends before "\n" or "\r\n". Only "\n" ends a line, as in Claude Code's own
-// split; a lone "\r" is ordinary text.
+// ends before the "\n" and any "\r" right before it ("\r\n", or the
+// "\r\r\n" of a file converted twice). Only "\n" ends a line, as in
+// Claude Code's own split; a "\r" elsewhere is ordinary text.
 type line struct {
 	start, text, end int // text is the offset where the line's text ends
 }
@@ -32,7 +33,7 @@ func splitLines(content []byte) []line {
 		}
 		end := start + i + 1
 		text := start + i
-		if text > start && content[text-1] == '\r' {
+		for text > start && content[text-1] == '\r' {
 			text--
 		}
 		lines = append(lines, line{start, text, end})

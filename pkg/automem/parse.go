@@ -205,6 +205,36 @@ func (p *parser) scan(first int, emit bool) {
 	closeItem()
 }
 
+// join returns the text of lines a..b (a ≤ b), starting at offset from in
+// line a, with every line terminator as "\n": a "\r" is dropped only where
+// it is part of the terminator. Without CRLF the text is a substring of the
+// content and costs no allocation.
+func (p *parser) join(a, b, from int) string {
+	crlf := false
+	for k := a; k < b; k++ {
+		if p.lines[k].end-p.lines[k].text > 1 {
+			crlf = true
+			break
+		}
+	}
+	if !crlf {
+		return p.src[from:p.lines[b].text]
+	}
+	var sb strings.Builder
+	sb.Grow(p.lines[b].text - from)
+	for k := a; k <= b; k++ {
+		start := p.lines[k].start
+		if k == a {
+			start = from
+		}
+		sb.WriteString(p.src[start:p.lines[k].text])
+		if k < b {
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
 // headingTitle trims an ATX heading's text: surrounding space, a closing
 // "#" sequence and a trailing HTML comment (such as an intermem marker).
 func headingTitle(s string) string {
@@ -231,23 +261,7 @@ func (p *parser) emit(it *item) {
 	if !it.table {
 		textStart += it.content
 	}
-	var text string
-	if textStart > first.text {
-		textStart = first.text // empty first line (bare marker)
-	}
-	crlf := false
-	for k := it.first; k < it.last; k++ {
-		if p.lines[k].end-p.lines[k].text == 2 {
-			crlf = true
-			break
-		}
-	}
-	if crlf {
-		text = crlfToLF(p.src[textStart:last.text])
-	} else {
-		text = p.src[textStart:last.text]
-	}
-	text = strings.TrimFunc(text, unicode.IsSpace)
+	text := strings.TrimFunc(p.join(it.first, it.last, textStart), unicode.IsSpace)
 	p.norm = appendNormalized(p.norm[:0], text)
 	if len(p.norm) == 0 {
 		return

@@ -315,6 +315,11 @@ func TestParseByteFidelity(t *testing.T) {
 			t.Error("CRLF changed the entry id")
 		}
 	})
+	t.Run("stray CR", func(t *testing.T) {
+		in := "- a\r\r\n  b\rc\r\n\r\n- d\r"
+		f := Parse("MEMORY.md", []byte(in))
+		checkEntries(t, f, []want{{Fact, 1, 2, "", "a\n  b\rc", ""}, {Fact, 4, 4, "", "d", ""}})
+	})
 	t.Run("BOM", func(t *testing.T) {
 		in := "\uFEFF- first\n- second\n"
 		f := Parse("MEMORY.md", []byte(in))

@@ -185,12 +185,16 @@ func (d *Doc) scanContainers() {
 			if matched > 0 {
 				mbase = d.items[stack[matched-1]].contentCol
 			}
-			if lastPara && !(l.indent-mbase <= 3 && startsBlock(s, true)) {
+			// The paragraph being continued is inside an unmatched item, so
+			// anything that can start a block outside it does (even an
+			// ordered item not starting at 1, as in commonmark.js).
+			if lastPara && !(l.indent-mbase <= 3 && startsBlock(s)) {
 				// Lazy continuation: the paragraph goes on, every container stays open.
 				l.item = top()
 				continue
 			}
 			stack = stack[:matched]
+			lastPara = false
 		}
 		rel := l.indent - base()
 		if rel >= 4 {
@@ -456,20 +460,13 @@ func canInterrupt(s []byte, m int) bool {
 }
 
 // startsBlock reports whether s (at its first non-blank byte) opens a block
-// that ends a paragraph rather than continuing it lazily. Any line starting
-// with '<' counts, so that a managed-block opener is never swallowed.
-func startsBlock(s []byte, afterPara bool) bool {
-	if fenceRunOf(s).n > 0 || atxLevel(s) > 0 || isBreak(s) {
+// outside the paragraph a lazy line would continue. Any line starting with
+// '<' counts, so that a managed-block opener is never swallowed.
+func startsBlock(s []byte) bool {
+	if fenceRunOf(s).n > 0 || atxLevel(s) > 0 || isBreak(s) || listMarker(s) > 0 {
 		return true
 	}
-	switch s[0] {
-	case '<', '>':
-		return true
-	}
-	if m := listMarker(s); m > 0 {
-		return !afterPara || canInterrupt(s, m)
-	}
-	return false
+	return s[0] == '<' || s[0] == '>'
 }
 
 func (d *Doc) buildSections() {

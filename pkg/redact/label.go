@@ -18,38 +18,183 @@ var labelAnchors = []string{
 	"パスワード", "トークン",
 }
 
-// labelRe: an optional previous word and a word ending in a keyword, markdown emphasis and
-// a closing quote, a separator (: = := => ：), and the value, quoted or not.
-var labelRe = regexp.MustCompile(`(?i)((?:[\p{L}\p{N}_.-]+ )?[\p{L}\p{N}_.-]*` + labelKeyword +
-	`)(?:\*\*|__|\*)?["'\x60]?(?:\*\*|__)?[ \t]*(:=|=>|[:=：])[ \t]*(?:\*\*|__)?[ \t]*` +
-	`("(?:[^"\\\n]|\\.){0,256}"|'[^'\n]{0,256}'|\x60[^\x60\n]{0,256}\x60|[^\s"'\x60<>]{1,256})`)
+func isLabelRune(r rune) bool {
+	return r == '_' || r == '.' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
-// labelValue validates a labelRe match: group 1 is the label, group 3 the value.
-func labelValue(s string, m []int) (Finding, bool) {
-	kind, ok := classifyLabel(s[m[2]:m[3]])
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+// scanMemo remembers the last run and quote searches of one Find call, so that values
+// holding many labels ("token:token:token:…") are scanned once, not once per label.
+type scanMemo struct {
+	runFrom, runTo int // s[runFrom:runTo] holds no value delimiter; s[runTo] is one (or the end)
+	quote          [3]struct {
+		from, at int // s[from:at] holds no closing quote; s[at] is the quote, a newline, or the limit
+	}
+}
+
+const maxQuoted = 512
+
+// labelAt is the hit matcher for key-like labels: the anchor occurrence s[hs:he] lies in
+// the label's last word. It parses
+//
+//	[previous-word ]word[**|__|*]["'`][**|__] sep [**|__] value
+//
+// with sep one of ":", "=", ":=", "=>", "：" (or blanks after a "--flag"), and value quoted
+// or a run of non-blank bytes without quotes or angle brackets.
+func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
+	ws := hs
+	for ws > 0 && hs-ws <= 96 {
+		r, n := utf8.DecodeLastRuneInString(s[:ws])
+		if !isLabelRune(r) {
+			break
+		}
+		ws -= n
+	}
+	we := he
+	for we < len(s) && we-he <= 96 {
+		r, n := utf8.DecodeRuneInString(s[we:])
+		if !isLabelRune(r) {
+			break
+		}
+		we += n
+	}
+	ls := ws
+	if ws >= 2 && s[ws-1] == ' ' {
+		ps := ws - 1
+		for ps > 0 && ws-ps < 64 {
+			r, n := utf8.DecodeLastRuneInString(s[:ps])
+			if !isLabelRune(r) {
+				break
+			}
+			ps -= n
+		}
+		if ps < ws-1 {
+			ls = ps
+		}
+	}
+	kind, ok := classifyLabel(s[ls:we])
 	if !ok {
 		return Finding{}, false
 	}
-	// "?access_token=…&x=y": the value ends at the next parameter.
-	query := m[2] > 0 && (s[m[2]-1] == '?' || s[m[2]-1] == '&')
-	start, end, ok := valueSpan(s, m[6], m[7], query)
+	i := skipEmphasis(s, we, true)
+	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
+		i++
+	}
+	i = skipEmphasis(s, i, false)
+	afterLabel := i
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	switch {
+	case strings.HasPrefix(s[i:], ":=") || strings.HasPrefix(s[i:], "=>"):
+		i += 2
+	case i < len(s) && (s[i] == ':' || s[i] == '='):
+		i++
+	case strings.HasPrefix(s[i:], "："):
+		i += len("：")
+	default:
+		// "--token VALUE": a flag followed by blanks and a value that is not another flag.
+		flag := s[ws] == '-' && (ws == 0 || isBlank(s[ws-1])) && i > afterLabel
+		if !flag || i >= len(s) || s[i] == '-' {
+			return Finding{}, false
+		}
+	}
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	i = skipEmphasis(s, i, false)
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	vs := i
+	if vs >= len(s) {
+		return Finding{}, false
+	}
+	var ve int
+	switch q := s[vs]; q {
+	case '"', '\'', '`':
+		c := memo.closingQuote(s, vs+1, q)
+		if c < 0 {
+			return Finding{}, false
+		}
+		ve = c + 1
+	default:
+		ve = memo.runEnd(s, vs)
+	}
+	query := ws > 0 && (s[ws-1] == '?' || s[ws-1] == '&')
+	start, end, ok := valueSpan(s, vs, ve, query)
 	if !ok || !plausible(s[start:end]) {
 		return Finding{}, false
 	}
 	return Finding{kind, start, end}, true
 }
 
-// flagValue validates a command-line flag match: group 1 is the flag name, group 2 the value.
-func flagValue(s string, m []int) (Finding, bool) {
-	kind, ok := classifyLabel(s[m[2]:m[3]])
-	if !ok {
-		return Finding{}, false
+// skipEmphasis skips markdown emphasis ("**", "__", and "*" when single is set) at s[i:].
+func skipEmphasis(s string, i int, single bool) int {
+	switch {
+	case strings.HasPrefix(s[i:], "**") || strings.HasPrefix(s[i:], "__"):
+		return i + 2
+	case single && i < len(s) && s[i] == '*':
+		return i + 1
 	}
-	start, end, ok := valueSpan(s, m[4], m[5], false)
-	if !ok || !plausible(s[start:end]) {
-		return Finding{}, false
+	return i
+}
+
+func isValueDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', '"', '\'', '`', '<', '>':
+		return true
 	}
-	return Finding{kind, start, end}, true
+	return false
+}
+
+// runEnd returns the end of the run of value bytes starting at i.
+func (m *scanMemo) runEnd(s string, i int) int {
+	if m.runFrom <= i && i < m.runTo {
+		return m.runTo
+	}
+	j := i
+	for j < len(s) && !isValueDelim(s[j]) {
+		j++
+	}
+	m.runFrom, m.runTo = i, j
+	return j
+}
+
+// closingQuote returns the index of the quote q that closes a value starting at i, or -1
+// if the line ends (or maxQuoted bytes pass) first. A double quote may be escaped by '\'.
+func (m *scanMemo) closingQuote(s string, i int, q byte) int {
+	k := 0
+	switch q {
+	case '\'':
+		k = 1
+	case '`':
+		k = 2
+	}
+	qm := &m.quote[k]
+	if qm.from <= i && i < qm.at && qm.at < len(s) {
+		switch s[qm.at] {
+		case q:
+			return qm.at
+		case '\n':
+			return -1
+		}
+	}
+	limit := min(len(s), i+maxQuoted)
+	j := i
+	for j < limit && s[j] != q && s[j] != '\n' {
+		if q == '"' && s[j] == '\\' && j+1 < limit && s[j+1] != '\n' {
+			j++
+		}
+		j++
+	}
+	j = min(j, limit)
+	qm.from, qm.at = i, j
+	if j < len(s) && s[j] == q {
+		return j
+	}
+	return -1
 }
 
 var continuationRe = regexp.MustCompile(`[;&,][A-Za-z_][A-Za-z0-9_ -]*=`)
@@ -423,7 +568,7 @@ func urlUserToken(s string, m []int) (Finding, bool) {
 }
 
 // headerValue accepts the credential of an Authorization header or a Bearer scheme.
-func headerValue(kind string, _ bool) func(s string, m []int) (Finding, bool) {
+func headerValue(kind string) func(s string, m []int) (Finding, bool) {
 	return func(s string, m []int) (Finding, bool) {
 		start, end, ok := valueSpan(s, m[2], m[3], false)
 		if !ok {
@@ -467,6 +612,9 @@ func basicAuth(s string, m []int) (Finding, bool) {
 
 // cliUserPass accepts the password of "-u user:password" / "--user user:password".
 func cliUserPass(s string, m []int) (Finding, bool) {
+	if m[0] > 0 && !isBlank(s[m[0]-1]) {
+		return Finding{}, false
+	}
 	user := s[m[2]:m[3]]
 	start, end, ok := valueSpan(s, m[4], m[5], false)
 	if !ok {
@@ -495,6 +643,12 @@ func cliDashP(s string, m []int) (Finding, bool) {
 		le += m[1]
 	}
 	line := s[ls:le]
+	if i := m[0] + strings.Index(s[m[0]:], "-p"); i > 0 && !isBlank(s[i-1]) && s[i-1] != '\n' {
+		return Finding{}, false
+	}
+	for len(m) < 10 {
+		m = append(m, -1)
+	}
 	var start, end int
 	switch {
 	case m[2] >= 0:

@@ -61,8 +61,12 @@ func replace(s string, fs []Finding) string {
 	return b.String()
 }
 
-// rule is one detector. Its regular expression runs only where the prefilter saw one of its
-// anchors (ASCII-case-insensitive literals that every match contains).
+// rule is one detector. It runs only where the prefilter saw one of its anchors
+// (ASCII-case-insensitive literals that every match contains), in one of three ways:
+//   - hit: a hand-written matcher called at each anchor occurrence;
+//   - span > 0: re runs on a small window around each anchor occurrence, from back bytes
+//     before it to 2*span bytes after (span is the longest match worth finding);
+//   - otherwise: re runs on each line that holds an anchor (for rare, contextual anchors).
 type rule struct {
 	kind    string
 	anchors []string
@@ -73,18 +77,16 @@ type rule struct {
 	edge *byteSet
 	// check, when set, validates a match (m holds absolute offsets into s) and returns the
 	// secret; it replaces the default group/edge handling.
-	check func(s string, m []int) (Finding, bool)
-	// restart, when set, is the submatch at whose start a search resumes after a rejected
-	// match (the value of a rejected label may hold another label).
-	restart int
-	// multi, when set, replaces re: it is called with the offset just past an anchor and
-	// returns a secret that may span lines.
-	multi func(s string, at int) (Finding, bool)
+	check      func(s string, m []int) (Finding, bool)
+	back, span int
+	// hit is called with the anchor occurrence s[start:end]; it may look anywhere in s.
+	hit func(m *scanMemo, s string, start, end int) (Finding, bool)
 }
 
 type engine struct {
 	rules       []*rule
 	ac          *acMatcher
+	anchorLen   []int
 	anchorRules [][]int32 // anchor id -> rule indexes
 }
 
@@ -110,6 +112,7 @@ func newEngine(rules []*rule) *engine {
 				id = int32(len(anchors))
 				index[a] = id
 				anchors = append(anchors, a)
+				e.anchorLen = append(e.anchorLen, len(a))
 				e.anchorRules = append(e.anchorRules, nil)
 			}
 			e.anchorRules[id] = append(e.anchorRules[id], int32(ri))
@@ -120,103 +123,16 @@ func newEngine(rules []*rule) *engine {
 }
 
 const (
-	// Lines up to this long are searched whole; longer lines are searched in windows around
-	// each anchor, which keeps the work linear in the input for any input.
+	// Lines up to this long are searched whole by line rules; longer lines are searched in
+	// windows around each anchor, which keeps the work linear in the input for any input.
 	maxWholeLine = 32 << 10
 	windowBefore = 1 << 10
 	windowAfter  = 16 << 10
 )
 
-type scanState struct {
-	lastWindowEnd []int // per rule: end of the last region searched (-1: none)
-	lastLineStart []int // per rule: start of the last whole line searched (-1: none)
-}
-
 type task struct {
 	rule       int32
 	start, end int
-}
-
-func (e *engine) find(s string) []Finding {
-	if len(s) == 0 {
-		return nil
-	}
-	n := len(e.rules)
-	st := scanState{lastWindowEnd: make([]int, n), lastLineStart: make([]int, n)}
-	for i := range n {
-		st.lastWindowEnd[i] = -1
-		st.lastLineStart[i] = -1
-	}
-	var tasks []task
-	var multiHits []task // rule, at
-
-	// Line bookkeeping: hits arrive in increasing order, so the current line start only
-	// moves forward and is found by searching the gap since the previous hit.
-	lineStart, searched := 0, 0
-	lineEndFor, lineEnd := -1, 0
-
-	e.ac.scan(s, func(id int32, end int) {
-		if end > searched {
-			if i := strings.LastIndexByte(s[searched:end], '\n'); i >= 0 {
-				lineStart = searched + i + 1
-			}
-			searched = end
-		}
-		if lineEndFor != lineStart {
-			lineEndFor = lineStart
-			if i := strings.IndexByte(s[end:], '\n'); i >= 0 {
-				lineEnd = end + i
-			} else {
-				lineEnd = len(s)
-			}
-		}
-		for _, ri := range e.anchorRules[id] {
-			r := e.rules[ri]
-			if r.multi != nil {
-				multiHits = append(multiHits, task{rule: ri, start: end})
-				continue
-			}
-			if lineEnd-lineStart <= maxWholeLine {
-				if st.lastLineStart[ri] == lineStart {
-					continue
-				}
-				st.lastLineStart[ri] = lineStart
-				tasks = append(tasks, task{ri, lineStart, lineEnd})
-				continue
-			}
-			// Long line: a window around the hit. Any match containing this anchor lies
-			// within windowBefore before it and windowAfter/2 after it; skip the hit if the
-			// previous window already covers that.
-			if st.lastWindowEnd[ri] >= 0 && end+windowAfter/2 <= st.lastWindowEnd[ri] {
-				continue
-			}
-			ws := max(lineStart, end-windowBefore)
-			we := min(lineEnd, end+windowAfter)
-			st.lastWindowEnd[ri] = we
-			tasks = append(tasks, task{ri, ws, we})
-		}
-	})
-	if len(tasks) == 0 && len(multiHits) == 0 {
-		return nil
-	}
-
-	var fs []found
-	for _, t := range tasks {
-		r := e.rules[t.rule]
-		fs = e.runRule(fs, s, t, r)
-	}
-	coveredTo := make(map[int32]int)
-	for _, h := range multiHits {
-		if h.start < coveredTo[h.rule] {
-			continue
-		}
-		r := e.rules[h.rule]
-		if f, ok := r.multi(s, h.start); ok {
-			fs = append(fs, found{f, h.rule})
-			coveredTo[h.rule] = f.End
-		}
-	}
-	return merge(fs)
 }
 
 type found struct {
@@ -224,44 +140,109 @@ type found struct {
 	prio int32 // index of the rule; lower is more specific
 }
 
+func (e *engine) find(s string) []Finding {
+	if len(s) == 0 {
+		return nil
+	}
+	n := len(e.rules)
+	// Per rule: the region last scheduled, and the end of the last hit-rule finding.
+	lastStart := make([]int, n)
+	lastEnd := make([]int, n)
+	for i := range n {
+		lastStart[i], lastEnd[i] = -1, -1
+	}
+	var tasks []task
+	var fs []found
+	var memo *scanMemo
+
+	// Line bookkeeping: hits arrive in increasing order of end, so the current line start
+	// only moves forward and is found by searching the gap since the previous hit.
+	lineStart, searched := 0, 0
+	lineEndFor, lineEnd := -1, 0
+
+	e.ac.scan(s, func(id int32, end int) {
+		start := end - e.anchorLen[id]
+		if end > searched {
+			if i := strings.LastIndexByte(s[searched:end], '\n'); i >= 0 {
+				lineStart = searched + i + 1
+			}
+			searched = end
+		}
+		lineEndKnown := false
+		getLineEnd := func() int {
+			if !lineEndKnown {
+				lineEndKnown = true
+				if lineEndFor != lineStart {
+					lineEndFor = lineStart
+					if i := strings.IndexByte(s[end:], '\n'); i >= 0 {
+						lineEnd = end + i
+					} else {
+						lineEnd = len(s)
+					}
+				}
+			}
+			return lineEnd
+		}
+		for _, ri := range e.anchorRules[id] {
+			r := e.rules[ri]
+			switch {
+			case r.hit != nil:
+				if start < lastEnd[ri] {
+					continue
+				}
+				if memo == nil {
+					memo = &scanMemo{}
+				}
+				if f, ok := r.hit(memo, s, start, end); ok {
+					fs = append(fs, found{f, ri})
+					lastEnd[ri] = f.End
+				}
+				continue
+			case r.span > 0:
+				le := getLineEnd()
+				ws := max(lineStart, start-r.back)
+				// Skip the hit if the previous window already holds any match around it.
+				if lastStart[ri] >= 0 && lastStart[ri] <= ws && min(le, start+r.span) <= lastEnd[ri] {
+					continue
+				}
+				we := min(le, start+2*r.span)
+				lastStart[ri], lastEnd[ri] = ws, we
+				tasks = append(tasks, task{ri, ws, we})
+				continue
+			}
+			le := getLineEnd()
+			if le-lineStart <= maxWholeLine {
+				if lastStart[ri] == lineStart {
+					continue
+				}
+				lastStart[ri] = lineStart
+				tasks = append(tasks, task{ri, lineStart, le})
+				continue
+			}
+			// Long line: a window around the hit, unless the previous one covers it.
+			if lastEnd[ri] >= 0 && end+windowAfter/2 <= lastEnd[ri] {
+				continue
+			}
+			ws := max(lineStart, end-windowBefore)
+			we := min(le, end+windowAfter)
+			lastEnd[ri] = we
+			tasks = append(tasks, task{ri, ws, we})
+		}
+	})
+	for _, t := range tasks {
+		fs = e.runRule(fs, s, t, e.rules[t.rule])
+	}
+	return merge(fs)
+}
+
 func (e *engine) runRule(fs []found, s string, t task, r *rule) []found {
-	region := s[t.start:t.end]
-	abs := func(m []int) []int {
+	for _, m := range r.re.FindAllStringSubmatchIndex(s[t.start:t.end], -1) {
 		for i := range m {
 			if m[i] >= 0 {
 				m[i] += t.start
 			}
 		}
-		return m
-	}
-	if r.restart > 0 {
-		pos := 0
-		for pos < len(region) {
-			m := r.re.FindStringSubmatchIndex(region[pos:])
-			if m == nil {
-				break
-			}
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += pos
-				}
-			}
-			next := m[1]
-			m = abs(m)
-			if f, ok := r.accept(s, m); ok {
-				fs = append(fs, found{f, t.rule})
-			} else if rs := m[2*r.restart]; rs >= 0 {
-				next = rs - t.start
-			}
-			if next <= pos {
-				next = pos + 1
-			}
-			pos = next
-		}
-		return fs
-	}
-	for _, m := range r.re.FindAllStringSubmatchIndex(region, -1) {
-		if f, ok := r.accept(s, abs(m)); ok {
+		if f, ok := r.accept(s, m); ok {
 			fs = append(fs, found{f, t.rule})
 		}
 	}

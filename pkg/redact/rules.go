@@ -11,26 +11,37 @@ import (
 func buildRules() []*rule {
 	var rs []*rule
 	add := func(r *rule) { rs = append(rs, r) }
-	// tok is a token with a recognisable shape: group 1 of pattern is the secret; edge bytes
-	// may not touch it on either side.
-	tok := func(kind string, anchors []string, pattern string, edge *byteSet) {
-		add(&rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), group: 1, edge: edge})
-	}
-	// tokc is tok with an extra validation of the value.
-	tokc := func(kind string, anchors []string, pattern string, edge *byteSet, ok func(v string) bool) {
-		add(&rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), check: func(s string, m []int) (Finding, bool) {
-			start, end := m[2], m[3]
-			if start < 0 || (edge != nil && !edge.clear(s, start, end)) || !ok(s[start:end]) {
-				return Finding{}, false
+	// tok is a token with a recognisable shape that starts with one of its anchors: group 1
+	// of pattern is the secret; edge bytes may not touch it on either side; ok, if set,
+	// validates the value.
+	tokw := func(kind string, anchors []string, back, span int, pattern string, edge *byteSet, ok func(v string) bool) {
+		r := &rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), group: 1, edge: edge, back: back, span: span}
+		if ok != nil {
+			r.check = func(s string, m []int) (Finding, bool) {
+				start, end := m[2], m[3]
+				if start < 0 || (edge != nil && !edge.clear(s, start, end)) || !ok(s[start:end]) {
+					return Finding{}, false
+				}
+				return Finding{kind, start, end}, true
 			}
-			return Finding{kind, start, end}, true
-		}})
+		}
+		add(r)
+	}
+	tok := func(kind string, anchors []string, pattern string, edge *byteSet) {
+		tokw(kind, anchors, 0, 1024, pattern, edge, nil)
+	}
+	tokc := func(kind string, anchors []string, pattern string, edge *byteSet, ok func(v string) bool) {
+		tokw(kind, anchors, 0, 1024, pattern, edge, ok)
+	}
+	// line is a rule whose anchors are context words: re runs on the whole line.
+	line := func(kind string, anchors []string, pattern string, check func(s string, m []int) (Finding, bool)) {
+		add(&rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), check: check, group: 1})
 	}
 
 	// Private keys: the whole PEM block, which spans lines.
-	add(&rule{kind: "private-key", anchors: []string{"-----BEGIN "}, multi: findPEM})
+	add(&rule{kind: "private-key", anchors: []string{"-----BEGIN "}, hit: findPEM})
 	// A service-account JSON "private_key" string (PEM with escaped newlines), and its id.
-	tok("private-key", []string{`"private_key"`}, `"private_key"\s*:\s*"((?:[^"\\\n]|\\.){16,})"`, nil)
+	tokw("private-key", []string{`"private_key"`}, 0, 16<<10, `"private_key"\s*:\s*"((?:[^"\\\n]|\\.){16,})"`, nil, nil)
 	tok("private-key-id", []string{`"private_key_id"`}, `"private_key_id"\s*:\s*"([0-9a-f]{20,64})"`, nil)
 	tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `(AGE-SECRET-KEY-1[0-9A-Z]{58})`, alnum)
 
@@ -66,9 +77,14 @@ func buildRules() []*rule {
 		`(xox[abposre]-[A-Za-z0-9-]{10,})`, tokenish, func(v string) bool { return strings.ContainsAny(v[5:], "0123456789") })
 	tok("slack-token", []string{"xapp-"}, `(xapp-\d-[A-Za-z0-9-]{20,})`, tokenish)
 	tok("slack-webhook", []string{"hooks.slack.com/"}, `hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})`, tokenish)
-	tokc("discord-token", []string{"discord"}, `([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})`, tokenish, discordID)
-	tok("discord-webhook", []string{"/api/webhooks/"}, `discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})`, tokenish)
-	add(&rule{kind: "telegram-bot-token", anchors: []string{":AA"}, re: regexp.MustCompile(`(\d{8,12}:AA[A-Za-z0-9_-]{33})`),
+	line("discord-token", []string{"discord"}, `([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})`, func(s string, m []int) (Finding, bool) {
+		if !tokenish.clear(s, m[2], m[3]) || !discordID(s[m[2]:m[3]]) {
+			return Finding{}, false
+		}
+		return Finding{"discord-token", m[2], m[3]}, true
+	})
+	tokw("discord-webhook", []string{"/api/webhooks/"}, 16, 512, `discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})`, tokenish, nil)
+	add(&rule{kind: "telegram-bot-token", anchors: []string{":AA"}, back: 12, span: 64, re: regexp.MustCompile(`(\d{8,12}:AA[A-Za-z0-9_-]{33})`),
 		check: func(s string, m []int) (Finding, bool) {
 			start, end := m[2], m[3]
 			// The API puts the token straight after "bot": https://api.telegram.org/bot<token>/…
@@ -79,9 +95,13 @@ func buildRules() []*rule {
 			return Finding{"telegram-bot-token", start, end}, true
 		}})
 	tok("twilio-api-key", hexAfter("SK"), `(SK[0-9a-f]{32})`, alnum)
-	tok("twilio-account-sid", append(hexAfter("AC"), "twilio"), `(AC[0-9a-f]{32})`, alnum)
+	tok("twilio-account-sid", hexAfter("AC"), `(AC[0-9a-f]{32})`, alnum)
+	line("twilio-account-sid", []string{"twilio"}, `(AC[0-9a-f]{32})`, func(s string, m []int) (Finding, bool) {
+		return Finding{"twilio-account-sid", m[2], m[3]}, alnum.clear(s, m[2], m[3])
+	})
 	tok("sendgrid-key", []string{"SG."}, `(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`, tokenish)
 	tok("mailgun-key", []string{"key-"}, `(key-[0-9a-f]{32})`, newByteSet("a-z", "A-Z", "0-9", "_-./"))
+	tokw("mailchimp-key", []string{"-us"}, 32, 64, `([0-9a-f]{32}-us\d{1,2})`, alnum, nil)
 
 	// Payments and commerce.
 	tok("stripe-key", []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, `((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247})`, word)
@@ -92,16 +112,19 @@ func buildRules() []*rule {
 
 	// Cloud and infrastructure.
 	tok("aws-access-key", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `((?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})`, alnum)
-	tok("aws-secret-key", []string{"secret_access_key", "secret-access-key", "secretaccesskey", "secret access key", "aws_secret", "aws secret"},
-		`(?i)(?:aws[_ .-]?secret(?:[_ .-]?access)?(?:[_ .-]?key)?|secret[_ .-]?access[_ .-]?key)["'\x60*]*\s*(?::=|=>|[:=：])\s*["'\x60]?([A-Za-z0-9/+]{40})`, base64ch)
-	add(&rule{kind: "aws-secret-key", anchors: []string{"AKIA", "ASIA"}, re: regexp.MustCompile(`[A-Za-z0-9/+]{40,}`), check: awsSecretNearKeyID})
+	line("aws-secret-key", []string{"secret_access_key", "secret-access-key", "secretaccesskey", "secret access key", "aws_secret", "aws secret"},
+		`(?i)(?:aws[_ .-]?secret(?:[_ .-]?access)?(?:[_ .-]?key)?|secret[_ .-]?access[_ .-]?key)["'\x60*]*\s*(?::=|=>|[:=：])\s*["'\x60]?([A-Za-z0-9/+]{40})`,
+		func(s string, m []int) (Finding, bool) {
+			return Finding{"aws-secret-key", m[2], m[3]}, base64ch.clear(s, m[2], m[3])
+		})
+	line("aws-secret-key", []string{"AKIA", "ASIA"}, `[A-Za-z0-9/+]{40,}`, awsSecretNearKeyID)
 	tok("aws-presigned-signature", []string{"X-Amz-Signature="}, `X-Amz-Signature=([0-9a-f]{64})`, alnum)
 	tok("google-api-key", []string{"AIza"}, `(AIza[0-9A-Za-z_-]{35})`, tokenish)
 	tok("google-oauth-secret", []string{"GOCSPX-"}, `(GOCSPX-[A-Za-z0-9_-]{28})`, tokenish)
 	tok("google-oauth-token", []string{"ya29."}, `(ya29\.[0-9A-Za-z_-]{20,})`, tokenish)
 	tok("google-oauth-token", []string{"1//0"}, `(1//0[0-9A-Za-z_-]{40,})`, newByteSet("a-z", "A-Z", "0-9", "_-/"))
-	tok("azure-storage-key", []string{"AccountKey=", "SharedAccessKey="}, `(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`, base64ch)
-	tok("azure-sas", []string{"sig="}, `[?&;]sig=([A-Za-z0-9%+/=]{20,})`, base64ch)
+	tok("azure-storage-key", []string{"AccountKey=", "SharedAccessKey="}, `(?i:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, base64ch)
+	tokw("azure-sas", []string{"sig="}, 1, 512, `[?&;]sig=([A-Za-z0-9%+/=]{20,})`, base64ch, nil)
 	tok("digitalocean-token", []string{"dop_v1_", "doo_v1_", "dor_v1_"}, `(do[opr]_v1_[a-f0-9]{64})`, word)
 	tok("heroku-key", []string{"HRKU-"}, `(HRKU-[A-Za-z0-9_-]{20,})`, tokenish)
 	tok("vault-token", []string{"hvs.", "hvb.", "hvr."}, `(hv[sbr]\.[A-Za-z0-9_-]{24,})`, tokenish)
@@ -114,50 +137,47 @@ func buildRules() []*rule {
 	tok("notion-token", []string{"ntn_"}, `(ntn_[A-Za-z0-9]{40,50})`, word)
 	tok("tailscale-key", []string{"tskey-"}, `(tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,})`, tokenish)
 	tok("pulumi-token", []string{"pul-"}, `(pul-[a-f0-9]{40})`, tokenish)
-	tok("terraform-token", []string{".atlasv1."}, `([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,})`, tokenish)
+	tokw("terraform-token", []string{".atlasv1."}, 14, 512, `([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,})`, tokenish, nil)
 	tok("grafana-token", []string{"glsa_"}, `(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})`, word)
 	tok("grafana-token", []string{"glc_"}, `(glc_[A-Za-z0-9+/]{32,}={0,2})`, base64ch)
 	tok("newrelic-key", []string{"NRAK-"}, `(NRAK-[A-Z0-9]{27})`, alnum)
 	tok("flyio-token", []string{"fo1_"}, `(fo1_[A-Za-z0-9_-]{40,})`, tokenish)
-	tok("flyio-token", []string{"fm1_", "fm2_"}, `(fm[12][ar]?_[A-Za-z0-9+/=_-]{50,})`, tokenish)
+	tok("flyio-token", []string{"fm1_", "fm2_"}, `(fm[12]_[A-Za-z0-9+/=_-]{50,})`, tokenish)
 	tok("planetscale-token", []string{"pscale_tkn_", "pscale_pw_", "pscale_oauth_"}, `(pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,})`, tokenish)
-	tok("mailchimp-key", []string{"-us"}, `([0-9a-f]{32}-us\d{1,2})`, alnum)
 
 	// JSON Web Tokens (and Mapbox secret tokens, which are JWT-like).
 	tok("mapbox-token", []string{"sk.eyJ"}, `(sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})`, tokenish)
-	tok("jwt", []string{"eyJ"}, `(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`, newByteSet("a-z", "A-Z", "0-9", "_-."))
+	tokw("jwt", []string{"eyJ"}, 0, 16<<10, `(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`, newByteSet("a-z", "A-Z", "0-9", "_-."), nil)
 
 	// Credentials by context: URLs, HTTP headers, command lines, .netrc.
-	add(&rule{kind: "url-credentials", anchors: []string{"://"},
-		re:    regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]{0,20})://([^\s:/?#@"'\x60<>\[\]]+):([^\s/?#"'\x60<>]+)@[A-Za-z0-9\[]`),
+	add(&rule{kind: "url-credentials", anchors: []string{"://"}, back: 24, span: 512,
+		re:    regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]{0,20})://([^\s:/?#@"'\x60<>\[\]]+):([^\s/?#"'\x60<>]+)@[A-Za-z0-9\[]`),
 		check: urlCredentials})
-	add(&rule{kind: "url-credentials", anchors: []string{"://"},
-		re:    regexp.MustCompile(`(?i)(?:https?|git|ssh|ftp|wss?)://([A-Za-z0-9_-]{20,})@[A-Za-z0-9]`),
+	add(&rule{kind: "url-credentials", anchors: []string{"://"}, back: 8, span: 512,
+		re:    regexp.MustCompile(`(?i:https?|git|ssh|ftp|wss?)://([A-Za-z0-9_-]{20,})@[A-Za-z0-9]`),
 		check: urlUserToken})
-	add(&rule{kind: "bearer-token", anchors: []string{"bearer"},
-		re:    regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]+=*)`),
-		check: headerValue("bearer-token", false)})
-	add(&rule{kind: "basic-auth", anchors: []string{"basic"},
-		re:    regexp.MustCompile(`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{6,}={0,2})`),
+	add(&rule{kind: "bearer-token", anchors: []string{"bearer"}, span: 512,
+		re:    regexp.MustCompile(`(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)`),
+		check: headerValue("bearer-token")})
+	add(&rule{kind: "basic-auth", anchors: []string{"basic"}, span: 512,
+		re:    regexp.MustCompile(`(?i:basic)[ \t]+([A-Za-z0-9+/]{6,}={0,2})`),
 		check: basicAuth})
-	add(&rule{kind: "authorization", anchors: []string{"authorization"},
-		re:    regexp.MustCompile(`(?i)\bauthorization["']?[ \t]*[:=][ \t]*["']?(?:(?:token|bot|apikey|api-key|sso-key|ssws|key)[ \t]+)?([^\s"',;]{8,})`),
-		check: headerValue("authorization", true)})
-	add(&rule{kind: "password", anchors: []string{"-u", "--user"},
-		re:    regexp.MustCompile(`(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:'"]+):([^\s'"]+)`),
+	add(&rule{kind: "authorization", anchors: []string{"authorization"}, span: 512,
+		re:    regexp.MustCompile(`(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i:token|bot|apikey|api-key|sso-key|ssws|key)[ \t]+)?([^\s"',;]{8,})`),
+		check: headerValue("authorization")})
+	add(&rule{kind: "password", anchors: []string{"-u", "--user"}, span: 512,
+		re:    regexp.MustCompile(`(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:'"]+):([^\s'"]+)`),
 		check: cliUserPass})
-	add(&rule{kind: "password", anchors: []string{"mysql", "mariadb", "sshpass", "docker login", "podman login", "-p'", `-p"`},
-		re:    regexp.MustCompile(`(?:^|[ \t])-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"]{1,256})|[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256}))`),
+	add(&rule{kind: "password", anchors: []string{"-p'", `-p"`}, span: 512,
+		re:    regexp.MustCompile(`-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})")`),
 		check: cliDashP})
-	add(&rule{kind: "password", anchors: []string{"machine"},
-		re:    regexp.MustCompile(`(?i)\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+(\S+)`),
-		check: lenient("password", 1)})
-	add(&rule{kind: "password", anchors: labelAnchors,
-		re:    regexp.MustCompile(`(?i)(?:^|[ \t])--?((?:[a-z0-9]+-)*` + labelKeyword + `)(?:=|[ \t]+)("[^"\n]{0,256}"|'[^'\n]{0,256}'|[^\s"'\x60]{1,256})`),
-		check: flagValue})
+	line("password", []string{"mysql", "mariadb", "sshpass", "docker login", "podman login", "registry login"},
+		`(?:^|[ \t])-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"]{1,256})|[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256}))`,
+		cliDashP)
+	line("password", []string{"machine"}, `(?i)\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+(\S+)`, lenient("password", 1))
 
-	// Generic: a value after a key-like label, in prose, YAML, JSON, env files, code.
-	add(&rule{kind: "secret", anchors: labelAnchors, re: labelRe, check: labelValue, restart: 3})
+	// Generic: a value after a key-like label, in prose, YAML, JSON, env files, code, flags.
+	add(&rule{kind: "secret", anchors: labelAnchors, hit: labelAt})
 	return rs
 }
 
@@ -247,9 +267,8 @@ var pemFooterRe = regexp.MustCompile(`^-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)
 
 // findPEM redacts a whole PEM private-key block, BEGIN line to END line. Without an END line
 // (a truncated memory), it takes the run of base64 (and PEM header) lines after BEGIN.
-func findPEM(s string, at int) (Finding, bool) {
-	start := at - len("-----BEGIN ")
-	if start < 0 || !strings.HasPrefix(s[start:], "-----BEGIN ") {
+func findPEM(_ *scanMemo, s string, start, _ int) (Finding, bool) {
+	if !strings.HasPrefix(s[start:], "-----BEGIN ") {
 		return Finding{}, false
 	}
 	hdr := pemHeaderRe.FindStringIndex(s[start:min(len(s), start+80)])
