@@ -7,6 +7,7 @@ package intermem_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/intermem/intermem/pkg/command"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/store"
 )
 
 // Binaries maps each intermem binary to its Main, so testscript can run
@@ -28,6 +30,34 @@ import (
 var Binaries = map[string]func(){
 	"intermem-snapshot": func() { os.Exit(snapshot.Main(cli.FromOS(), os.Args[1:])) },
 	"intermem":          func() { os.Exit(command.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
+	// holdstore DB DURATION READYFILE holds the store's write lock, to make hooks
+	// meet a busy store. Test-only.
+	"holdstore": holdStore,
+}
+
+func holdStore() {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: holdstore DB DURATION READYFILE")
+		os.Exit(2)
+	}
+	d, err := time.ParseDuration(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s, err := store.Open(os.Args[1], store.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Tell the script the lock is held, then hold it.
+	if err := os.WriteFile(os.Args[3], []byte("locked\n"), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	time.Sleep(d)
+	s.Close()
+	os.Exit(0)
 }
 
 func TestMain(m *testing.M) {
@@ -58,6 +88,7 @@ func TestScripts(t *testing.T) {
 			"jsonfield": cmdJSONField,
 			"memdir":    cmdMemdir,
 			"advance":   cmdAdvance,
+			"waitfile":  cmdWaitFile,
 		},
 	})
 }
@@ -143,4 +174,27 @@ func cmdAdvance(ts *testscript.TestScript, neg bool, args []string) {
 	now, err := time.Parse(time.RFC3339, ts.Getenv("INTERMEM_NOW"))
 	ts.Check(err)
 	ts.Setenv("INTERMEM_NOW", now.Add(d).Format(time.RFC3339))
+}
+
+// waitfile FILE [TIMEOUT]: waits until FILE exists and is non-empty.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: waitfile FILE [TIMEOUT]")
+	}
+	limit := 10 * time.Second
+	if len(args) > 1 {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		limit = d
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within %v", args[0], limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -173,12 +173,10 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 		code = 0
 	}()
 
+	// Unknown flags from a newer hooks.json are not a reason to fail:
+	// note them once the log is known, and carry on.
 	fs := cli.FlagSet(opts.Name, "", io.Discard)
-	if err := fs.Parse(args); err != nil {
-		// Unknown flags from a newer hooks.json are not a reason to fail.
-		h.setupLog(opts, "")
-		h.logf("ignoring bad arguments %q: %v", args, err)
-	}
+	flagErr := fs.Parse(args)
 
 	now, err := env.Now()
 	if err != nil {
@@ -196,6 +194,9 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 		dir = env.Dir
 	}
 	h.setupLog(opts, dir)
+	if flagErr != nil {
+		h.logf("ignoring bad arguments %q: %v", args, flagErr)
+	}
 	if err != nil {
 		h.logf("%s: %v", eventName(in), err)
 		return 0
