@@ -46,14 +46,15 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 // or a paragraph) as one entry marked with id.
 //
 // Where: at the end of the own content of the section BestSection(section)
-// picks among those that can take it; when none matches, in a new heading
+// picks; when none matches, or the one that does lies wholly inside a
+// managed block, in a new heading
 // "section" appended at the end of the document (level 2, or the level of the
 // document's top sections). An empty section names the preamble, or the
 // first section when the preamble is empty (the usual "# Title" first line). The entry
 // never lands inside a managed Block: when the end of the section's content
 // is inside one, it goes just before the block (if the block starts within
 // the section's own content) or just after it (if the block ends within the
-// section); a section that is entirely inside a block cannot take it.
+// section).
 //
 // How: the marker goes at the end of the entry's first line, after one
 // space, or on a line of its own before the entry when the first line opens a
@@ -61,9 +62,10 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 // line directly when both are list items, else after one blank line; what
 // followed that line (blank lines, a heading, the end of the document) then
 // follows the entry unchanged. Line endings become d.EOL; a document without
-// a final newline still ends without one.
+// a final newline still ends without one (an empty document is the exception:
+// it gets terminated lines).
 //
-// The block is cleaned first: markers in it are dropped, line endings and
+// The block is cleaned first: markers in it (outside code) are dropped, line endings and
 // trailing spaces trimmed, leading and trailing blank lines and common
 // indentation removed, and an unclosed fence closed. If the block is not one
 // entry as written (say, two paragraphs), it becomes one list item. Every
@@ -92,20 +94,14 @@ func (d *Doc) Place(section, block, id string) (Insertion, error) {
 		p   int
 	}
 	var targets []target
-	points := map[int]int{}
-	eligible := func(k int) bool {
-		p, ok := d.insertionPoint(k)
-		if ok {
-			points[k] = p
-		}
-		return ok
-	}
-	k := d.bestSection(title, eligible)
-	if title == "" && k == 0 && d.Sections[0].BodyEnd == 0 && len(d.Sections) > 1 && eligible(1) {
+	k := d.BestSection(title)
+	if title == "" && k == 0 && d.Sections[0].BodyEnd == 0 && len(d.Sections) > 1 {
 		k = 1 // no preamble to speak of: the first section's own content
 	}
 	if k >= 0 {
-		targets = append(targets, target{k, points[k]})
+		if p, ok := d.insertionPoint(k); ok {
+			targets = append(targets, target{k, p})
+		}
 	}
 	if title != "" {
 		targets = append(targets, target{-1, d.endPoint()})

@@ -27,25 +27,16 @@ const MinTitleSimilarity = 0.7
 //
 // An empty title names the preamble (index 0).
 func (d *Doc) BestSection(title string) int {
-	return d.bestSection(title, nil)
-}
-
-// bestSection is BestSection restricted to the sections for which ok returns
-// true (all when ok is nil).
-func (d *Doc) bestSection(title string, ok func(int) bool) int {
 	want := normTitle(title)
 	if want == "" {
-		if ok == nil || ok(0) {
-			return 0
-		}
-		return -1
+		return 0
 	}
 	wantShort := dropParen(want)
 	exactShort, best, bestScore := -1, -1, 0.0
 	dice := &metrics.SorensenDice{NgramSize: 2}
 	for k := 1; k < len(d.Sections); k++ {
 		have := normTitle(d.Sections[k].Title)
-		if have == "" || (ok != nil && !ok(k)) {
+		if have == "" {
 			continue
 		}
 		if have == want {
