@@ -13,8 +13,9 @@
 //
 // # Algorithm
 //
-// Parse splits the content into lines (only "\n" ends a line; a "\r" before
-// it belongs to the terminator, a leading UTF-8 BOM to no line) and then:
+// Parse splits the content into lines (only "\n" ends a line; any "\r"
+// right before it belongs to the terminator, a leading UTF-8 BOM to no
+// line) and then:
 //
 //  1. Frontmatter: if line 1 is "---" and a later line is "---", the lines
 //     between are read by a small lenient YAML reader (flat and nested maps,
@@ -32,6 +33,11 @@
 //     Fenced code (``` or ~~~, three or more, closed by a line of at least
 //     as many of the same character) and multi-line HTML comments are
 //     opaque: nothing inside them is a heading, an item or a table.
+//
+// Only ATX headings are headings: a "---" or "===" under a line of text is
+// a thematic break or text, never a setext heading, because Claude Code
+// does not write setext headings and a "---" under a fact must not turn it
+// into a section.
 //
 // Time is linear in the size of the file: every line is classified once,
 // the searches for a fence's or a comment's closer are remembered when they
@@ -89,8 +95,14 @@
 //
 // # Pruning
 //
-// File.Remove deletes entries by ID and removes the headings and blank
-// lines that deletion leaves without purpose; every other byte is kept.
+// File.Remove deletes entries by ID, with two cleanups so the file reads as
+// if the entries had never been written: a heading whose section lost a line
+// and has no non-blank content left goes too (recursively up the outline;
+// sections that were already empty stay), and the blank lines around each
+// gap are settled so that no doubled blank line, and no blank line at the
+// start or end of the file, appears where the block was. Every other byte,
+// CRLF and BOM included, is kept. Removing a Memory entry returns empty
+// content: the caller deletes the file.
 //
 // # Loading
 //
