@@ -87,8 +87,8 @@ func classify(tok string, src source) (Citation, bool) {
 	}
 	if strings.HasPrefix(p, "~") {
 		i := strings.IndexByte(p, '/')
-		if i < 0 || strings.HasPrefix(p, "~~") {
-			return no, false
+		if i < 0 || i > 1 && !isUserName(p[1:i]) {
+			return no, false // ~80min/50min, ~~strike~~
 		}
 		return outsideCitation(c, p[:i+1], p[i+1:], src)
 	}
@@ -105,7 +105,7 @@ func classify(tok string, src source) (Citation, bool) {
 	if !explicit && (isDomain(segs[0]) && (len(segs) > 1 || !hasKnownExt(segs[0])) || isPlaceholderRoot(segs)) {
 		return no, false
 	}
-	if !dir && isMIME(segs) {
+	if !dir && (isMIME(segs) || isBranch(segs)) {
 		return no, false
 	}
 	glob, ok := globKind(p)
@@ -157,11 +157,7 @@ func classify(tok string, src source) (Citation, bool) {
 		}
 		// A bare dotfile (.env, .github) is a citation; an extension (.md) is not.
 		base := lastSegment(clean)
-		if strings.HasPrefix(base, ".") && len(base) > 1 && base[1] != '.' {
-			ext := strings.ToLower(base[1:])
-			if knownExt[ext] && !dotfileNames[ext] {
-				return no, false
-			}
+		if isDotfile(base) {
 			return c, true
 		}
 		return no, false
@@ -197,7 +193,44 @@ func isRegex(s string) bool {
 	return false
 }
 
+// isDotfile tells a bare dotfile name (.env, .gitignore, .github, .DS_Store,
+// .needs-verification) from an extension (.md) or a property (.textContent,
+// .length): it is a well-known name, has a dotfile suffix (rc, ignore,
+// config, -version), or contains a dash, underscore or second dot.
+func isDotfile(base string) bool {
+	if len(base) < 2 || base[0] != '.' || base[1] == '.' {
+		return false
+	}
+	name := base[1:]
+	lower := strings.ToLower(name)
+	if knownDotfiles[lower] {
+		return true
+	}
+	if knownExt[lower] {
+		return false // an extension: "`.md` files"
+	}
+	if strings.ContainsAny(name, "-_.") {
+		return true
+	}
+	for _, suf := range []string{"rc", "ignore", "config", "version", "attributes", "modules", "keep"} {
+		if strings.HasSuffix(lower, suf) && len(lower) > len(suf) {
+			return true
+		}
+	}
+	return false
+}
+
 func isLowerStart(b byte) bool { return b >= 'a' && b <= 'z' }
+
+// isUserName matches the user in ~user/.
+func isUserName(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
 
 // drivePath recognises C:\x and C:/x and returns the slash form.
 func drivePath(s string) (string, bool) {
@@ -298,15 +331,15 @@ func absCitation(c Citation, p string, src source) (Citation, bool) {
 		}
 		return c, true
 	}
+	// Without an extension or a trailing slash a leading-slash path reads as
+	// a URL route (/api/v1/users) or a slash command (/compact).
 	switch src {
 	case fromProse:
 		return c, c.Kind == File && len(segs) >= 2
-	case fromCode:
-		return c, len(segs) >= 2 || c.Kind == File // a lone /word is a slash command
 	case fromSpaced, fromCommand:
 		return c, c.Kind == File
 	}
-	return c, true
+	return c, c.Kind != Path
 }
 
 // splitSuffix removes a ::symbol, #L10 / #anchor or :42 suffix from s,
@@ -431,8 +464,14 @@ func segsOK(segs []string) bool {
 	if len(segs) == 0 {
 		return true
 	}
-	word := false
+	word, dots := false, 0
 	for i, s := range segs {
+		if s[0] == '.' && s != ".." {
+			dots++
+		}
+		if k := strings.Index(s, "**"); k >= 0 && s != "**" {
+			return false // markdown emphasis, not a doublestar segment
+		}
 		if strings.Trim(s, ".") == "" && len(s) > 2 {
 			return false
 		}
@@ -451,6 +490,9 @@ func segsOK(segs []string) bool {
 		if strings.ContainsRune(s, ',') && !strings.Contains(s, "{") {
 			return false
 		}
+	}
+	if dots == len(segs) && len(segs) > 1 {
+		return false // .forEach/.map/.filter, .png/.jpg
 	}
 	return word
 }
@@ -512,6 +554,14 @@ func isDomain(s string) bool {
 // isPlaceholderRoot rejects the "path/to/file" placeholder.
 func isPlaceholderRoot(segs []string) bool {
 	return len(segs) >= 2 && segs[0] == "path" && segs[1] == "to"
+}
+
+// branchPrefixes are conventional git branch prefixes: feat/phase2-subscribe
+// is a branch, not a directory.
+var branchPrefixes = set("feat", "feature", "fix", "bugfix", "hotfix", "chore", "refactor")
+
+func isBranch(segs []string) bool {
+	return len(segs) == 2 && branchPrefixes[segs[0]] && !isFileName(segs[1])
 }
 
 var mimeTop = map[string]bool{
@@ -603,20 +653,14 @@ func hasKnownExt(base string) bool {
 	return knownExt[strings.ToLower(base[i+1:])]
 }
 
-// parseSymbol recognises Func(), Type.Method(), pkg::Func(), Class#method()
-// and, when args is set, calls with arguments (calc_ind(df)).
-func parseSymbol(s string, args bool) (string, bool) {
-	i := strings.IndexByte(s, '(')
-	if i <= 0 || !strings.HasSuffix(s, ")") {
+// parseSymbol recognises Func(), Type.Method(), pkg::Func() and
+// Class#method(). A call with arguments (TTR::SMA(Close,50)) is code quoted
+// from the file, not a reference to a definition, and is not a symbol.
+func parseSymbol(s string) (string, bool) {
+	if !strings.HasSuffix(s, "()") {
 		return "", false
 	}
-	if !args && i != len(s)-2 {
-		return "", false
-	}
-	if strings.IndexByte(s[i+1:], '(') >= 0 && !args {
-		return "", false
-	}
-	return symbolChain(s[:i])
+	return symbolChain(s[:len(s)-2])
 }
 
 // symbolChain validates identifiers joined by ".", "::" or "#" and returns the

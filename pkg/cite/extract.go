@@ -19,6 +19,7 @@ const maxLinkTarget = 512
 type item struct {
 	c       Citation
 	pending bool // symbol candidate: Path is filled in by finish
+	link    bool // from a markdown link destination
 }
 
 type memoKey struct {
@@ -70,12 +71,14 @@ type extractor struct {
 func Extract(text string) []Citation {
 	e := &extractor{seen: map[key]bool{}, symSeen: map[string]bool{}}
 	e.scanBlocks(text)
-	return e.finish()
+	return e.finish(text)
 }
 
 func (e *extractor) full() bool { return e.nCites >= MaxCitations }
 
-func (e *extractor) add(c Citation) {
+func (e *extractor) add(c Citation) { e.addFrom(c, false) }
+
+func (e *extractor) addFrom(c Citation, link bool) {
 	if e.full() {
 		return
 	}
@@ -85,7 +88,7 @@ func (e *extractor) add(c Citation) {
 	}
 	e.seen[k] = true
 	e.nCites++
-	e.items = append(e.items, item{c: c})
+	e.items = append(e.items, item{c: c, link: link})
 }
 
 func (e *extractor) addSymbol(text, name string) {
@@ -97,16 +100,23 @@ func (e *extractor) addSymbol(text, name string) {
 	e.items = append(e.items, item{c: Citation{Text: text, Kind: Symbol, Symbol: name}, pending: true})
 }
 
-// finish attaches symbol candidates to the entry's one cited file (or drops
-// them), removes duplicates and applies the cap.
-func (e *extractor) finish() []Citation {
+// finish attaches symbol candidates to the entry's one cited code file (or
+// drops them), removes duplicates and applies the cap. Link destinations and
+// documents (.md, .txt) are not code files: a symbol in a memory pointer's
+// title is not defined in the memory file. An entry that talks about a change
+// ("renamed", "replaced", "no longer", "instead of") may name symbols that are
+// gone on purpose, so it yields no symbols.
+func (e *extractor) finish(text string) []Citation {
 	file, files, outside := "", 0, false
 	for _, it := range e.items {
-		if it.pending || it.c.Kind != File || it.c.Path == file {
+		if it.pending || it.link || it.c.Kind != File || isDoc(it.c.Path) || it.c.Path == file {
 			continue
 		}
 		file, outside = it.c.Path, it.c.Outside
 		files++
+	}
+	if files == 1 && e.nSyms > 0 && mentionsChange(text) {
+		files = 0
 	}
 	out := make([]Citation, 0, len(e.items))
 	seen := map[key]bool{}
@@ -132,6 +142,34 @@ func (e *extractor) finish() []Citation {
 		return nil
 	}
 	return out
+}
+
+var docExts = set("md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc", "org")
+
+func isDoc(p string) bool {
+	i := strings.LastIndexByte(p, '.')
+	return i >= 0 && docExts[strings.ToLower(p[i+1:])]
+}
+
+// changeCues are phrases that make an entry describe an edit rather than the
+// current state of the code.
+var changeCues = []string{
+	"renamed", "replaced", "replace ", "removed", "deleted", "no longer", "instead of",
+	"deprecated", "changed from", "moved to", "moved from", "formerly", "used to",
+	"don't use", "do not use", "never use", "avoid ",
+}
+
+func mentionsChange(text string) bool {
+	if len(text) > 8192 {
+		text = text[:8192]
+	}
+	lower := strings.ToLower(text)
+	for _, c := range changeCues {
+		if strings.Contains(lower, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanBlocks splits text into runs of lines outside fenced code blocks.
@@ -271,7 +309,7 @@ func (e *extractor) scanCode(s string) {
 	if s == "" || len(s) > maxTokenLen {
 		return
 	}
-	if name, ok := parseSymbol(s, true); ok {
+	if name, ok := parseSymbol(s); ok {
 		e.addSymbol(s, name)
 		return
 	}
@@ -289,6 +327,9 @@ func (e *extractor) scanCode(s string) {
 	}
 	// A command: cite only the script it runs.
 	f := strings.Fields(s)
+	if len(f) == 0 {
+		return
+	}
 	cand := ""
 	switch {
 	case strings.ContainsRune(f[0], '/'):
@@ -351,7 +392,7 @@ func (e *extractor) scanProse(s string) {
 		}
 		prev = e.scanWords(s[pos:i+1], prev)
 		if c, ok := e.classify(target, fromLink); ok {
-			e.add(c)
+			e.addFrom(c, true)
 		}
 		pos = end
 		i = end - 1
@@ -479,7 +520,7 @@ func spaceAt(s string, i int) int {
 
 func (e *extractor) scanWord(w string, afterVerb bool) {
 	if t := trimProse(w); strings.HasSuffix(t, "()") {
-		if name, ok := parseSymbol(t, false); ok {
+		if name, ok := parseSymbol(t); ok {
 			e.addSymbol(t, name)
 			return
 		}
@@ -497,7 +538,7 @@ func (e *extractor) scanWord(w string, afterVerb bool) {
 		} else {
 			w = ""
 		}
-		piece = trimProse(piece)
+		piece = cutTrailingScript(trimProse(piece))
 		if piece == "" || !strings.ContainsAny(piece, "/\\") {
 			continue
 		}
@@ -505,6 +546,23 @@ func (e *extractor) scanWord(w string, afterVerb bool) {
 			e.add(c)
 		}
 	}
+}
+
+// cutTrailingScript drops non-ASCII letters glued after a file extension in
+// running text (the Korean particle in "notes/x.md에").
+func cutTrailingScript(s string) string {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return s
+	}
+	j := i + 1
+	for j < len(s) && s[j] < utf8.RuneSelf && (unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
+		j++
+	}
+	if j == i+1 || j == len(s) || s[j] < utf8.RuneSelf || !knownExt[strings.ToLower(s[i+1:j])] {
+		return s
+	}
+	return s[:j]
 }
 
 // isProseDelim reports runes that end a path in running text.

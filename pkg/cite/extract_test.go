@@ -25,6 +25,7 @@ func TestExtractSources(t *testing.T) {
 		{"backticked path of unknown nature", "- see `pkg/store`", []Citation{cf("pkg/store", "pkg/store", Path)}},
 		{"backticked known name", "- `Makefile` and `go.mod` and `Dockerfile`", []Citation{cf("Makefile", "Makefile", File), cf("go.mod", "go.mod", File), cf("Dockerfile", "Dockerfile", File)}},
 		{"backticked dotfiles", "- `.env`, `.github/workflows/ci.yml`, `.env.example`", []Citation{cf(".env", ".env", Path), cf(".github/workflows/ci.yml", ".github/workflows/ci.yml", File), cf(".env.example", ".env.example", Path)}},
+		{"bare dotfile names", "- `.DS_Store` `.needs-verification` `.gitconfig` `.prettierrc` `.python-version` `.orphaned_at`", []Citation{cf(".DS_Store", ".DS_Store", Path), cf(".needs-verification", ".needs-verification", Path), cf(".gitconfig", ".gitconfig", Path), cf(".prettierrc", ".prettierrc", Path), cf(".python-version", ".python-version", Path), cf(".orphaned_at", ".orphaned_at", Path)}},
 		{"backticked bare file name", "- fixtures in `conftest.py`", []Citation{cf("conftest.py", "conftest.py", File)}},
 		{"double backticks", "- ``pkg/x.go`` here", []Citation{cf("pkg/x.go", "pkg/x.go", File)}},
 		{"code span with padding", "- `` docs/a.md `` here", []Citation{cf("docs/a.md", "docs/a.md", File)}},
@@ -51,10 +52,17 @@ func TestExtractSources(t *testing.T) {
 		{"absolute system path", "- /etc/hosts and `/Users/me/x.md`", []Citation{out(cf("/etc/hosts", "/etc/hosts", Path)), out(cf("/Users/me/x.md", "/Users/me/x.md", File))}},
 		{"windows path", `- C:\Users\me\x.txt`, []Citation{out(cf(`C:\Users\me\x.txt`, "C:/Users/me/x.txt", File))}},
 		{"escaping relative", "- `../other/x.go` and `a/../../y.go`", []Citation{out(cf("../other/x.go", "../other/x.go", File)), out(cf("a/../../y.go", "../y.go", File))}},
-		{"leading slash project path", "- `/src/main.py` `/api/v1/users`", []Citation{cf("/src/main.py", "/src/main.py", File), cf("/api/v1/users", "/api/v1/users", Path)}},
+		{"leading slash project path", "- `/src/main.py` `/api/v1/users` `/compact` `/docs/`", []Citation{cf("/src/main.py", "/src/main.py", File), cf("/docs/", "/docs", Dir)}},
 		{"symbol with one file", "- `Open()` in `pkg/store/db.go`", []Citation{sym("Open()", "Open", "pkg/store/db.go"), cf("pkg/store/db.go", "pkg/store/db.go", File)}},
 		{"method symbol in prose", "- Store.Close() lives in pkg/store/db.go", []Citation{sym("Store.Close()", "Close", "pkg/store/db.go"), cf("pkg/store/db.go", "pkg/store/db.go", File)}},
-		{"symbol with args in backticks", "- `calc_ind(df)` in `lib/ind.py`", []Citation{sym("calc_ind(df)", "calc_ind", "lib/ind.py"), cf("lib/ind.py", "lib/ind.py", File)}},
+		{"a call with arguments is code, not a symbol", "- `calc_ind(df)` in `lib/ind.py`", []Citation{cf("lib/ind.py", "lib/ind.py", File)}},
+		{"symbol in prose next to a prose path", "- Impl: `score_breakout()` in swing_scanner/scoring.R", []Citation{sym("score_breakout()", "score_breakout", "swing_scanner/scoring.R"), cf("swing_scanner/scoring.R", "swing_scanner/scoring.R", File)}},
+		{"symbol not attached to a memory pointer", "- [display_error_message calls stop()](feedback_stops.md) — code after is unreachable", []Citation{cf("feedback_stops.md", "feedback_stops.md", File)}},
+		{"symbol not attached to a document", "- `render()` is described in `docs/ui.md`", []Citation{cf("docs/ui.md", "docs/ui.md", File)}},
+		{"symbol attached past a pointer", "- [t](x.md) `Open()` in `pkg/db.go`", []Citation{cf("x.md", "x.md", File), sym("Open()", "Open", "pkg/db.go"), cf("pkg/db.go", "pkg/db.go", File)}},
+		{"no symbols in an entry about a change", "- `calc_ind()` in `R/indicators.R` changed from SMA to EMA", []Citation{cf("R/indicators.R", "R/indicators.R", File)}},
+		{"no symbols after a rename", "- renamed `Open()` to `OpenDB()` in `pkg/db.go`", []Citation{cf("pkg/db.go", "pkg/db.go", File)}},
+		{"script glued to an extension", "- /mnt/c/dev/notes/learning.md에 정리", []Citation{out(cf("/mnt/c/dev/notes/learning.md", "/mnt/c/dev/notes/learning.md", File))}},
 		{"symbol without a file", "- `calc_ind()` and `BlingNFSync._sync_one` are hot", nil},
 		{"symbol with two files", "- `Open()` in `a/x.go` or `b/y.go`", []Citation{cf("a/x.go", "a/x.go", File), cf("b/y.go", "b/y.go", File)}},
 		{"symbol with an outside file", "- `Open()` in `~/x/y.go`", []Citation{out(cf("~/x/y.go", "~/x/y.go", File))}},
@@ -115,7 +123,8 @@ var nonCitations = []struct {
 	{"`[a-z]+/[0-9]+`", true}, {"`a/b{2,3}`", true},
 	// routes and HTTP
 	{"GET /v1/messages", true}, {"`GET /v1/messages`", true}, {"POST /api/users.json", true},
-	{"/api/v1/users", true}, {"`/compact`", true}, {"/clear", true}, {"`/api/v1/users`", false},
+	{"/api/v1/users", true}, {"`/compact`", true}, {"/clear", true}, {"`/api/v1/users`", true},
+	{"`/api/users.json`", false}, {"`/auth/login`", true},
 	// shell pipelines
 	{"`cat logs/app.log | grep ERROR`", true}, {"`find . -name '*.go' | xargs gofmt -l`", true},
 	{"`ls src/ && make`", true}, {"`git mv a/x.go b/y.go`", true}, {"`cp a/x.txt b/y.txt`", true},
@@ -123,12 +132,16 @@ var nonCitations = []struct {
 	{"and/or", true}, {"read/write", true}, {"client/server", true}, {"TCP/IP", true}, {"I/O", true},
 	{"CI/CD", true}, {"w/ flags", true}, {"w/o", true}, {"n/a", true}, {"A/B testing", true},
 	{"input/output", true}, {"pass/fail", true},
-	{"`read/write`", false}, {"`client/server`", false}, {"`feat/phase2-subscribe`", false},
+	{"`read/write`", false}, {"`client/server`", false}, {"`feat/phase2-subscribe`", true}, {"`fix/login-race`", true},
 	// placeholders, elisions, truncations, extensions, symbols
 	{"`/root/projects/<name>`", true}, {"`src/{module}/x.py`", true}, {"`path/to/file.py`", true},
 	{"`plugins/.../x.go`", true}, {"`docs/guides/multi-agent-coordi…`", true}, {"`.md` files", true},
 	{"`*.md`", true}, {"`sql.Open`", true}, {"`v1.x`", true}, {"`request_capture.client`", true},
 	{"`std::vector`", true}, {"`os.path.join(a, b)`", true}, {"[[wikilink/slug]]", true},
+	// properties, lists of extensions or methods, emphasis, approximations
+	{"`.textContent`", true}, {"`.length`", true}, {"`.classList`", true}, {"`.forEach/.map/.filter`", true},
+	{"`.png/.jpg/.jpeg`", true}, {"~80min/50min", true}, {"`~80min/50min`", true},
+	{"涉及**版本/设备相关常量**", true}, {"**bold/text**", true},
 }
 
 func TestNonCitations(t *testing.T) {

@@ -45,6 +45,16 @@ var knownExt = set(
 // dotfileNames are extensions that are also whole dotfile names (.env).
 var dotfileNames = set("env", "editorconfig")
 
+// knownDotfiles are dotfile and dot-directory names (without the dot) common
+// enough to be cited bare.
+var knownDotfiles = set(
+	"env", "git", "github", "gitlab", "gitignore", "gitattributes", "gitmodules", "gitconfig",
+	"vscode", "idea", "claude", "cursor", "codex", "venv", "config", "cache", "local", "ssh",
+	"husky", "changeset", "devcontainer", "beads", "next", "nuxt", "turbo", "yarn", "cargo",
+	"terraform", "npmrc", "nvmrc", "editorconfig", "dockerignore", "profile", "bashrc",
+	"zshrc", "intermem", "circleci", "storybook", "vercel", "netlify", "docker", "mcp",
+)
+
 // knownNames are base names that are files without an extension.
 var knownNames = set(
 	"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile",
