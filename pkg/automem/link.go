@@ -110,11 +110,12 @@ func skipDecoration(s string) int {
 func linkAt(s string, i int, lenient bool, cs *codeSkipper) (string, bool) {
 	depth := 0
 	for j := i; j < len(s); {
-		k := strings.IndexAny(s[j:], "\\`[]")
-		if k < 0 {
+		for j < len(s) && !linkTextSpecial[s[j]] {
+			j++
+		}
+		if j >= len(s) {
 			break
 		}
-		j += k
 		switch s[j] {
 		case '\\':
 			j += 2
@@ -151,6 +152,12 @@ func linkAt(s string, i int, lenient bool, cs *codeSkipper) (string, bool) {
 	}
 }
 
+// linkTextSpecial marks the bytes linkAt must look at inside link text.
+var linkTextSpecial = [256]bool{'\\': true, '`': true, '[': true, ']': true}
+
+// destStop marks the bytes that end or complicate a plain destination.
+var destStop = [256]bool{'\\': true, '(': true, ')': true, ' ': true, '\t': true}
+
 // destAt parses a link destination and optional title starting at s[i]
 // (just after "(") up to the closing ")".
 func destAt(s string, i int) (string, bool) {
@@ -171,6 +178,9 @@ func destAt(s string, i int) (string, bool) {
 		start, depth := i, 0
 	loop:
 		for ; i < limit; i++ {
+			if !destStop[s[i]] {
+				continue
+			}
 			switch s[i] {
 			case '\\':
 				i++

@@ -87,12 +87,6 @@ var normSpecial = [256]bool{
 	0xC2: true, 0xE1: true, 0xE2: true, 0xE3: true,
 }
 
-// idOf returns ID of already-normalized bytes without copying them.
-func idOf(normalized []byte) string {
-	sum := sha256.Sum256(normalized)
-	return hex.EncodeToString(sum[:8])
-}
-
 // markerLen returns the length of the intermem marker "<!-- intermem:<hex> -->"
 // (any spaces around the payload) at the start of s, or 0.
 func markerLen(s string) int {

@@ -1,6 +1,8 @@
 package automem
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode"
@@ -21,6 +23,7 @@ type parser struct {
 
 	section string // title of the nearest heading so far
 	norm    []byte // scratch buffer for normalized entry text
+	ids     []byte // hex ids of the entries emitted so far, 16 bytes each
 }
 
 // item is the list item or table being collected.
@@ -203,6 +206,11 @@ func (p *parser) scan(first int, emit bool) {
 		}
 	}
 	closeItem()
+	// One string holds every id: one allocation instead of one per entry.
+	ids := string(p.ids)
+	for k := range p.f.Entries {
+		p.f.Entries[k].ID = ids[16*k : 16*k+16]
+	}
 }
 
 // join returns the text of lines a..b (a ≤ b), starting at offset from in
@@ -266,8 +274,9 @@ func (p *parser) emit(it *item) {
 	if len(p.norm) == 0 {
 		return
 	}
+	sum := sha256.Sum256(p.norm)
+	p.ids = hex.AppendEncode(p.ids, sum[:8])
 	e := Entry{
-		ID:        idOf(p.norm),
 		Kind:      Fact,
 		File:      p.f.Name,
 		Section:   p.section,
