@@ -42,3 +42,36 @@ type FileState struct {
 	At  time.Time `json:"at"`
 	IDs []string  `json:"ids"`
 }
+
+// Promoted is an entry intermem promoted into a curated document. It is
+// also the decay state of that fact (package score): evidence times and
+// sweep history.
+type Promoted struct {
+	ID         string    `json:"id"`
+	Target     string    `json:"target"` // document name relative to the root
+	Section    string    `json:"section"`
+	At         time.Time `json:"at"`
+	Op         string    `json:"op"`
+	Text       string    `json:"text"`   // the promoted block, redacted, without marker
+	Origin     string    `json:"origin"` // memory file it came from
+	Kind       string    `json:"kind"`
+	Cited      bool      `json:"cited"` // had checkable citations when promoted
+	Confidence float64   `json:"confidence"`
+	// LastEvidence is the last time something confirmed the fact: its
+	// promotion, a re-observation in auto-memory, or valid citations.
+	LastEvidence time.Time `json:"last_evidence"`
+	// StaleSweeps counts consecutive sweeps that found the fact stale.
+	StaleSweeps int       `json:"stale_sweeps,omitempty"`
+	LastStale   time.Time `json:"last_stale,omitempty"`
+	Archived    bool      `json:"archived,omitempty"`
+	ArchivedAt  time.Time `json:"archived_at,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+}
+
+// Decision records a user's rejection of an entry in a plan. The id is the
+// hash of the entry's text, so an edited entry is a new candidate.
+type Decision struct {
+	ID      string    `json:"id"`
+	At      time.Time `json:"at"`
+	Preview string    `json:"preview"`
+}

@@ -1,0 +1,578 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/promote"
+	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+const synthesizeUsage = `Usage:
+  intermem-synthesize plan  [--project DIR] [--json] [--max N]
+  intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
+                            [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
+                            [--dry-run] [--json] [--project DIR]
+
+plan lists the stable auto-memory entries worth promoting, numbered and
+grouped by the document they would go to, with what intermem noticed about
+each. apply promotes the approved numbers and prunes them from auto-memory,
+through a crash-safe journal. SPEC is like 1,3,5-8 or all.
+
+/intermem:synthesize runs both for you inside Claude Code.
+`
+
+// SynthesizeMain is the whole of cmd/intermem-synthesize.
+func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, synthesizeUsage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "plan":
+		err = runPlan(ctx, env, args[1:])
+	case "apply":
+		err = runApply(ctx, env, args[1:])
+	case "-h", "--help", "help":
+		fmt.Fprint(env.Stdout, synthesizeUsage)
+		return 0
+	default:
+		err = &cli.Error{Err: fmt.Errorf("unknown subcommand %q", args[0]), Hint: "use plan or apply", Code: 2}
+	}
+	return cli.Report(env.Stderr, err)
+}
+
+const planUsage = `Usage: intermem-synthesize plan [--project DIR] [--json] [--max N]
+
+Lists the auto-memory entries that have stayed unchanged across enough
+sessions to be trusted, minus what the curated documents already say, with
+stale ones blocked. Saves the plan for intermem-synthesize apply.
+`
+
+func runPlan(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem-synthesize plan", planUsage, env.Stderr)
+	c.register(fset, true)
+	max := fset.Int("max", plan.DefaultMax, "show at most `N` candidates, the best-established first (0: no cap)")
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	if *max < 0 {
+		return cli.Usagef("--max must be 0 or more")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	w, err := openWriter(env, p, "intermem-synthesize")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+
+	pl, err := buildPlan(env, w, *max)
+	if err != nil {
+		return err
+	}
+	if err := w.update(func(tx *bolt.Tx) error { return store.Put(tx, store.BucketPlans, "current", pl) }); err != nil {
+		return fmt.Errorf("save plan: %w", err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, pl)
+	}
+	printPlan(env.Stdout, pl, w.Recovered)
+	return nil
+}
+
+func buildPlan(env *cli.Env, w *writer, max int) (*plan.Plan, error) {
+	ts, err := targets.Load(w.p.Root)
+	if err != nil {
+		return nil, err
+	}
+	in := plan.Inputs{
+		Targets: ts, Checker: cite.NewChecker(w.p.Root), Max: max, Now: w.now,
+		Promoted: map[string]bool{}, Rejected: map[string]bool{},
+	}
+	err = w.store.View(func(tx *bolt.Tx) error {
+		var err error
+		in.Catalog, err = catalog.Load(tx, w.p.MemoryDir, stability.Threshold(env.Get))
+		if err != nil {
+			return err
+		}
+		store.Each(tx, store.BucketPromoted, func(id string, _ *store.Promoted) error {
+			in.Promoted[id] = true
+			return nil
+		})
+		return store.Each(tx, store.BucketDecisions, func(id string, _ *store.Decision) error {
+			in.Rejected[id] = true
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read memory: %w", err)
+	}
+	return plan.Build(in), nil
+}
+
+func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
+	for _, op := range recovered {
+		fmt.Fprintf(w, "Recovered an interrupted operation first: %s.\n\n", op.Summary)
+	}
+	if pl.Baseline {
+		fmt.Fprintf(w, "Building baseline: %d %s seen across %d %s; nothing is stable yet (stable = unchanged in %d sessions).\nRun again after a few more sessions.\n",
+			pl.Entries, plural(pl.Entries, "entry", "entries"), pl.Sessions, plural(pl.Sessions, "session", "sessions"), pl.Threshold)
+		return
+	}
+	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d sessions observed)\n",
+		len(pl.Candidates), plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, plural(pl.Stable, "entry", "entries"), pl.Sessions)
+	group := ""
+	for _, c := range pl.Candidates {
+		if c.Target != group {
+			group = c.Target
+			fmt.Fprintf(w, "\n%s\n", group)
+		}
+		lines := strings.Split(c.Text, "\n")
+		fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
+		for i, l := range lines[1:] {
+			if i == 6 {
+				fmt.Fprintf(w, "        … (%d more lines)\n", len(lines)-1-i)
+				break
+			}
+			fmt.Fprintf(w, "        %s\n", l)
+		}
+		meta := fmt.Sprintf("stable in %d sessions · confidence %.2f · %s · from %s:%d", c.Sessions, c.Confidence, c.Route, c.File, c.Line)
+		fmt.Fprintf(w, "        %s\n", meta)
+		for _, a := range c.Annotations {
+			fmt.Fprintf(w, "        %s\n", a)
+		}
+	}
+	if len(pl.Candidates) == 0 {
+		fmt.Fprintln(w, "\nNothing new to promote: every stable entry is already in CLAUDE.md/AGENTS.md, was rejected, or is blocked.")
+	}
+	if len(pl.Blocked) > 0 {
+		fmt.Fprintf(w, "\nBlocked (stale, not offered):\n")
+		for _, b := range pl.Blocked {
+			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), b.File, b.Line, b.Reason)
+		}
+	}
+	var skipped []string
+	if pl.SkippedDuplicates > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d already said in CLAUDE.md/AGENTS.md", pl.SkippedDuplicates))
+	}
+	if pl.SkippedPromoted > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d promoted before", pl.SkippedPromoted))
+	}
+	if pl.SkippedRejected > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d rejected earlier", pl.SkippedRejected))
+	}
+	if pl.Pointers > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d index %s (the files they name are candidates themselves)", pl.Pointers, plural(pl.Pointers, "pointer", "pointers")))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "\nSkipped: %s.\n", strings.Join(skipped, "; "))
+	}
+	for _, warn := range pl.Warnings {
+		fmt.Fprintf(w, "\nWarning: %s\n", warn)
+	}
+	for _, o := range pl.Offers {
+		if o == "import-agents" {
+			fmt.Fprintln(w, "  Add --import-agents to apply to put the line \"@AGENTS.md\" in CLAUDE.md, so Claude Code loads it.")
+		}
+	}
+	if len(pl.Candidates) > 0 {
+		fmt.Fprintf(w, "\nAnswer with one batch, e.g.:\n  intermem-synthesize apply --approve 1,3,5-8 --reject 2 --edit '4=new text' --target 6=CLAUDE.md\n")
+	}
+}
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+const applyUsage = `Usage: intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
+                                [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
+                                [--dry-run] [--json] [--project DIR]
+
+Promotes the approved entries of the saved plan into their target
+documents, each with its marker, and prunes them from auto-memory (with a
+backup under .intermem/backups/). Rejected entries are remembered and not
+proposed again unless their text changes. Numbers not mentioned stay in
+memory. --edit N=TEXT approves N with TEXT instead of its original wording
+(the original is still pruned). --dry-run prints exactly what would change
+and writes nothing at all.
+`
+
+// ApplyReport is the JSON shape of apply.
+type ApplyReport struct {
+	DryRun         bool                `json:"dry_run"`
+	Op             string              `json:"op,omitempty"`
+	Promoted       []promote.Promotion `json:"promoted"`
+	Rejected       []int               `json:"rejected"`
+	PrunedLines    int                 `json:"pruned_lines"`
+	MemoryMDLines  int                 `json:"memory_md_lines"`
+	MemoryMDChars  int                 `json:"memory_md_chars"`
+	LoadedLines    int                 `json:"memory_md_loaded_lines"`
+	BeyondLoadCap  int                 `json:"beyond_load_cap"`
+	ImportedAgents bool                `json:"imported_agents"`
+	Backup         string              `json:"backup,omitempty"`
+	Changes        []Change            `json:"changes"`
+	Recovered      []string            `json:"recovered,omitempty"`
+}
+
+// Change is one file change of an apply.
+type Change struct {
+	File   string `json:"file"`
+	Action string `json:"action"`
+	Detail string `json:"detail"`
+	Text   string `json:"text,omitempty"`
+}
+
+func runApply(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem-synthesize apply", applyUsage, env.Stderr)
+	c.register(fset, true)
+	approve := fset.String("approve", "", "numbers to promote: `SPEC` like 1,3,5-8 or all")
+	reject := fset.String("reject", "", "numbers to reject for good: `SPEC`")
+	var edits, tgts multiFlag
+	fset.Var(&edits, "edit", "approve N with this text instead: `N=TEXT` (repeatable)")
+	fset.Var(&tgts, "target", "send N to another document: `N=AGENTS.md|CLAUDE.md` (repeatable)")
+	importAgents := fset.Bool("import-agents", false, "add \"@AGENTS.md\" to CLAUDE.md so Claude Code loads AGENTS.md")
+	dry := fset.Bool("dry-run", false, "print what would change and write nothing")
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	if *approve == "" && *reject == "" && len(edits) == 0 && !*importAgents {
+		return cli.Usagef("nothing to do: give --approve, --reject, --edit or --import-agents")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+
+	// A dry run opens nothing for writing: no lock file, no store write,
+	// no log, no recovery, no backup.
+	var st *store.Store
+	var w *writer
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
+	if *dry {
+		if st, err = openRead(p); err != nil {
+			return err
+		}
+		if st == nil {
+			return cli.Errorf("run intermem-synthesize plan first", "no plan yet for %s", p.Root)
+		}
+		defer st.Close()
+	} else {
+		if w, err = openWriter(env, p, "intermem-synthesize"); err != nil {
+			return err
+		}
+		defer w.Close()
+		st, now = w.store, w.now
+	}
+
+	var pl plan.Plan
+	var incomplete []*journal.Op
+	var found bool
+	err = st.View(func(tx *bolt.Tx) error {
+		var err error
+		if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
+			return err
+		}
+		incomplete, err = journal.Incomplete(tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return cli.Errorf("run intermem-synthesize plan first", "no plan yet for %s", p.Root)
+	}
+	if *dry && len(incomplete) > 0 {
+		return cli.Errorf("run intermem-recover to see it; apply without --dry-run resumes it first",
+			"an interrupted operation is pending (%s)", incomplete[0].Summary)
+	}
+	if pl.AppliedBy != "" {
+		return &cli.Error{Err: fmt.Errorf("%w: it was already applied (operation %s)", promote.ErrStale, pl.AppliedBy),
+			Hint: "run intermem-synthesize plan again", Code: 1}
+	}
+
+	valid := pl.Numbers()
+	req := promote.Request{ImportAgents: *importAgents, Edits: map[int]string{}, Targets: map[int]string{}}
+	if req.Approve, err = promote.ParseSpec(*approve, valid); err != nil {
+		return cli.WithHint(err, "use numbers from the last plan, e.g. --approve 1,3,5-8")
+	}
+	if req.Reject, err = promote.ParseSpec(*reject, valid); err != nil {
+		return cli.WithHint(err, "use numbers from the last plan, e.g. --reject 2")
+	}
+	for _, e := range edits {
+		n, text, err := numberedValue(e)
+		if err != nil || strings.TrimSpace(text) == "" {
+			return cli.Usagef("--edit %q: want N=TEXT with some text", e)
+		}
+		req.Edits[n] = text
+	}
+	for _, t := range tgts {
+		n, doc, err := numberedValue(t)
+		if err != nil {
+			return cli.Usagef("--target %q: want N=AGENTS.md or N=CLAUDE.md", t)
+		}
+		req.Targets[n] = doc
+	}
+
+	mem, err := automem.Scan(p.MemoryDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read memory: %w", err)
+	}
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return err
+	}
+	prep, err := promote.Prepare(&pl, req, mem, ts)
+	if err != nil {
+		if errors.Is(err, promote.ErrStale) {
+			return &cli.Error{Err: err, Hint: "memory or a target changed since the plan: run intermem-synthesize plan again", Code: 1}
+		}
+		return cli.WithHint(err, "run intermem-synthesize plan to see the numbers")
+	}
+
+	rep := ApplyReport{DryRun: *dry, Promoted: []promote.Promotion{}, Rejected: []int{}, Changes: []Change{}}
+	for _, c := range prep.Rejected {
+		rep.Rejected = append(rep.Rejected, c.N)
+	}
+	memBefore := fileLines(mem)
+	op := prep.Op
+	contents, exists, err := journal.Simulate(op, applyStep)
+	if err != nil {
+		return fmt.Errorf("preparing the changes: %w", err)
+	}
+	rep.Changes = describeChanges(p.Root, op)
+	fillPromotions(&rep, prep, op)
+
+	if !*dry {
+		for _, op := range w.Recovered {
+			rep.Recovered = append(rep.Recovered, op.Summary)
+		}
+		decide := func(tx *bolt.Tx) error {
+			for _, c := range prep.Rejected {
+				if err := store.Put(tx, store.BucketDecisions, c.ID, &store.Decision{ID: c.ID, At: now, Preview: c.Text}); err != nil {
+					return err
+				}
+			}
+			for _, pm := range rep.Promoted {
+				cand := findCandidate(&pl, pm.N)
+				rec := store.Promoted{
+					ID: pm.ID, Target: pm.File, Section: pm.Section, At: now, Op: op.ID,
+					Text: pm.Text, Origin: pm.Origin, Kind: pm.Kind, LastEvidence: now,
+					Cited: cite.Checkable(cite.Extract(pm.Text)) > 0,
+				}
+				if cand != nil {
+					rec.Confidence = cand.Confidence
+				}
+				if err := store.Put(tx, store.BucketPromoted, pm.ID, &rec); err != nil {
+					return err
+				}
+			}
+			pl.AppliedBy = op.ID
+			if op.ID == "" {
+				pl.AppliedBy = "rejections only"
+			}
+			return store.Put(tx, store.BucketPlans, "current", &pl)
+		}
+		if len(op.Steps) == 0 {
+			if err := w.update(decide); err != nil {
+				return err
+			}
+		} else {
+			op.ID = journal.NewID(now)
+			if err := w.journal.Run(op, decide); err != nil {
+				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+			}
+			rep.Op = op.ID
+			rep.Backup = w.journal.BackupDir(op.ID)
+		}
+	}
+
+	// Sizes after: from the simulation for a dry run, from disk otherwise.
+	after := memAfter(mem, contents, exists)
+	if !*dry {
+		if m2, err := automem.Scan(p.MemoryDir); err == nil {
+			after = m2
+		}
+	}
+	rep.PrunedLines = memBefore - fileLines(after)
+	if after != nil {
+		rep.MemoryMDLines, rep.MemoryMDChars, rep.LoadedLines = after.Load.Lines, after.Load.Chars, after.Load.LoadedLines
+		rep.BeyondLoadCap = len(after.BeyondCap())
+	}
+	for _, s := range op.Steps {
+		if s.Action == promote.ActImport {
+			rep.ImportedAgents = true
+		}
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	printApply(env.Stdout, &rep, p.Root)
+	return nil
+}
+
+func numberedValue(s string) (int, string, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return 0, "", fmt.Errorf("missing =")
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(k))
+	if err != nil {
+		return 0, "", err
+	}
+	return n, v, nil
+}
+
+func findCandidate(pl *plan.Plan, n int) *plan.Candidate {
+	for i := range pl.Candidates {
+		if pl.Candidates[i].N == n {
+			return &pl.Candidates[i]
+		}
+	}
+	return nil
+}
+
+// fillPromotions records where each promotion landed, from the simulated
+// steps (Place reports a created section through the step).
+func fillPromotions(rep *ApplyReport, prep *promote.Prepared, op *journal.Op) {
+	created := map[string]bool{}
+	for _, s := range op.Steps {
+		if s.Action == promote.ActInsert && s.Extra == "created" {
+			created[s.ID] = true
+		}
+	}
+	for _, pm := range prep.Promotions {
+		pm.Created = created[pm.ID]
+		rep.Promoted = append(rep.Promoted, pm)
+	}
+}
+
+func describeChanges(root string, op *journal.Op) []Change {
+	var out []Change
+	for _, s := range op.Steps {
+		ch := Change{File: relTo(root, s.Path), Action: s.Action}
+		switch s.Action {
+		case promote.ActInsert:
+			where := "section " + strconv.Quote(s.Section)
+			if s.Extra == "created" {
+				where = "new section " + strconv.Quote(s.Section)
+			}
+			ch.Detail = fmt.Sprintf("insert entry %s under %s", s.ID, where)
+			first, rest, multi := strings.Cut(s.Block, "\n")
+			ch.Text = first + " <!-- intermem:" + s.ID + " -->"
+			if multi {
+				ch.Text += "\n" + rest
+			}
+		case promote.ActImport:
+			ch.Detail = "add the line @AGENTS.md"
+		case promote.ActRemoveEntry:
+			ch.Detail = "remove entry " + s.ID
+		case promote.ActDeleteFile:
+			ch.Detail = "delete the memory file (its content was promoted)"
+		case promote.ActRemovePointers:
+			ch.Detail = "remove the index lines pointing to " + s.Extra
+		}
+		if s.Before == s.After {
+			ch.Detail += " (no change needed)"
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+func printApply(w io.Writer, r *ApplyReport, root string) {
+	for _, s := range r.Recovered {
+		fmt.Fprintf(w, "Recovered an interrupted operation first: %s.\n", s)
+	}
+	if r.DryRun {
+		fmt.Fprintln(w, "Dry run: nothing was written. These changes would be made:")
+		for _, ch := range r.Changes {
+			fmt.Fprintf(w, "  %s: %s\n", ch.File, ch.Detail)
+			if ch.Text != "" {
+				for _, l := range strings.Split(ch.Text, "\n") {
+					fmt.Fprintf(w, "      + %s\n", l)
+				}
+			}
+		}
+	} else if len(r.Promoted) > 0 {
+		fmt.Fprintf(w, "Promoted %d %s:\n", len(r.Promoted), plural(len(r.Promoted), "entry", "entries"))
+		for _, pm := range r.Promoted {
+			sec := pm.Section
+			if pm.Created {
+				sec += " (new section)"
+			}
+			edited := ""
+			if pm.Edited {
+				edited = " (edited)"
+			}
+			fmt.Fprintf(w, "  %d → %s § %s%s: %s\n", pm.N, pm.File, sec, edited, clip(firstLine(pm.Text), 70))
+		}
+	}
+	if r.ImportedAgents && !r.DryRun {
+		fmt.Fprintln(w, "Added \"@AGENTS.md\" to CLAUDE.md: Claude Code now loads AGENTS.md.")
+	}
+	if len(r.Rejected) > 0 {
+		verb := "Rejected"
+		if r.DryRun {
+			verb = "Would reject"
+		}
+		fmt.Fprintf(w, "%s %s (remembered; not proposed again unless the text changes).\n", verb, joinInts(r.Rejected))
+	}
+	if len(r.Promoted) > 0 {
+		verb := "Pruned"
+		if r.DryRun {
+			verb = "Would prune"
+		}
+		fmt.Fprintf(w, "%s %d %s from auto-memory. MEMORY.md is now %d lines, %s chars (%s).\n",
+			verb, r.PrunedLines, plural(r.PrunedLines, "line", "lines"), r.MemoryMDLines, thousands(r.MemoryMDChars), capBar(r.MemoryMDLines, r.MemoryMDChars))
+	}
+	if r.Backup != "" {
+		fmt.Fprintf(w, "Backups of every changed file: %s\n", relTo(root, r.Backup))
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func joinInts(ns []int) string {
+	sort.Ints(ns)
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}
+

@@ -1,0 +1,99 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/promote"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// writer is an open read-write session on a project: the writer lock, the
+// store, the log, and a journal that has already recovered any operation a
+// crash interrupted. Every command that changes files or the store starts
+// with one.
+type writer struct {
+	p       *project.Project
+	store   *store.Store
+	log     *logfile.Log
+	journal *journal.Journal
+	now     time.Time
+	unlock  func()
+	// Recovered lists operations completed on opening.
+	Recovered []*journal.Op
+}
+
+func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) {
+	now, err := env.Now()
+	if err != nil {
+		return nil, cli.WithHint(err, "set INTERMEM_NOW to an RFC 3339 time such as 2026-11-25T09:00:00Z, or unset it")
+	}
+	if err := p.EnsureStateDir(); err != nil {
+		return nil, err
+	}
+	unlock, err := journal.Lock(p.StateDir, cliWait)
+	if err != nil {
+		if errors.Is(err, journal.ErrBusy) {
+			return nil, cli.WithHint(err, "wait for the other intermem command to finish, then run this again")
+		}
+		return nil, err
+	}
+	w := &writer{p: p, now: now, unlock: unlock}
+	w.log = logfile.New(p.Path("log"), prog, func() time.Time { return now }, redact.String)
+	w.store, err = store.Open(p.Path("intermem.db"), store.Options{Timeout: cliWait, Logf: w.log.Printf, Now: now})
+	if err != nil {
+		unlock()
+		if errors.Is(err, store.ErrLocked) {
+			return nil, cli.WithHint(err, "a hook is writing; try again in a moment")
+		}
+		if errors.Is(err, store.ErrNewerSchema) {
+			return nil, cli.WithHint(err, "upgrade intermem (scripts/install.sh) to use this project")
+		}
+		return nil, err
+	}
+	if _, err := snapshot.Ingest(w.store, p.StateDir, w.log.Printf); err != nil {
+		w.log.Printf("%v", err)
+	}
+	w.journal = &journal.Journal{
+		Store: w.store, StateDir: p.StateDir, Apply: applyStep,
+		Now: func() time.Time { return now }, Logf: w.log.Printf,
+	}
+	w.Recovered, err = w.journal.Recover()
+	if err != nil {
+		w.Close()
+		return nil, cli.WithHint(fmt.Errorf("recovering an interrupted operation: %w", err),
+			"run intermem-recover to see it; intermem-recover --discard ID abandons it safely")
+	}
+	return w, nil
+}
+
+func (w *writer) Close() {
+	if w.store != nil {
+		w.store.Close()
+	}
+	if w.unlock != nil {
+		w.unlock()
+	}
+}
+
+func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }
+
+// applyStep dispatches journal steps to the package that owns the action.
+// Promotion actions are the only ones today; archive, restore and tier
+// migration add theirs here.
+func applyStep(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
+	return promote.Apply(s, cur, exists)
+}
+
+func undoStep(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
+	return promote.Undo(s, cur, exists)
+}

@@ -1,0 +1,428 @@
+// Package plan builds the synthesis plan: the numbered list of auto-memory
+// entries worth promoting into CLAUDE.md or AGENTS.md, for the user to
+// approve in one batch.
+//
+// From the catalog's stable entries (unchanged across enough sessions), in
+// this order:
+//
+//  1. pointers are dropped (an index line is not knowledge; the file it
+//     points to is, and is a candidate of its own);
+//  2. entries already promoted (recorded in the store, or carrying a marker
+//     in a curated document) and entries the user rejected are dropped —
+//     a rejected entry whose text changes has a new id and comes back;
+//  3. exact duplicates of a statement in the curated documents, after
+//     normalization with every marker stripped (ours included), are
+//     skipped and counted; fuzzy matches (Sørensen–Dice ≥ 0.8) stay in the
+//     plan flagged "[similar to existing: …]", never silently dropped; an
+//     entry that adds to an existing line (or says less than one) is
+//     called out as a refinement;
+//  4. citations are validated; a stale entry (confidence below 0.3) is
+//     listed as blocked with the reason, never offered;
+//  5. secrets are redacted from the text that would be promoted, and
+//     instruction-like text that could be a prompt injection is flagged;
+//  6. each entry is routed: behavioural preferences (memory type user or
+//     feedback, imperative always/never/prefer/don't rules, preference
+//     sections) to CLAUDE.md; structural facts to AGENTS.md.
+//
+// The best-established entries come first (most sessions, then highest
+// confidence, then oldest); the list is capped, grouped by target document
+// and numbered. The plan is saved in the store so that "apply" acts on
+// exactly what the user saw, and can tell when it has gone stale.
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+// Similar is the fuzzy-match threshold.
+const Similar = 0.8
+
+// DefaultMax caps the candidate list.
+const DefaultMax = 20
+
+// Dedup classes.
+const (
+	Novel       = "novel"
+	SimilarDup  = "similar"
+	targetOrder = "AGENTS.md CLAUDE.md"
+)
+
+// Candidate is one numbered entry of a plan.
+type Candidate struct {
+	N           int      `json:"n"`
+	ID          string   `json:"id"`
+	Target      string   `json:"target"`
+	Section     string   `json:"section"`
+	Text        string   `json:"text"`  // redacted text as it would be promoted (block without list marker)
+	Block       string   `json:"block"` // the markdown inserted into the target (without marker)
+	Kind        string   `json:"kind"`
+	File        string   `json:"file"` // memory file it comes from
+	Line        int      `json:"line"`
+	Sessions    int      `json:"sessions"`
+	Confidence  float64  `json:"confidence"`
+	Dedup       string   `json:"dedup"`
+	SimilarTo   string   `json:"similar_to"`
+	Similarity  float64  `json:"similarity"`
+	Refinement  string   `json:"refinement,omitempty"` // "refines" or "narrower"
+	RefinesText string   `json:"refines_text,omitempty"`
+	Redacted    bool     `json:"redacted"`
+	Injection   []string `json:"injection"`
+	Route       string   `json:"route"` // why this target
+	Annotations []string `json:"annotations"`
+	// Link is the memory file a pointer in MEMORY.md names for a Memory
+	// entry (pruning removes those pointers too).
+	FirstSeen time.Time `json:"first_seen"`
+}
+
+// Blocked is a stable entry that will not be offered.
+type Blocked struct {
+	ID         string  `json:"id"`
+	Text       string  `json:"text"`
+	Reason     string  `json:"reason"`
+	File       string  `json:"file"`
+	Line       int     `json:"line"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Plan is the result of Build.
+type Plan struct {
+	Created           time.Time         `json:"created"`
+	Root              string            `json:"project_root"`
+	Candidates        []Candidate       `json:"candidates"`
+	Blocked           []Blocked         `json:"blocked"`
+	SkippedDuplicates int               `json:"skipped_duplicates"`
+	SkippedPromoted   int               `json:"skipped_promoted"`
+	SkippedRejected   int               `json:"skipped_rejected"`
+	Pointers          int               `json:"pointers_ignored"`
+	Capped            int               `json:"capped"` // candidates left out by --max
+	Warnings          []string          `json:"warnings"`
+	Offers            []string          `json:"offers"`
+	TargetHashes      map[string]string `json:"target_hashes"`
+	Stable            int               `json:"stable"`
+	Entries           int               `json:"entries"`
+	Sessions          int               `json:"sessions"`
+	Threshold         int               `json:"stable_threshold"`
+	Baseline          bool              `json:"baseline"` // nothing stable yet
+	AppliedBy         string            `json:"applied_by,omitempty"`
+}
+
+// Inputs are what Build needs; the caller loads them.
+type Inputs struct {
+	Catalog  *catalog.Catalog
+	Targets  *targets.Set
+	Checker  *cite.Checker
+	Promoted map[string]bool // ids promoted before (store)
+	Rejected map[string]bool // ids the user rejected
+	Max      int             // 0 = no cap
+	Now      time.Time
+	// Screen reports why text could be a prompt injection (nil: no
+	// screening).
+	Screen func(text string) []string
+}
+
+// Build makes a plan.
+func Build(in Inputs) *Plan {
+	cat := in.Catalog
+	p := &Plan{
+		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
+		Entries: len(cat.Items), Candidates: []Candidate{}, Blocked: []Blocked{},
+		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{},
+	}
+	for _, name := range []string{targets.Agents, targets.Claude} {
+		p.TargetHashes[name] = in.Targets.Target(name).Hash
+	}
+
+	// Everything already marked in a curated document is promoted.
+	marked := map[string]bool{}
+	ix := match.NewIndex()
+	var stmts []string
+	for _, d := range in.Targets.Docs() {
+		for _, m := range d.Doc.Marked() {
+			marked[m.ID] = true
+		}
+		for _, s := range d.Doc.Statements() {
+			ix.Add(len(stmts), s.Text)
+			stmts = append(stmts, s.Text)
+		}
+	}
+
+	var cands []Candidate
+	for i := range cat.Items {
+		it := &cat.Items[i]
+		if it.Status != stability.Stable {
+			continue
+		}
+		p.Stable++
+		switch {
+		case it.Kind == automem.Pointer:
+			p.Pointers++
+			continue
+		case in.Promoted[it.ID] || marked[it.ID]:
+			p.SkippedPromoted++
+			continue
+		case in.Rejected[it.ID]:
+			p.SkippedRejected++
+			continue
+		}
+		block := Block(it.Entry)
+		if _, ok := ix.Exact(block); ok {
+			p.SkippedDuplicates++
+			continue
+		}
+		if it.Kind == automem.Memory && it.Description != "" {
+			if _, ok := ix.Exact(it.Description); ok {
+				p.SkippedDuplicates++
+				continue
+			}
+		}
+		results := in.Checker.Check(cite.Extract(it.Text))
+		sc := score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: cat.Threshold})
+		safe := redact.String(block)
+		c := Candidate{
+			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
+			Sessions: it.Sessions(), Confidence: sc.Confidence, Dedup: Novel,
+			Block: safe, Text: strings.TrimPrefix(safe, "- "), Redacted: safe != block,
+			Injection: []string{}, Annotations: []string{},
+		}
+		if it.Rec != nil {
+			c.FirstSeen = it.Rec.FirstSeen
+		}
+		if sc.Stale {
+			p.Blocked = append(p.Blocked, Blocked{
+				ID: it.ID, Text: preview(c.Text), Reason: strings.Join(sc.Reasons, "; "),
+				File: it.File, Line: it.StartLine, Confidence: sc.Confidence,
+			})
+			continue
+		}
+		c.Target, c.Route = Route(it.Entry)
+		c.Section = Section(it.Entry, cat.Dir)
+		if m, ok := ix.Best(block, Similar); ok {
+			c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, preview(stmts[m.ID]), round2(m.Score)
+			c.Annotations = append(c.Annotations, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
+		}
+		if m, kind, ok := ix.Refinement(block); ok {
+			c.Refinement, c.RefinesText = kind, preview(stmts[m.ID])
+			if kind == "refines" {
+				c.Annotations = append(c.Annotations, fmt.Sprintf("refines existing: %q", c.RefinesText))
+			} else {
+				c.Annotations = append(c.Annotations, fmt.Sprintf("narrower than existing: %q", c.RefinesText))
+			}
+		}
+		if c.Redacted {
+			c.Annotations = append(c.Annotations, "secret redacted")
+		}
+		if in.Screen != nil {
+			c.Injection = append(c.Injection, in.Screen(block)...)
+		}
+		if len(c.Injection) > 0 {
+			c.Annotations = append(c.Annotations, "possible prompt injection: "+strings.Join(c.Injection, "; "))
+		}
+		for _, r := range sc.Reasons {
+			c.Annotations = append(c.Annotations, r)
+		}
+		cands = append(cands, c)
+	}
+	p.Baseline = p.Stable == 0
+
+	// Best-established first.
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if x.Sessions != y.Sessions {
+			return x.Sessions > y.Sessions
+		}
+		if x.Confidence != y.Confidence {
+			return x.Confidence > y.Confidence
+		}
+		if !x.FirstSeen.Equal(y.FirstSeen) {
+			return x.FirstSeen.Before(y.FirstSeen)
+		}
+		return x.ID < y.ID
+	})
+	if in.Max > 0 && len(cands) > in.Max {
+		p.Capped = len(cands) - in.Max
+		cands = cands[:in.Max]
+	}
+	// Group by target, keeping rank order within each group, and number.
+	sort.SliceStable(cands, func(a, b int) bool {
+		return strings.Index(targetOrder, cands[a].Target) < strings.Index(targetOrder, cands[b].Target)
+	})
+	for i := range cands {
+		cands[i].N = i + 1
+	}
+	p.Candidates = cands
+
+	p.warn(in.Targets, marked)
+	return p
+}
+
+func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
+	toAgents := false
+	for _, c := range p.Candidates {
+		if c.Target == targets.Agents {
+			toAgents = true
+		}
+	}
+	hasPromotedInAgents := false
+	if ts.Agents.Exists {
+		for _, m := range ts.Agents.Doc.Marked() {
+			if marked[m.ID] {
+				hasPromotedInAgents = true
+				break
+			}
+		}
+	}
+	if toAgents || hasPromotedInAgents {
+		if ok, why := ts.AgentsLoaded(); !ok {
+			p.Warnings = append(p.Warnings, "AGENTS.md will not be loaded: "+why+".")
+			p.Offers = append(p.Offers, "import-agents")
+		}
+	}
+	if p.Capped > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d more candidates left out by --max; they come back in the next plan.", p.Capped))
+	}
+}
+
+// Block renders an entry as the markdown to insert into a curated document
+// (without the marker). A fact keeps its text; a numbered item becomes a
+// bullet. A one-memory file becomes one bullet: its description (or first
+// line) on the first line and its body indented under it, with any headings
+// in the body turned into bold lines so they cannot split the target
+// document's sections.
+func Block(e automem.Entry) string {
+	if e.Kind != automem.Memory {
+		return "- " + e.Text
+	}
+	body := strings.TrimSpace(e.Text)
+	first := strings.TrimSpace(e.Description)
+	if first == "" {
+		first, body, _ = strings.Cut(body, "\n")
+		first = strings.TrimSpace(strings.TrimLeft(first, "#"))
+		body = strings.TrimSpace(body)
+	}
+	var b strings.Builder
+	b.WriteString("- ")
+	b.WriteString(strings.Join(strings.Fields(first), " "))
+	if body == "" {
+		return b.String()
+	}
+	fence := ""
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			fence = t[:3]
+		case fence != "" && strings.HasPrefix(t, fence):
+			fence = ""
+		case fence == "" && headingRE.MatchString(line):
+			line = "**" + strings.TrimSpace(strings.Trim(headingRE.ReplaceAllString(line, ""), "#")) + "**"
+		}
+		if t == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString("\n  " + line)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+var headingRE = regexp.MustCompile(`^ {0,3}#{1,6}(\s+|$)`)
+
+// Route decides the target of an entry and says why.
+func Route(e automem.Entry) (target, why string) {
+	switch strings.ToLower(e.Type) {
+	case "user", "feedback":
+		return targets.Claude, e.Type + " memory"
+	case "project", "reference":
+		return targets.Agents, e.Type + " memory"
+	}
+	text := strings.TrimSpace(e.Text)
+	if e.Kind == automem.Memory && e.Description != "" {
+		text = e.Description
+	}
+	if imperativeRE.MatchString(text) {
+		return targets.Claude, "behavioural rule"
+	}
+	if preferenceRE.MatchString(text) {
+		return targets.Claude, "user preference"
+	}
+	if preferenceSectionRE.MatchString(e.Section) {
+		return targets.Claude, "preference section"
+	}
+	return targets.Agents, "project fact"
+}
+
+var (
+	// An imperative rule: always/never/prefer/don't/do not/avoid… at the
+	// start, after optional emphasis or an emoji.
+	imperativeRE = regexp.MustCompile(`(?i)^[^\p{L}\p{N}` + "`" + `]{0,6}(always|never|prefer|don'?t|do not|avoid|must not|please|make sure)\b`)
+	// A statement about what the user wants.
+	preferenceRE = regexp.MustCompile(`(?i)\b(the )?user (prefers|wants|likes|dislikes|hates|asked|expects)\b`)
+	// Sections of preferences and feedback.
+	preferenceSectionRE = regexp.MustCompile(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
+)
+
+// Section picks the section a candidate goes under: its own section in
+// memory; for a one-memory file, the MEMORY.md section of the pointer that
+// names it unless that is a generic type heading, else a heading for its
+// type.
+func Section(e automem.Entry, d *automem.Dir) string {
+	if e.Kind != automem.Memory {
+		if e.Section != "" {
+			return e.Section
+		}
+		return "Notes"
+	}
+	if d != nil && d.Index != nil {
+		for _, p := range d.Index.Entries {
+			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE.MatchString(p.Section) {
+				return p.Section
+			}
+		}
+	}
+	switch strings.ToLower(e.Type) {
+	case "user":
+		return "User preferences"
+	case "feedback":
+		return "Working preferences"
+	case "reference":
+		return "References"
+	case "project":
+		return "Project notes"
+	}
+	return "Notes"
+}
+
+var genericRE = regexp.MustCompile(`(?i)^\s*(user|feedback|project|reference|memories|memory|index|notes?)\s*$`)
+
+func preview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
+}
+
+func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
+
+// Numbers returns the candidate numbers of a plan, for validating a spec.
+func (p *Plan) Numbers() map[int]*Candidate {
+	m := make(map[int]*Candidate, len(p.Candidates))
+	for i := range p.Candidates {
+		m[p.Candidates[i].N] = &p.Candidates[i]
+	}
+	return m
+}

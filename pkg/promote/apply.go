@@ -1,0 +1,276 @@
+package promote
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+// Request is the user's batch answer to a plan.
+type Request struct {
+	Approve      []int
+	Reject       []int
+	Edits        map[int]string // approve with this text instead
+	Targets      map[int]string // route override: "AGENTS.md" or "CLAUDE.md"
+	ImportAgents bool
+}
+
+// ErrSpec is returned for a malformed or out-of-range selection.
+var ErrSpec = errors.New("bad selection")
+
+// ParseSpec parses "1,3,5-8" or "all" against the plan's numbers.
+func ParseSpec(spec string, valid map[int]*plan.Candidate) ([]int, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	add := func(n int) error {
+		if valid[n] == nil {
+			return fmt.Errorf("%w: %d is not a number in the plan (1-%d)", ErrSpec, n, len(valid))
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+		return nil
+	}
+	if strings.EqualFold(spec, "all") {
+		for n := range valid {
+			add(n)
+		}
+		sort.Ints(out)
+		return out, nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q is not a number or a range like 5-8", ErrSpec, part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
+				return nil, fmt.Errorf("%w: %q is not a range like 5-8", ErrSpec, part)
+			}
+		}
+		for n := a; n <= b; n++ {
+			if err := add(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// ErrStale is returned when the saved plan no longer matches the project.
+var ErrStale = errors.New("the plan is stale")
+
+// Promotion is one entry being promoted.
+type Promotion struct {
+	N       int    `json:"n"`
+	ID      string `json:"id"`
+	File    string `json:"file"` // target document, relative to the root
+	Section string `json:"section"`
+	Created bool   `json:"section_created"`
+	Edited  bool   `json:"edited"`
+	Text    string `json:"text"`
+	Origin  string `json:"origin"` // memory file it came from
+	Kind    string `json:"kind"`
+}
+
+// Prepared is an Op ready to run, with what it will do.
+type Prepared struct {
+	Op         *journal.Op
+	Promotions []Promotion
+	Rejected   []*plan.Candidate
+}
+
+// Prepare checks the plan against the current memory and targets and
+// builds the journal Op for the request. It changes nothing.
+func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set) (*Prepared, error) {
+	valid := pl.Numbers()
+	approved := map[int]bool{}
+	for _, n := range req.Approve {
+		approved[n] = true
+	}
+	for n := range req.Edits {
+		if valid[n] == nil {
+			return nil, fmt.Errorf("%w: --edit %d is not a number in the plan", ErrSpec, n)
+		}
+		approved[n] = true
+	}
+	for n, t := range req.Targets {
+		if valid[n] == nil {
+			return nil, fmt.Errorf("%w: --target %d is not a number in the plan", ErrSpec, n)
+		}
+		if t != targets.Agents && t != targets.Claude {
+			return nil, fmt.Errorf("%w: --target %d=%s: the target must be AGENTS.md or CLAUDE.md", ErrSpec, n, t)
+		}
+	}
+	for _, n := range req.Reject {
+		if approved[n] {
+			return nil, fmt.Errorf("%w: %d is both approved and rejected", ErrSpec, n)
+		}
+	}
+
+	// The plan must still describe the memory: every approved or rejected
+	// entry present, unchanged (same id).
+	byID := map[string]automem.Entry{}
+	if mem != nil {
+		for _, e := range mem.Entries() {
+			if _, dup := byID[e.ID]; !dup {
+				byID[e.ID] = e
+			}
+		}
+	}
+	var stale []string
+	var nums []int
+	for n := range approved {
+		nums = append(nums, n)
+	}
+	nums = append(nums, req.Reject...)
+	sort.Ints(nums)
+	for _, n := range nums {
+		c := valid[n]
+		if _, ok := byID[c.ID]; !ok {
+			stale = append(stale, fmt.Sprintf("%d (%q) changed or vanished from %s", n, short(c.Text), c.File))
+		}
+	}
+	// A target that now carries an approved entry's marker, or says the
+	// same thing already, conflicts.
+	existing := match.NewIndex()
+	for _, d := range ts.Docs() {
+		for _, m := range d.Doc.Marked() {
+			for n := range approved {
+				if valid[n].ID == m.ID {
+					stale = append(stale, fmt.Sprintf("%d is already in %s (line %d)", n, d.Name, m.Line))
+				}
+			}
+		}
+		for i, s := range d.Doc.Statements() {
+			existing.Add(i, s.Text)
+		}
+	}
+	for n := range approved {
+		if _, ok := existing.Exact(valid[n].Block); ok {
+			stale = append(stale, fmt.Sprintf("%d (%q) is now already written in a target document", n, short(valid[n].Text)))
+		}
+	}
+	if len(stale) > 0 {
+		sort.Strings(stale)
+		return nil, fmt.Errorf("%w: %s", ErrStale, strings.Join(stale, "; "))
+	}
+
+	pr := &Prepared{Op: &journal.Op{Kind: "promote", Meta: map[string]string{}}}
+	for _, n := range req.Reject {
+		pr.Rejected = append(pr.Rejected, valid[n])
+	}
+	var appr []int
+	for n := range approved {
+		appr = append(appr, n)
+	}
+	sort.Ints(appr)
+
+	var phase1, phase2 []journal.Step
+	pointerSteps := map[string]bool{}
+	for _, n := range appr {
+		c := valid[n]
+		e := byID[c.ID]
+		target := c.Target
+		if t, ok := req.Targets[n]; ok {
+			target = t
+		}
+		block, edited := c.Block, false
+		if t, ok := req.Edits[n]; ok {
+			block, edited = "- "+strings.Join(strings.Fields(redact.String(t)), " "), true
+		}
+		doc := ts.Target(target)
+		phase1 = append(phase1, journal.Step{Phase: 1, Path: doc.Real, Action: ActInsert, ID: c.ID, Section: c.Section, Block: block})
+		pr.Promotions = append(pr.Promotions, Promotion{
+			N: n, ID: c.ID, File: target, Section: c.Section, Edited: edited,
+			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind),
+		})
+		pr.Op.Entries = append(pr.Op.Entries, c.ID)
+		memPath := filepath.Join(mem.Path, filepath.FromSlash(e.File))
+		if e.Kind == automem.Memory {
+			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID})
+			for _, f := range mem.Files {
+				for _, p := range f.Entries {
+					if p.Kind == automem.Pointer && p.Link == e.File && !pointerSteps[f.Name+"\x00"+e.File] {
+						pointerSteps[f.Name+"\x00"+e.File] = true
+						phase2 = append(phase2, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, f.Name), Action: ActRemovePointers, Extra: e.File})
+					}
+				}
+			}
+		} else {
+			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActRemoveEntry, ID: e.ID})
+		}
+	}
+	if req.ImportAgents {
+		if ok, _ := ts.AgentsLoaded(); !ok {
+			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Real, Action: ActImport})
+		}
+	}
+	// Group each phase's steps by file, keeping their order within a file,
+	// so each file is rewritten in one run.
+	pr.Op.Steps = append(groupByFile(phase1), groupByFile(phase2)...)
+	pr.Op.Summary = fmt.Sprintf("promote %d %s", len(appr), plural(len(appr), "entry", "entries"))
+	return pr, nil
+}
+
+func groupByFile(steps []journal.Step) []journal.Step {
+	order := map[string]int{}
+	for _, s := range steps {
+		if _, ok := order[s.Path]; !ok {
+			order[s.Path] = len(order)
+		}
+	}
+	sort.SliceStable(steps, func(a, b int) bool { return order[steps[a].Path] < order[steps[b].Path] })
+	return steps
+}
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Lines counts lines the way an editor does: a final line without a
+// newline still counts.
+func Lines(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := bytes.Count(b, []byte("\n"))
+	if b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}

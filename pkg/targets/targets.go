@@ -1,0 +1,252 @@
+// Package targets finds and reads the curated documents intermem promotes
+// into: CLAUDE.md and AGENTS.md at the project root, and the detail docs
+// under docs/intermem/. It resolves symlinks (many projects make CLAUDE.md
+// a link to AGENTS.md, or the reverse), so two names for one file are one
+// document and writes go through to the real file, and it answers the
+// question promotion must never get wrong: will Claude Code load AGENTS.md?
+//
+// Claude Code loads CLAUDE.md at every session start. It reads AGENTS.md
+// only when the directory has no CLAUDE.md (2.1.332; 2.1.197 never reads
+// it), unless CLAUDE.md imports it with a line "@AGENTS.md".
+package targets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/mdoc"
+)
+
+// Names of the root documents.
+const (
+	Claude = "CLAUDE.md"
+	Agents = "AGENTS.md"
+	// DetailDir holds the tiered detail docs, relative to the root.
+	DetailDir = "docs/intermem"
+	// ArchiveName is the archive file inside DetailDir (never auto-loaded).
+	ArchiveName = ".archived.md"
+)
+
+// MaxBytes bounds what is read of one document.
+const MaxBytes = 8 << 20
+
+// Doc is one curated document.
+type Doc struct {
+	Name    string // relative to the root, slash-separated ("AGENTS.md", "docs/intermem/build.md")
+	Path    string // absolute path as named
+	Real    string // absolute path with symlinks resolved (where writes go)
+	Exists  bool
+	Content []byte
+	Doc     *mdoc.Doc
+	Hash    string // journal.Hash of Content, "" when absent
+}
+
+// Set is the project's curated documents.
+type Set struct {
+	Root    string
+	Claude  *Doc
+	Agents  *Doc
+	Details []*Doc // docs/intermem/*.md except the archive, sorted by name
+	Archive *Doc
+}
+
+// Load reads the curated documents of the project at root. Missing files
+// are Docs with Exists false; an unreadable one is an error.
+func Load(root string) (*Set, error) {
+	s := &Set{Root: root}
+	var err error
+	if s.Claude, err = load(root, Claude); err != nil {
+		return nil, err
+	}
+	if s.Agents, err = load(root, Agents); err != nil {
+		return nil, err
+	}
+	if s.Archive, err = load(root, DetailDir+"/"+ArchiveName); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(DetailDir)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", DetailDir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") || e.IsDir() {
+			continue
+		}
+		d, err := load(root, DetailDir+"/"+n)
+		if err != nil {
+			return nil, err
+		}
+		s.Details = append(s.Details, d)
+	}
+	sort.Slice(s.Details, func(i, j int) bool { return s.Details[i].Name < s.Details[j].Name })
+	return s, nil
+}
+
+func load(root, name string) (*Doc, error) {
+	d := &Doc{Name: name, Path: filepath.Join(root, filepath.FromSlash(name))}
+	d.Real = d.Path
+	if real, err := filepath.EvalSymlinks(d.Path); err == nil {
+		d.Real = real
+	} else if target, lerr := os.Readlink(d.Path); lerr == nil {
+		// A dangling symlink: writes create its target.
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(d.Path), target)
+		}
+		d.Real = filepath.Clean(target)
+	}
+	st, err := os.Stat(d.Real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.Doc = mdoc.Parse(nil)
+		return d, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	case st.IsDir():
+		return nil, fmt.Errorf("%s is a directory, not a file", name)
+	case st.Size() > MaxBytes:
+		return nil, fmt.Errorf("%s is %d bytes, larger than intermem handles (%d)", name, st.Size(), MaxBytes)
+	}
+	b, err := os.ReadFile(d.Real)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	d.Exists, d.Content, d.Doc, d.Hash = true, b, mdoc.Parse(b), journal.Hash(b)
+	return d, nil
+}
+
+// Same reports whether CLAUDE.md and AGENTS.md are one file (a symlink).
+func (s *Set) Same() bool {
+	return s.Claude.Exists && s.Agents.Exists && s.Claude.Real == s.Agents.Real
+}
+
+// Docs returns every distinct existing document that can hold promoted
+// entries (root docs and detail docs; not the archive).
+func (s *Set) Docs() []*Doc {
+	var out []*Doc
+	seen := map[string]bool{}
+	for _, d := range append([]*Doc{s.Agents, s.Claude}, s.Details...) {
+		if d.Exists && !seen[d.Real] {
+			seen[d.Real] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Target returns the root document for a target name (AGENTS.md or
+// CLAUDE.md).
+func (s *Set) Target(name string) *Doc {
+	if name == Claude {
+		return s.Claude
+	}
+	return s.Agents
+}
+
+// ImportsAgents reports whether CLAUDE.md imports AGENTS.md.
+func (s *Set) ImportsAgents() bool {
+	if !s.Claude.Exists {
+		return false
+	}
+	for _, imp := range s.Claude.Doc.Imports() {
+		p := imp
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(s.Claude.Real), p)
+		}
+		if filepath.Clean(p) == s.Agents.Path || filepath.Clean(p) == s.Agents.Real {
+			return true
+		}
+	}
+	return false
+}
+
+// AgentsLoaded reports whether Claude Code loads AGENTS.md for this
+// project, and if not, a sentence saying why.
+func (s *Set) AgentsLoaded() (bool, string) {
+	switch {
+	case s.Same():
+		return true, ""
+	case s.ImportsAgents():
+		return true, ""
+	case s.Claude.Exists:
+		return false, "CLAUDE.md exists and does not import AGENTS.md, so Claude Code never loads AGENTS.md"
+	default:
+		return false, "there is no CLAUDE.md: Claude Code 2.1.332 then loads AGENTS.md, but 2.1.197 and older never do"
+	}
+}
+
+// AddImport returns CLAUDE.md's content with an "@AGENTS.md" import line
+// added (after the first heading, or at the top), preserving every other
+// byte and the file's line endings. It is idempotent.
+func AddImport(claude []byte) []byte {
+	d := mdoc.Parse(claude)
+	for _, imp := range d.Imports() {
+		if filepath.Clean(imp) == Agents {
+			return claude
+		}
+	}
+	eol := d.EOL
+	line := []byte("@" + Agents + eol)
+	if len(claude) == 0 {
+		return line
+	}
+	// After the first heading line when the document opens with one.
+	if len(d.Sections) > 1 && d.Sections[1].Start == firstNonBlank(claude) {
+		end := bytes.IndexByte(claude[d.Sections[1].Start:], '\n')
+		if end >= 0 {
+			at := d.Sections[1].Start + end + 1
+			out := append([]byte{}, claude[:at]...)
+			out = append(out, []byte(eol)...)
+			out = append(out, line...)
+			return append(out, claude[at:]...)
+		}
+	}
+	return append(append(line, []byte(eol)...), claude...)
+}
+
+func firstNonBlank(b []byte) int {
+	for i, c := range b {
+		if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
+			// back to the start of the line
+			for i > 0 && b[i-1] != '\n' {
+				i--
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// RemoveImport undoes AddImport: it removes a line that is exactly
+// "@AGENTS.md" together with the blank line AddImport added beside it.
+func RemoveImport(claude []byte) []byte {
+	lines := bytes.SplitAfter(claude, []byte("\n"))
+	blank := func(i int) bool { return i >= 0 && i < len(lines) && len(bytes.TrimSpace(lines[i])) == 0 && len(lines[i]) > 0 }
+	for i, l := range lines {
+		if string(bytes.TrimRight(l, "\r\n")) != "@"+Agents {
+			continue
+		}
+		from, to := i, i
+		switch {
+		case blank(i - 1):
+			from = i - 1
+		case blank(i + 1):
+			to = i + 1
+		}
+		var out []byte
+		for j, x := range lines {
+			if j < from || j > to {
+				out = append(out, x...)
+			}
+		}
+		return out
+	}
+	return claude
+}
