@@ -575,4 +575,3 @@ func joinInts(ns []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

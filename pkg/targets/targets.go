@@ -228,7 +228,9 @@ func firstNonBlank(b []byte) int {
 // "@AGENTS.md" together with the blank line AddImport added beside it.
 func RemoveImport(claude []byte) []byte {
 	lines := bytes.SplitAfter(claude, []byte("\n"))
-	blank := func(i int) bool { return i >= 0 && i < len(lines) && len(bytes.TrimSpace(lines[i])) == 0 && len(lines[i]) > 0 }
+	blank := func(i int) bool {
+		return i >= 0 && i < len(lines) && len(bytes.TrimSpace(lines[i])) == 0 && len(lines[i]) > 0
+	}
 	for i, l := range lines {
 		if string(bytes.TrimRight(l, "\r\n")) != "@"+Agents {
 			continue
