@@ -135,8 +135,29 @@ func TestCorpusInvariants(t *testing.T) {
 			}
 			for _, e := range f.Entries {
 				checkRemoveOne(t, f, e)
+				checkReparse(t, f, e.ID)
 			}
 		})
+	}
+}
+
+// checkReparse asserts that after removing id every other entry is still
+// there, in order, with the same id, kind, section and link: pruning one
+// fact never changes how its neighbours parse.
+func checkReparse(t testing.TB, f *File, id string) {
+	t.Helper()
+	after := Parse(f.Name, f.Remove(id))
+	var want, got []string
+	for _, e := range f.Entries {
+		if e.ID != id {
+			want = append(want, fmt.Sprintf("%s %s §%q %s", e.ID, e.Kind, e.Section, e.Link))
+		}
+	}
+	for _, e := range after.Entries {
+		got = append(got, fmt.Sprintf("%s %s §%q %s", e.ID, e.Kind, e.Section, e.Link))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after removing %s the other entries changed:\n%s", id, lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
 	}
 }
 

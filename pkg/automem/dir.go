@@ -183,3 +183,17 @@ func (d *Dir) Dangling() []Entry {
 	}
 	return out
 }
+
+// PointersTo returns the pointer entries, in any file, that link to the
+// named file: what must be pruned with it when a topic file is promoted.
+func (d *Dir) PointersTo(name string) []Entry {
+	var out []Entry
+	for _, f := range d.Files {
+		for _, e := range f.Entries {
+			if e.Kind == Pointer && e.Link == name {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}

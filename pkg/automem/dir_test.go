@@ -80,6 +80,15 @@ func TestScan(t *testing.T) {
 	if dangling := d.Dangling(); len(dangling) != 1 || dangling[0].Link != "gone.md" {
 		t.Errorf("dangling = %+v", dangling)
 	}
+	if ps := d.PointersTo("build.md"); len(ps) != 1 || ps[0].StartLine != 2 || ps[0].File != IndexName {
+		t.Errorf("pointers to build.md = %+v", ps)
+	}
+	if len(d.PointersTo("notes.md")) != 0 {
+		t.Error("notes.md has no pointer")
+	}
+	if d.File("build.md") == nil || d.File("nope.md") != nil {
+		t.Error("File lookup")
+	}
 	if len(d.BeyondCap()) != 0 {
 		t.Error("nothing is beyond the cap of a 5-line index")
 	}
