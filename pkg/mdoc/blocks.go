@@ -64,7 +64,7 @@ func blockLine(s []byte) (name string, tag, closer, ok bool) {
 			return "", false, false, false
 		}
 		inner := s[4 : len(s)-3]
-		if bytes.Contains(inner, []byte("-->")) || MarkerRE.Match(s) {
+		if bytes.Contains(inner, []byte("-->")) || len(markerLocs(s)) > 0 {
 			return "", false, false, false // two comments on one line, or our own marker
 		}
 		t := strings.TrimSpace(string(inner))

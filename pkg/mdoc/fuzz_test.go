@@ -114,3 +114,30 @@ func window(b []byte, from, to int) []byte {
 	}
 	return bytes.Join(lines[from:to], nil)
 }
+
+// FuzzMarkerScan checks the hand-written marker scanner against MarkerRE
+// (on text without backticks, where code spans play no part).
+func FuzzMarkerScan(f *testing.F) {
+	for _, s := range []string{
+		"- x <!-- intermem:0123abcd -->", "<!--intermem:0123456789abcdef-->", "<!-- <!-- intermem:0123abcd -->",
+		"<!-- intermem:0123abc -->", "<!-- intermem:" + strings.Repeat("a", 65) + " -->", "<!-- intermem:0123abcd --> <!-- intermem:89abcdef -->",
+		"<!-- intermem:0123ABCD -->", "<!--\t\fintermem:0123abcd\r-->",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "`\n") {
+			return
+		}
+		want := MarkerRE.FindAllStringSubmatchIndex(s, -1)
+		got := markerLocs([]byte(s))
+		if len(got) != len(want) {
+			t.Fatalf("%q: scanner found %d markers, MarkerRE %d", s, len(got), len(want))
+		}
+		for i := range got {
+			if got[i][0] != want[i][0] || got[i][1] != want[i][1] || got[i][2] != want[i][2] || got[i][3] != want[i][3] {
+				t.Fatalf("%q: scanner %v, MarkerRE %v", s, got[i], want[i])
+			}
+		}
+	})
+}

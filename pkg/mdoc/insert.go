@@ -59,9 +59,10 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 // How: the marker goes at the end of the entry's first line, after one
 // space, or on a line of its own before the entry when the first line opens a
 // fence — never after a closing fence. The entry follows the last non-blank
-// line directly when both are list items, else after one blank line; what
-// followed that line (blank lines, a heading, the end of the document) then
-// follows the entry unchanged. Line endings become d.EOL; a document without
+// line directly when it is a list item and that line, or the line right
+// after the insertion point, belongs to a list item too; else it follows
+// one blank line. What followed that line (blank lines, a heading, the end
+// of the document) then follows the entry unchanged. Line endings become d.EOL; a document without
 // a final newline still ends without one (an empty document is the exception:
 // it gets terminated lines).
 //
@@ -77,7 +78,7 @@ func (d *Doc) Place(section, block, id string) (Insertion, error) {
 	if !idRE.MatchString(id) {
 		return Insertion{}, ErrBadID
 	}
-	old := d.Marked()
+	old := d.marked(false, "")
 	for _, m := range old {
 		if m.ID == id {
 			return Insertion{}, ErrExists
@@ -191,8 +192,11 @@ func (d *Doc) build(sec, p int, f form, title string) Insertion {
 		b.WriteString(eol)
 	}
 	if p > 0 {
+		// No blank line inside a list: when the entry is a list item and the
+		// line before it, or the line it goes in front of, is one too.
 		prevList := d.lines[d.lineAt(p-1)].item >= 0
-		if created || !(prevList && f.list) {
+		nextList := p < len(d.Content) && d.lines[d.lineAt(p)].itemStart
+		if created || !(f.list && (prevList || nextList)) {
 			b.WriteString(eol)
 		}
 	}
@@ -239,24 +243,31 @@ func (d *Doc) verify(ins Insertion, id string, old []Marked) bool {
 			return false
 		}
 	}
-	ms := nd.Marked()
+	// Every old entry is where it was, shifted by the insertion if after it,
+	// and just as long; the new one is exactly the inserted entry.
+	ms := nd.marked(false, "")
 	if len(ms) != len(old)+1 {
 		return false
 	}
 	var mine *Marked
 	k := 0
+	shift := ins.End - ins.Start
 	for i := range ms {
 		if ms[i].ID == id && mine == nil {
 			mine = &ms[i]
 			continue
 		}
-		if ms[i].ID != old[k].ID || ms[i].Text != old[k].Text || ms[i].Heading != old[k].Heading {
+		o, n := old[k], ms[i]
+		switch {
+		case o.Start >= ins.Start:
+			o.Start, o.End = o.Start+shift, o.End+shift
+		case o.End == len(d.Content) && ins.Start == len(d.Content) && !d.FinalNewline:
+			o.End += len(d.EOL) // its last line got the terminator it lacked
+		}
+		if n.ID != o.ID || n.Start != o.Start || n.End != o.End || n.Heading != o.Heading {
 			return false
 		}
 		k++
-	}
-	if mine == nil || mine.Start != ins.EntryStart || mine.End != ins.End || mine.Heading {
-		return false
 	}
 	out, _ := nd.remove(*mine, ins.Created)
 	return bytes.Equal(out, d.Content)
@@ -511,7 +522,7 @@ func render(lines []string, id string) (form, bool) {
 	}
 	text := strings.Join(out, "\n")
 	pd := Parse([]byte(text))
-	ms := pd.Marked()
+	ms := pd.marked(false, "")
 	if len(ms) != 1 || ms[0].ID != id || ms[0].Start != 0 || ms[0].End != len(text) || ms[0].Heading {
 		return form{}, false
 	}

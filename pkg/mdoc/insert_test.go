@@ -18,7 +18,10 @@ func checkPlace(t *testing.T, doc, section, block string) Insertion {
 	d := Parse([]byte(doc))
 	ins, err := d.Place(section, block, testID)
 	if err != nil {
-		t.Fatalf("Place(%q): %v", section, err)
+		if len(doc) > 500 {
+			doc = doc[:500] + "…"
+		}
+		t.Fatalf("Place(%q, %q) into %q: %v", section, block, doc, err)
 	}
 	out := string(ins.Content)
 

@@ -10,13 +10,6 @@ import (
 // the first group is the id.
 var MarkerRE = regexp.MustCompile(`<!--\s*intermem:([0-9a-f]{8,64})\s*-->`)
 
-// markerStripRE also eats the whitespace that separates a marker from the text
-// before it.
-var markerStripRE = regexp.MustCompile(`[ \t]*<!--\s*intermem:[0-9a-f]{8,64}\s*-->`)
-
-// ownLineRE matches a line made only of markers.
-var ownLineRE = regexp.MustCompile(`^(?:\s*<!--\s*intermem:[0-9a-f]{8,64}\s*-->)+\s*$`)
-
 var idRE = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
 
 // Marker returns the marker that tags a promoted entry with id.
@@ -45,7 +38,11 @@ type Marked struct {
 //     continuation lines and indented fences;
 //   - anywhere else: the run of text lines and fenced code around the marker,
 //     bounded by blank lines, headings, list items and managed-block lines.
-func (d *Doc) Marked() []Marked {
+func (d *Doc) Marked() []Marked { return d.marked(true, "") }
+
+// marked lists the marked entries, with their text if withText, stopping at
+// the first one carrying id unless id is "".
+func (d *Doc) marked(withText bool, id string) []Marked {
 	var out []Marked
 	var bounds map[int]bool
 	for i := range d.lines {
@@ -53,7 +50,7 @@ func (d *Doc) Marked() []Marked {
 		if l.kind == kindBlank || l.kind == kindFence {
 			continue
 		}
-		raw := d.Content[l.ws:l.end]
+		raw := d.Content[l.start:l.end]
 		if !bytes.Contains(raw, []byte("intermem:")) {
 			continue
 		}
@@ -61,10 +58,13 @@ func (d *Doc) Marked() []Marked {
 		if len(locs) == 0 {
 			continue
 		}
+		if id != "" && !hasID(raw, locs, id) {
+			continue
+		}
 		if bounds == nil {
 			bounds = d.boundaryLines()
 		}
-		first, last, heading, own := d.entryLines(i, bounds)
+		first, last, heading, own := d.entryLines(i, onlyMarkers(raw, locs), bounds)
 		m := Marked{
 			Line:    i + 1,
 			Start:   d.lines[first].start,
@@ -73,6 +73,7 @@ func (d *Doc) Marked() []Marked {
 			Section: d.Sections[d.sectionAt(i)].Title,
 		}
 		switch {
+		case !withText:
 		case heading:
 			m.Text = headingTitle(d.text(i))
 		case own && first == last:
@@ -83,38 +84,120 @@ func (d *Doc) Marked() []Marked {
 		}
 		for _, loc := range locs {
 			m.ID = string(raw[loc[2]:loc[3]])
-			out = append(out, m)
+			if id == "" || m.ID == id {
+				out = append(out, m)
+			}
+			if id != "" && m.ID == id {
+				return out
+			}
 		}
 	}
 	return out
 }
 
-// markerLocs returns the submatch index pairs of the markers in s that are
-// not inside an inline code span.
-func markerLocs(s []byte) [][]int {
-	all := MarkerRE.FindAllSubmatchIndex(s, -1)
-	if len(all) == 0 || bytes.IndexByte(s, '`') < 0 {
-		return all
-	}
-	spans := codeSpans(s)
-	keep := all[:0]
-	for _, loc := range all {
-		if !inSpans(spans, loc[0]) {
-			keep = append(keep, loc)
+func hasID(raw []byte, locs [][4]int, id string) bool {
+	for _, loc := range locs {
+		if string(raw[loc[2]:loc[3]]) == id {
+			return true
 		}
 	}
-	return keep
+	return false
+}
+
+// markerLocs returns the markers in s that are not inside an inline code
+// span, as [start, end, id start, id end]. It is MarkerRE's leftmost-first
+// matching, written out because it runs on every line that mentions
+// "intermem:".
+func markerLocs(s []byte) [][4]int {
+	var out [][4]int
+	var spans [][2]int
+	spansDone := false
+	for k := 0; ; {
+		i := bytes.Index(s[k:], []byte("<!--"))
+		if i < 0 {
+			return out
+		}
+		i += k
+		end, is, ie, ok := markerAt(s, i)
+		if !ok {
+			k = i + 1
+			continue
+		}
+		if !spansDone {
+			if bytes.IndexByte(s, '`') >= 0 {
+				spans = codeSpans(s)
+			}
+			spansDone = true
+		}
+		if !inSpans(spans, i) {
+			out = append(out, [4]int{i, end, is, ie})
+		}
+		k = end
+	}
+}
+
+// markerAt parses the marker that may start at s[i] ("<!--").
+func markerAt(s []byte, i int) (end, idStart, idEnd int, ok bool) {
+	j := i + 4
+	for j < len(s) && isSpaceRE(s[j]) {
+		j++
+	}
+	if !bytes.HasPrefix(s[j:], []byte("intermem:")) {
+		return 0, 0, 0, false
+	}
+	j += len("intermem:")
+	idStart = j
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'f') {
+		j++
+	}
+	idEnd = j
+	if n := idEnd - idStart; n < 8 || n > 64 {
+		return 0, 0, 0, false
+	}
+	for j < len(s) && isSpaceRE(s[j]) {
+		j++
+	}
+	if !bytes.HasPrefix(s[j:], []byte("-->")) {
+		return 0, 0, 0, false
+	}
+	return j + 3, idStart, idEnd, true
+}
+
+// isSpaceRE is RE2's \s.
+func isSpaceRE(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }
+
+// ownLine reports whether line s holds only markers and whitespace.
+func ownLine(s []byte) bool {
+	if !bytes.Contains(s, []byte("intermem:")) {
+		return false
+	}
+	return onlyMarkers(s, markerLocs(s))
+}
+
+// onlyMarkers reports whether the markers at locs are all there is on s.
+func onlyMarkers(s []byte, locs [][4]int) bool {
+	if len(locs) == 0 {
+		return false
+	}
+	prev := 0
+	for _, loc := range locs {
+		if !isBlank(s[prev:loc[0]]) {
+			return false
+		}
+		prev = loc[1]
+	}
+	return isBlank(s[prev:])
 }
 
 // entryLines returns the first and last line index of the entry tagged by a
 // marker on line i, whether that line is a section heading and whether the
 // marker stands on a line of its own.
-func (d *Doc) entryLines(i int, bounds map[int]bool) (first, last int, heading, own bool) {
+func (d *Doc) entryLines(i int, ownLine bool, bounds map[int]bool) (first, last int, heading, own bool) {
 	l := &d.lines[i]
 	if l.kind == kindHeading {
 		return i, i, true, false
 	}
-	if ownLineRE.Match(d.Content[l.start:l.end]) {
+	if ownLine {
 		j := i + 1
 		if j < len(d.lines) && d.unitStart(j, bounds) {
 			lj := &d.lines[j]
@@ -142,7 +225,7 @@ func (d *Doc) entryLines(i int, bounds map[int]bool) (first, last int, heading, 
 // tags.
 func (d *Doc) unitStart(j int, bounds map[int]bool) bool {
 	l := &d.lines[j]
-	return l.kind != kindBlank && l.kind != kindHeading && !bounds[j] && !ownLineRE.Match(d.Content[l.start:l.end])
+	return l.kind != kindBlank && l.kind != kindHeading && !bounds[j] && !ownLine(d.Content[l.start:l.end])
 }
 
 // run returns the extent of the run of text lines around line i (only forward
@@ -159,7 +242,7 @@ func (d *Doc) run(i int, bounds map[int]bool, back bool) (first, last int) {
 		case kindBlank, kindHeading, kindBreak:
 			return false
 		}
-		return l.kind == kindFence || !ownLineRE.Match(d.Content[l.start:l.end])
+		return l.kind == kindFence || !ownLine(d.Content[l.start:l.end])
 	}
 	first, last = i, i
 	if back {
@@ -264,20 +347,22 @@ func (d *Doc) columnOffset(i, col int) int {
 // Remove deletes the entry marked with id — the whole entry, every line of it
 // — and returns the new content and the entry's bytes as they were. One blank
 // line goes with it so that no doubled blank line is left: the one before the
-// entry, unless a list item follows directly (that blank line now separates
-// it from what precedes). If the entry ran to the end of a document without a
+// entry, unless the entry is a list item or a heading and a list item follows
+// it directly (the blank line then separates that item from what precedes). If the entry ran to the end of a document without a
 // final newline, the terminator before it goes too, so the result still ends
 // without one. With removeEmptySection, a section left with nothing but blank
 // lines loses its heading the same way (pass it only for sections intermem
 // created). Every other byte is preserved. ok is false if no entry carries id.
 func (d *Doc) Remove(id string, removeEmptySection bool) (out []byte, removed []byte, ok bool) {
-	for _, m := range d.Marked() {
-		if m.ID == id {
-			out, removed = d.remove(m, removeEmptySection)
-			return out, removed, true
-		}
+	if !idRE.MatchString(id) {
+		return d.Content, nil, false
 	}
-	return d.Content, nil, false
+	ms := d.marked(false, id)
+	if len(ms) == 0 {
+		return d.Content, nil, false
+	}
+	out, removed = d.remove(ms[0], removeEmptySection)
+	return out, removed, true
 }
 
 func (d *Doc) remove(m Marked, removeEmptySection bool) (out, removed []byte) {
@@ -306,13 +391,14 @@ func (d *Doc) remove(m Marked, removeEmptySection bool) (out, removed []byte) {
 }
 
 // widenCut returns the byte range to delete for lines first..last: the lines
-// themselves, the blank line before them unless a list item follows them
-// directly, and, when they end an unterminated document, the line terminator
-// before them.
+// themselves, the blank line before them unless they are a list item or a
+// heading that a list item follows directly, and, when they end an
+// unterminated document, the line terminator before them.
 func (d *Doc) widenCut(first, last int) (start, end int) {
 	start, end = d.lines[first].start, d.lines[last].next
-	nextIsItem := last+1 < len(d.lines) && d.lines[last+1].itemStart
-	if first > 0 && d.lines[first-1].kind == kindBlank && !nextIsItem {
+	listNext := last+1 < len(d.lines) && d.lines[last+1].itemStart
+	keepBlank := listNext && (d.lines[first].itemStart || d.lines[first].kind == kindHeading)
+	if first > 0 && d.lines[first-1].kind == kindBlank && !keepBlank {
 		first--
 		start = d.lines[first].start
 	}

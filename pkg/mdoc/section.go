@@ -15,8 +15,8 @@ const MinTitleSimilarity = 0.7
 
 // BestSection returns the index in d.Sections of the heading that best
 // matches title, or -1. Titles are compared normalized: lower case, emphasis
-// and code markup dropped, whitespace collapsed, trailing colons trimmed, so
-// "## **Testing**:" matches "testing". In order of preference (the first
+// and code markup dropped, whitespace collapsed, leading "#"s and trailing
+// colons trimmed, so "## **Testing**:" matches "testing". In order of preference (the first
 // section wins within a tier):
 //
 //  1. equal normalized titles;
@@ -32,30 +32,31 @@ func (d *Doc) BestSection(title string) int {
 		return 0
 	}
 	wantShort := dropParen(want)
-	exactShort, best, bestScore := -1, -1, 0.0
-	dice := &metrics.SorensenDice{NgramSize: 2}
+	norms := make([]string, len(d.Sections))
+	exactShort := -1
 	for k := 1; k < len(d.Sections); k++ {
-		have := normTitle(d.Sections[k].Title)
-		if have == "" {
-			continue
-		}
-		if have == want {
+		norms[k] = normTitle(d.Sections[k].Title)
+		switch {
+		case norms[k] == want:
 			return k
-		}
-		haveShort := dropParen(have)
-		if haveShort == wantShort {
-			if exactShort < 0 {
-				exactShort = k
-			}
-			continue
-		}
-		sc := max(strutil.Similarity(want, have, dice), strutil.Similarity(wantShort, haveShort, dice))
-		if sc >= MinTitleSimilarity && sc > bestScore {
-			best, bestScore = k, sc
+		case exactShort < 0 && norms[k] != "" && dropParen(norms[k]) == wantShort:
+			exactShort = k
 		}
 	}
 	if exactShort >= 0 {
 		return exactShort
+	}
+	best, bestScore := -1, 0.0
+	dice := &metrics.SorensenDice{NgramSize: 2}
+	for k := 1; k < len(d.Sections); k++ {
+		have := norms[k]
+		if have == "" {
+			continue
+		}
+		sc := max(strutil.Similarity(want, have, dice), strutil.Similarity(wantShort, dropParen(have), dice))
+		if sc >= MinTitleSimilarity && sc > bestScore {
+			best, bestScore = k, sc
+		}
 	}
 	return best
 }
@@ -83,5 +84,6 @@ func normTitle(s string) string {
 		return unicode.ToLower(r)
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
+	s = strings.TrimLeft(s, "# ")
 	return strings.TrimRight(s, " :：")
 }
