@@ -7,9 +7,12 @@ package intermem_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +31,10 @@ import (
 // Binaries maps each intermem binary to its Main, so testscript can run
 // them as commands. It is shared by the crash-matrix tests.
 var Binaries = map[string]func(){
-	"intermem-snapshot": func() { os.Exit(snapshot.Main(cli.FromOS(), os.Args[1:])) },
-	"intermem":          func() { os.Exit(command.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
+	"intermem-snapshot":   func() { os.Exit(snapshot.Main(cli.FromOS(), os.Args[1:])) },
+	"intermem":            func() { os.Exit(command.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
+	"intermem-synthesize": func() { os.Exit(command.SynthesizeMain(context.Background(), cli.FromOS(), os.Args[1:])) },
+	"intermem-recover":    func() { os.Exit(command.RecoverMain(context.Background(), cli.FromOS(), os.Args[1:])) },
 	// holdstore DB DURATION READYFILE holds the store's write lock, to make hooks
 	// meet a busy store. Test-only.
 	"holdstore": holdStore,
@@ -89,6 +94,8 @@ func TestScripts(t *testing.T) {
 			"memdir":    cmdMemdir,
 			"advance":   cmdAdvance,
 			"waitfile":  cmdWaitFile,
+			"jsonenv":   cmdJSONEnv,
+			"treehash":  cmdTreeHash,
 		},
 	})
 }
@@ -197,4 +204,55 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// jsonenv VAR FILE|stdout PATH: sets VAR to the gjson PATH of the JSON in
+// FILE, failing when it is empty. Scripts use it to find a plan's number
+// for an entry by its text instead of hard-coding numbers.
+func cmdJSONEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: jsonenv VAR FILE|stdout PATH")
+	}
+	data := ts.ReadFile(args[1])
+	v := gjson.Get(data, args[2]).String()
+	if v == "" {
+		ts.Fatalf("%s: %s is empty in\n%s", args[1], args[2], data)
+	}
+	ts.Setenv(args[0], v)
+}
+
+// treehash OUT DIR...: writes one line per regular file under the DIRs
+// (path, size, mode, SHA-256 of the bytes), sorted, so a script can prove
+// that a command changed nothing at all.
+func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: treehash OUT DIR...")
+	}
+	var lines []string
+	for _, dir := range args[1:] {
+		root := ts.MkAbs(dir)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			if d.IsDir() {
+				lines = append(lines, fmt.Sprintf("%s/%s dir %v", dir, rel, info.Mode()))
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("%s/%s %d %v %x", dir, rel, len(b), info.Mode(), sha256.Sum256(b)))
+			return nil
+		})
+		ts.Check(err)
+	}
+	sort.Strings(lines)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 }
