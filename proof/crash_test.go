@@ -15,14 +15,14 @@ import (
 // a final newline.
 func promoteFixture(t *testing.T) *fixture {
 	return newFixture(t, map[string]string{
-		"AGENTS.md": "# Guide\r\n\r\n## Architecture\r\n\r\n- Handlers live in `internal/http`.\r\n\r\n<!-- OPENSPEC:START -->\r\nmanaged text\r\n<!-- OPENSPEC:END -->\r\n",
-		"CLAUDE.md": "# Project\n\nBe brief.",
+		"AGENTS.md":          "# Guide\r\n\r\n## Architecture\r\n\r\n- Handlers live in `internal/http`.\r\n\r\n<!-- OPENSPEC:START -->\r\nmanaged text\r\n<!-- OPENSPEC:END -->\r\n",
+		"CLAUDE.md":          "# Project\n\nBe brief.",
 		"internal/http/h.go": "package http\n",
 	}, map[string]string{
-		"MEMORY.md": "# Memory\n\n## Architecture\n- Requests are parsed in `internal/http/h.go`.\n- The cache is warmed at startup.\n  - It holds 1,000 entries.\n\n## Rules\n- Never push to main directly.\n- Keep this one in memory.\n\n## Feedback\n- [Terse reviews](feedback_terse.md) — one finding per bullet\n- [Deploys](project_deploys.md): Friday freeze\n",
-		"feedback_terse.md": "---\nname: terse\ndescription: Reviews are terse\ntype: feedback\n---\nOne finding per bullet.\n\n```sh\nmake lint\n```\n",
+		"MEMORY.md":          "# Memory\n\n## Architecture\n- Requests are parsed in `internal/http/h.go`.\n- The cache is warmed at startup.\n  - It holds 1,000 entries.\n\n## Rules\n- Never push to main directly.\n- Keep this one in memory.\n\n## Feedback\n- [Terse reviews](feedback_terse.md) — one finding per bullet\n- [Deploys](project_deploys.md): Friday freeze\n",
+		"feedback_terse.md":  "---\nname: terse\ndescription: Reviews are terse\ntype: feedback\n---\nOne finding per bullet.\n\n```sh\nmake lint\n```\n",
 		"project_deploys.md": "---\nname: deploys\ndescription: No deploys on Fridays\nmetadata: \n  type: project\n---\nThe release train stops on Fridays.\n",
-		"topic.md": "# Topic\n\n## Ops\n- Logs go to journald.\n",
+		"topic.md":           "# Topic\n\n## Ops\n- Logs go to journald.\n",
 	})
 }
 
