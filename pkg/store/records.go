@@ -75,3 +75,21 @@ type Decision struct {
 	At      time.Time `json:"at"`
 	Preview string    `json:"preview"`
 }
+
+// Check is one validation of one entry: the audit trail of what intermem
+// believed about a fact and when. Stored under "<id>/<time>", bounded per
+// entry (MaxChecksPerEntry).
+type Check struct {
+	ID         string    `json:"id"`
+	At         time.Time `json:"at"`
+	Where      string    `json:"where"`
+	Confidence float64   `json:"confidence"`
+	Status     string    `json:"status"`
+	Valid      int       `json:"valid"`
+	Broken     int       `json:"broken"`
+	Moved      int       `json:"moved"`
+	Reasons    []string  `json:"reasons,omitempty"`
+}
+
+// MaxChecksPerEntry bounds the audit trail kept for one entry.
+const MaxChecksPerEntry = 20

@@ -1,0 +1,222 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
+	"github.com/intermem/intermem/pkg/validate"
+)
+
+func init() {
+	register("validate", "check what promoted facts and memories cite against the code; show stale ones and fixes", runValidate)
+}
+
+const validateUsage = `Usage: intermem validate [--project DIR] [--json] [--promoted|--memory] [--verbose]
+
+Checks every file, directory, glob and symbol that promoted facts (marked
+entries in CLAUDE.md, AGENTS.md and docs/intermem/) and auto-memory entries
+cite, scores each entry's confidence, and reports:
+
+  stale      a citation is broken (the file is gone): do not trust the entry
+  ok         its citations check out (a moved file is reported with the fix)
+  unchecked  it cites nothing that can be checked here (preferences, URLs,
+             paths outside the project) — not a defect
+
+Each check is kept in the store as an audit trail. Promoted facts whose
+citations hold have their decay clock refreshed.
+`
+
+func runValidate(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem validate", validateUsage, env.Stderr)
+	c.register(fset, true)
+	onlyPromoted := fset.Bool("promoted", false, "validate only promoted facts")
+	onlyMemory := fset.Bool("memory", false, "validate only auto-memory entries")
+	verbose := fset.Bool("verbose", false, "also list healthy and unchecked entries")
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	if *onlyPromoted && *onlyMemory {
+		return cli.Usagef("--promoted and --memory are exclusive (omit both to validate everything)")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	w, err := openWriter(env, p, "intermem validate")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return err
+	}
+	mem, err := automem.Scan(p.MemoryDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read memory: %w", err)
+	}
+	sessions := map[string]int{}
+	_ = w.store.View(func(tx *bolt.Tx) error {
+		return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
+			sessions[id] = e.Sessions
+			return nil
+		})
+	})
+	opts := validate.Options{
+		Promoted: !*onlyMemory, Memory: !*onlyPromoted, Threshold: stability.Threshold(env.Get),
+		Sessions: func(id string) int { return sessions[id] },
+	}
+	rep := validate.Run(cite.NewChecker(p.Root), ts, mem, opts)
+	if err := w.update(func(tx *bolt.Tx) error { return recordChecks(tx, rep, w.now) }); err != nil {
+		return fmt.Errorf("record checks: %w", err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, rep)
+	}
+	printValidate(env.Stdout, rep, *verbose)
+	return nil
+}
+
+// recordChecks appends each result to the audit trail (bounded per entry)
+// and updates promoted facts: their confidence, and their decay clock when
+// their citations hold.
+func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
+	checks, err := tx.CreateBucketIfNotExists(store.BucketChecks)
+	if err != nil {
+		return err
+	}
+	for _, e := range rep.Entries {
+		var valid, broken, moved int
+		for _, c := range e.Citations {
+			switch c.Status {
+			case "valid":
+				valid++
+			case "broken":
+				broken++
+			case "moved":
+				moved++
+			}
+		}
+		rec := store.Check{ID: e.ID, At: now, Where: e.Where, Confidence: e.Confidence, Status: e.Status,
+			Valid: valid, Broken: broken, Moved: moved, Reasons: e.Reasons}
+		if err := store.Put(tx, store.BucketChecks, e.ID+"/"+now.Format(time.RFC3339Nano), &rec); err != nil {
+			return err
+		}
+		if err := trimChecks(checks, e.ID); err != nil {
+			return err
+		}
+		if !e.Promoted {
+			continue
+		}
+		var p store.Promoted
+		ok, err := store.Get(tx, store.BucketPromoted, e.ID, &p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// A marked entry intermem has no record of (the store was
+			// rebuilt, or the marker was copied by hand): adopt it, so
+			// decay and injection know about it.
+			p = store.Promoted{ID: e.ID, Target: e.File, At: now, Text: e.Text, LastEvidence: now, Cited: valid+broken+moved > 0}
+		}
+		p.Confidence = e.Confidence
+		if e.Status == validate.OK && broken == 0 && valid > 0 {
+			p.LastEvidence = now
+		}
+		if err := store.Put(tx, store.BucketPromoted, e.ID, &p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func trimChecks(b *bolt.Bucket, id string) error {
+	prefix := []byte(id + "/")
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = c.Next() {
+		keys = append(keys, append([]byte{}, k...))
+	}
+	for len(keys) > store.MaxChecksPerEntry {
+		if err := b.Delete(keys[0]); err != nil {
+			return err
+		}
+		keys = keys[1:]
+	}
+	return nil
+}
+
+func printValidate(w io.Writer, r *validate.Report, verbose bool) {
+	fmt.Fprintf(w, "intermem validate: %d %s checked: %d ok · %d stale · %d unchecked\n",
+		r.Checked, plural(r.Checked, "entry", "entries"), r.OK, r.Stale, r.Unchecked)
+	section := func(title string, keep func(e *validate.Entry) bool, showCitations bool) {
+		var n int
+		for i := range r.Entries {
+			if keep(&r.Entries[i]) {
+				n++
+			}
+		}
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", title, n)
+		for i := range r.Entries {
+			e := &r.Entries[i]
+			if !keep(e) {
+				continue
+			}
+			kind := ""
+			if e.Promoted {
+				kind = "promoted "
+			}
+			fmt.Fprintf(w, "  %s%s  %q  (confidence %.2f)\n", kind, e.Where, clip(firstLine(e.Text), 70), e.Confidence)
+			if !showCitations {
+				continue
+			}
+			for _, c := range e.Citations {
+				switch c.Status {
+				case "broken":
+					fmt.Fprintf(w, "      ✗ %s: %s\n", c.Text, c.Detail)
+				case "moved":
+					fmt.Fprintf(w, "      → %s: %s\n        fix: %s\n", c.Text, c.Detail, c.Fix)
+				}
+			}
+		}
+	}
+	section("Stale: a citation is broken, do not trust these", func(e *validate.Entry) bool { return e.Status == validate.Stale }, true)
+	section("Need an edit: a cited file moved", func(e *validate.Entry) bool {
+		if e.Status == validate.Stale {
+			return false
+		}
+		for _, c := range e.Citations {
+			if c.Status == "moved" {
+				return true
+			}
+		}
+		return false
+	}, true)
+	if verbose {
+		section("Healthy", func(e *validate.Entry) bool { return e.Status == validate.OK }, false)
+		section("Unchecked: nothing checkable", func(e *validate.Entry) bool { return e.Status == validate.Unchecked }, false)
+	}
+	if r.Stale == 0 {
+		fmt.Fprintln(w, "\nNo stale entries.")
+	} else {
+		fmt.Fprintln(w, "\nFix or remove stale entries: edit the text to cite what exists now, or delete the line (for a promoted fact, from the document that holds it).")
+	}
+}
