@@ -124,7 +124,8 @@ func Parse(name string, content []byte) *File {
 func (p *parser) memoryEntry(fm *Frontmatter, first int) Entry {
 	var body string
 	if first < len(p.lines) {
-		body = strings.TrimSpace(p.join(first, len(p.lines)-1, p.lines[first].start))
+		text, _ := p.join(first, len(p.lines)-1, p.lines[first].start)
+		body = strings.TrimSpace(text)
 	}
 	section := fm.Name
 	if section == "" {

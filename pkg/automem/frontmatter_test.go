@@ -4,10 +4,17 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFrontmatterFields(t *testing.T) {
-	long := strings.Repeat("긴 설명 🚀 `code` → (nested (parens)): ", 21) // well over 753 chars
+	// A description line of 753 characters, like the real one in the
+	// corpus: emoji, backticks, colons, arrows and nested parentheses.
+	long := []rune(strings.Repeat("긴 설명 🚀 `code` → (nested (parens)): ", 30))
+	long = long[:753-len(`description: ""`)]
+	if n := utf8.RuneCountInString(`description: "` + string(long) + `"`); n != 753 {
+		t.Fatalf("fixture line is %d chars", n)
+	}
 	tests := []struct {
 		name   string
 		yaml   string
@@ -55,8 +62,8 @@ func TestFrontmatterFields(t *testing.T) {
 		},
 		{
 			name: "753-char quoted description",
-			yaml: "description: \"" + long + "\"\n",
-			want: map[string]string{"description": long},
+			yaml: "description: \"" + string(long) + "\"\n",
+			want: map[string]string{"description": string(long)},
 		},
 		{
 			name: "inline and block lists",

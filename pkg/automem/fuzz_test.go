@@ -107,5 +107,11 @@ func FuzzNormalizeText(f *testing.F) {
 		if len(ID(n)) != 16 {
 			t.Fatal("id is not 16 hex digits")
 		}
+		if isNormalized([]byte(s)) && n != s {
+			t.Fatalf("isNormalized(%q) but it normalizes to %q", s, n)
+		}
+		if !isNormalized([]byte(n)) && !strings.Contains(n, "<!--") && strings.IndexFunc(n, func(r rune) bool { return r < ' ' }) < 0 {
+			t.Fatalf("normalized %q not recognised as normalized", n)
+		}
 	})
 }

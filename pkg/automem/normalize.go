@@ -1,7 +1,10 @@
 package automem
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
+	"math/bits"
 	"encoding/hex"
 	"strings"
 	"unicode"
@@ -114,4 +117,71 @@ func markerLen(s string) int {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// isNormalized reports whether NormalizeText(string(b)) == string(b) for the
+// common case of single-line text with single spaces, so that such text can
+// be hashed in place. It may report false for text that is in fact
+// normalized; it never reports true for text that is not. Eight bytes are
+// checked at a time, and only the flagged bytes are looked at one by one: a
+// byte below 0x20, a '<', a possible lead byte of a Unicode space, the
+// first of two spaces.
+func isNormalized(b []byte) bool {
+	n := len(b)
+	if n == 0 {
+		return true
+	}
+	if b[0] == ' ' || b[n-1] == ' ' {
+		return false
+	}
+	const ones = 0x0101010101010101
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		sp := zeroBytes(x ^ (' ' * ones))
+		odd := zeroBytes(x&(0xE0*ones)) | // below 0x20
+			zeroBytes(x^('<'*ones)) |
+			zeroBytes(x^(0xC2*ones)) |
+			zeroBytes((x&(0xFC*ones))^(0xE0*ones)) | // 0xE0..0xE3
+			sp&(sp>>8) // two spaces in this word
+		if sp&0x80 != 0 && i > 0 && b[i-1] == ' ' {
+			return false // two spaces across words
+		}
+		for ; odd != 0; odd &= odd - 1 { // each flagged byte
+			if !plainAt(b, i+bits.TrailingZeros64(odd)/8) {
+				return false
+			}
+		}
+	}
+	// The tail, from the last byte of the last word: a space there may
+	// start a pair with the tail's first byte.
+	for k := max(i-1, 0); k < n; k++ {
+		if !plainAt(b, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroBytes returns 0x80 in each byte position where x has a zero byte and
+// 0 elsewhere, exactly (no borrow crosses bytes).
+func zeroBytes(x uint64) uint64 {
+	const lo7 = 0x7F7F7F7F7F7F7F7F
+	return ^((x&lo7 + lo7) | x | lo7)
+}
+
+// plainAt reports whether b[k] is left as it is by normalization.
+func plainAt(b []byte, k int) bool {
+	switch c := b[k]; {
+	case c == ' ':
+		return k+1 < len(b) && b[k+1] != ' '
+	case c >= '\t' && c <= '\r':
+		return false
+	case c == '<':
+		return !bytes.HasPrefix(b[k:], []byte("<!--"))
+	case c == 0xC2 || c >= 0xE0 && c <= 0xE3:
+		r, size := utf8.DecodeRune(b[k:])
+		return size == 1 || !unicode.IsSpace(r)
+	}
+	return true
 }

@@ -215,9 +215,9 @@ func (p *parser) scan(first int, emit bool) {
 
 // join returns the text of lines a..b (a ≤ b), starting at offset from in
 // line a, with every line terminator as "\n": a "\r" is dropped only where
-// it is part of the terminator. Without CRLF the text is a substring of the
-// content and costs no allocation.
-func (p *parser) join(a, b, from int) string {
+// it is part of the terminator. Without CRLF the text is the substring
+// src[from:…] (inPlace) and costs no allocation.
+func (p *parser) join(a, b, from int) (text string, inPlace bool) {
 	crlf := false
 	for k := a; k < b; k++ {
 		if p.lines[k].end-p.lines[k].text > 1 {
@@ -226,7 +226,7 @@ func (p *parser) join(a, b, from int) string {
 		}
 	}
 	if !crlf {
-		return p.src[from:p.lines[b].text]
+		return p.src[from:p.lines[b].text], true
 	}
 	var sb strings.Builder
 	sb.Grow(p.lines[b].text - from)
@@ -240,7 +240,7 @@ func (p *parser) join(a, b, from int) string {
 			sb.WriteByte('\n')
 		}
 	}
-	return sb.String()
+	return sb.String(), false
 }
 
 // headingTitle trims an ATX heading's text: surrounding space, a closing
@@ -269,12 +269,30 @@ func (p *parser) emit(it *item) {
 	if !it.table {
 		textStart += it.content
 	}
-	text := strings.TrimFunc(p.join(it.first, it.last, textStart), unicode.IsSpace)
-	p.norm = appendNormalized(p.norm[:0], text)
-	if len(p.norm) == 0 {
-		return
+	// Text is trimmed. When it is a substring of the content that
+	// normalization would leave as it is (most one-line entries), it is
+	// hashed in place; otherwise its normalized copy is.
+	joined, inPlace := p.join(it.first, it.last, textStart)
+	left := strings.TrimLeftFunc(joined, unicode.IsSpace)
+	text := strings.TrimRightFunc(left, unicode.IsSpace)
+	var sum [sha256.Size]byte
+	hashed := false
+	if inPlace {
+		a := textStart + len(joined) - len(left)
+		if raw := p.f.Content[a : a+len(text)]; isNormalized(raw) {
+			if len(raw) == 0 {
+				return
+			}
+			sum, hashed = sha256.Sum256(raw), true
+		}
 	}
-	sum := sha256.Sum256(p.norm)
+	if !hashed {
+		p.norm = appendNormalized(p.norm[:0], text)
+		if len(p.norm) == 0 {
+			return
+		}
+		sum = sha256.Sum256(p.norm)
+	}
 	p.ids = hex.AppendEncode(p.ids, sum[:8])
 	e := Entry{
 		Kind:      Fact,
