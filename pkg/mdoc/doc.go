@@ -46,9 +46,10 @@
 // document, never inside a managed block. The marker goes at the end of the
 // entry's first line, or on its own line before the entry when that line
 // opens a fence — never after a closing fence, where it would unterminate
-// it. The entry follows the last non-blank line directly when both are list
-// items, else after one blank line, and whatever followed that line follows
-// the entry. Lines take the document's dominant line ending.
+// it. A list entry joins a list it lands next to without a blank line; any
+// other entry gets one blank line before it. Nothing is added after the
+// entry: whatever followed the line it was put after follows it. Lines take
+// the document's dominant line ending.
 //
 // # Byte preservation
 //

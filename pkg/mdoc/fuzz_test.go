@@ -2,6 +2,7 @@ package mdoc
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,12 @@ func FuzzInsertRemove(f *testing.F) {
 		}
 		const id = "fedcba9876543210"
 		ins, err := d.Place(section, block, id)
+		if errors.Is(err, ErrUnsafe) {
+			// Every document has a safe place (a new section, or the end of
+			// the document, with the block as a deeply indented list item),
+			// so refusing means a form or a placement rule is missing.
+			t.Fatalf("Place refused %q in section %q of %q", block, section, doc)
+		}
 		if err != nil {
 			if out, used, _ := d.Insert(section, block, id); !bytes.Equal(out, doc) || used != "" {
 				t.Fatalf("refused Insert changed the document")

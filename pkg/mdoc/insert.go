@@ -45,35 +45,37 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 // indented continuation lines, nested items and fences, a fenced code block,
 // or a paragraph) as one entry marked with id.
 //
-// Where: at the end of the own content of the section BestSection(section)
-// picks; when none matches, or the one that does lies wholly inside a
-// managed block, in a new heading
-// "section" appended at the end of the document (level 2, or the level of the
-// document's top sections). An empty section names the preamble, or the
-// first section when the preamble is empty (the usual "# Title" first line). The entry
-// never lands inside a managed Block: when the end of the section's content
-// is inside one, it goes just before the block (if the block starts within
-// the section's own content) or just after it (if the block ends within the
-// section).
+// Where: at the end of the own content (before any subsection) of the
+// section BestSection(section) picks, or of a later section with the same
+// title if that one cannot take it; when none matches, in a new heading
+// "section" appended at the end of the document (level 2, or the level of
+// the document's top sections). An empty section names the preamble — or
+// the first section when the preamble is empty, as under a "# Title" first
+// line — and falls back to the end of the document. The entry never lands
+// inside a managed Block: when the end of the section's content is inside
+// one, it goes just before the block if the block starts within the
+// section's own content, or just after it if the block ends within the
+// section; a section wholly inside a block cannot take it.
 //
-// How: the marker goes at the end of the entry's first line, after one
-// space, or on a line of its own before the entry when the first line opens a
-// fence — never after a closing fence. The entry follows the last non-blank
-// line directly when it is a list item and that line, or the line right
-// after the insertion point, belongs to a list item too; else it follows
-// one blank line. What followed that line (blank lines, a heading, the end
-// of the document) then follows the entry unchanged. Line endings become d.EOL; a document without
-// a final newline still ends without one (an empty document is the exception:
-// it gets terminated lines).
+// How: the marker goes at the end of the entry's first line after one
+// space, or on a line of its own before the entry when the first line opens
+// a fence — never after a closing fence. The entry follows the previous
+// non-blank line directly when it is a list item and that line, or the line
+// right after the insertion point, belongs to a list item too; otherwise one
+// blank line separates them. Whatever followed that line (blank lines, a
+// heading, the end of the document) then follows the entry unchanged. Lines
+// end with d.EOL; a document without a final newline still ends without one
+// (an empty document is the exception: it gets terminated lines).
 //
-// The block is cleaned first: markers in it (outside code) are dropped, line endings and
-// trailing spaces trimmed, leading and trailing blank lines and common
-// indentation removed, and an unclosed fence closed. If the block is not one
-// entry as written (say, two paragraphs), it becomes one list item. Every
-// result is verified before it is returned: parsing it finds the entry whole
-// and the rest of the document as before, and Remove restores the original
-// bytes exactly. If that fails in the matching section, the entry goes into a
-// new section; if that fails too, Place returns ErrUnsafe.
+// The block is cleaned first: markers in it (outside code) are dropped, line
+// endings and trailing spaces trimmed, leading and trailing blank lines and
+// common indentation removed, and an unclosed fence closed. If the block is
+// not one entry as written (say, two paragraphs), it becomes one list item.
+// Every result is verified before it is returned: parsing it finds the entry
+// whole and the rest of the document as before, and Remove restores the
+// original bytes exactly. If no form of the block passes in the chosen
+// section, the entry goes into a new section; if that fails too, Place
+// returns ErrUnsafe and the document is left alone.
 func (d *Doc) Place(section, block, id string) (Insertion, error) {
 	if !idRE.MatchString(id) {
 		return Insertion{}, ErrBadID
@@ -99,17 +101,28 @@ func (d *Doc) Place(section, block, id string) (Insertion, error) {
 	if title == "" && k == 0 && d.Sections[0].BodyEnd == 0 && len(d.Sections) > 1 {
 		k = 1 // no preamble to speak of: the first section's own content
 	}
-	if k >= 0 {
-		if p, ok := d.insertionPoint(k); ok {
-			targets = append(targets, target{k, p})
+	if k > 0 {
+		// The match, then any later namesake (say, one intermem created
+		// because the first lies inside a managed block).
+		name := normTitle(d.Sections[k].Title)
+		for j := k; j < len(d.Sections); j++ {
+			if j == k || normTitle(d.Sections[j].Title) == name {
+				if p, ok := d.insertionPoint(j); ok {
+					targets = append(targets, target{j, p})
+				}
+			}
+		}
+	} else if k == 0 {
+		if p, ok := d.insertionPoint(0); ok {
+			targets = append(targets, target{0, p})
 		}
 	}
 	if title != "" {
 		targets = append(targets, target{-1, d.endPoint()})
-	} else if p := d.endPoint(); len(targets) == 0 || targets[0].p != p {
+	} else if p := d.endPoint(); p > 0 {
 		// No section named: the end of the document will do.
 		if _, in := d.outermostBlock(p); !in {
-			targets = append(targets, target{d.sectionAt(max(0, d.lineAt(max(p-1, 0)))), p})
+			targets = append(targets, target{d.sectionAt(d.lineAt(p - 1)), p})
 		}
 	}
 	for _, t := range targets {

@@ -370,6 +370,21 @@ func TestPlaceAfterUnclosedFencesOfBothKinds(t *testing.T) {
 	}
 }
 
+func TestPlaceWalledInSectionTwice(t *testing.T) {
+	// The first "Dec 4" lies inside a managed block; the section created for
+	// the first entry must take the second one rather than spawn another.
+	doc := "<claude-mem-context>\n### Dec 4\n| a |\n### Dec 5\n| b |\n</claude-mem-context>\n"
+	one := checkPlace(t, doc, "Dec 4", "- first")
+	two, err := Parse(one.Content).Place("Dec 4", "- second", "1111111111111111")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := doc + "\n### Dec 4\n\n- first " + mk + "\n- second <!-- intermem:1111111111111111 -->\n"
+	if two.Created || string(two.Content) != want {
+		t.Fatalf("created %v\n got %q\nwant %q", two.Created, two.Content, want)
+	}
+}
+
 func TestPlaceTwiceThenRemoveBoth(t *testing.T) {
 	doc := "# T\n\n## A\n- x\n"
 	d := Parse([]byte(doc))

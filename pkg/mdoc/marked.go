@@ -214,11 +214,24 @@ func (d *Doc) entryLines(i int, ownLine bool, bounds map[int]bool) (first, last 
 		}
 	}
 	if l.item >= 0 {
-		it := d.items[l.item]
+		it := d.items[d.entryItem(i)]
 		return it.first, it.last, false, false
 	}
 	first, last = d.run(i, bounds, true)
 	return first, last, false, false
+}
+
+// entryItem returns the item a marker on line i (inside a list item) tags:
+// on a line that opens items, the outermost item opened there ("- - x"
+// opens two); on any other line, the innermost item containing it.
+func (d *Doc) entryItem(i int) int {
+	t := int(d.lines[i].item)
+	if d.lines[i].itemStart {
+		for p := d.items[t].parent; p >= 0 && d.items[p].first == i; p = d.items[p].parent {
+			t = p
+		}
+	}
+	return t
 }
 
 // unitStart reports whether line j can begin the unit that an own-line marker
@@ -264,10 +277,7 @@ func (d *Doc) unitText(first, last int, stripMarkers bool) string {
 	var b strings.Builder
 	dedent := 0
 	if l := &d.lines[first]; l.itemStart && l.item >= 0 {
-		it := d.items[l.item]
-		if it.first == first {
-			dedent = it.contentCol
-		}
+		dedent = d.items[d.entryItem(first)].contentCol
 	}
 	for i := first; i <= last; i++ {
 		l := &d.lines[i]
@@ -378,7 +388,7 @@ func (d *Doc) remove(m Marked, removeEmptySection bool) (out, removed []byte) {
 	}
 	// Is everything left between the heading line and the section end blank?
 	lo := min(d.lines[s.Line-1].next, cs)
-	if !isBlankText(d.Content[lo:cs]) || !isBlankText(d.Content[ce:s.End]) {
+	if ce > s.End || !isBlankText(d.Content[lo:cs]) || !isBlankText(d.Content[ce:s.End]) {
 		return out, removed
 	}
 	nd := Parse(out)
@@ -403,7 +413,13 @@ func (d *Doc) widenCut(first, last int) (start, end int) {
 		start = d.lines[first].start
 	}
 	if end == len(d.Content) && (end == 0 || d.Content[end-1] != '\n') && first > 0 {
-		start = d.lines[first-1].end
+		// Take the terminator an insertion added: all of it, except that a
+		// lone "\n" added after a last line ending in "\r" reads as "\r\n".
+		prev := d.lines[first-1]
+		start = prev.end
+		if prev.next-prev.end == 2 && d.EOL == "\n" {
+			start = prev.next - 1
+		}
 	}
 	return start, end
 }

@@ -160,6 +160,10 @@ func TestRemove(t *testing.T) {
 		doc:  "- x\n\n### Lock" + m + "\n- fact\n",
 		want: "- x\n\n- fact\n",
 	}, {
+		name: "a line opening two items: the outer one goes",
+		doc:  "- - x" + m + "\n    more\n  - y\n- z\n",
+		want: "- z\n",
+	}, {
 		name: "CRLF",
 		doc:  "## A\r\n- x\r\n- two" + m + "\r\n  more\r\n\r\n## B\r\n",
 		want: "## A\r\n- x\r\n\r\n## B\r\n",

@@ -1,6 +1,7 @@
 package mdoc
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -30,14 +31,7 @@ func (d *Doc) Statements() []Statement {
 		}
 		sec := d.Sections[d.sectionAt(i)].Title
 		if l.itemStart && l.item >= 0 && d.items[l.item].first == i {
-			it := d.items[l.item]
-			// Report the outermost item opened on this line ("- - x" opens two).
-			t := int(l.item)
-			for p := d.items[t].parent; p >= 0 && d.items[p].first == i; p = d.items[p].parent {
-				t = p
-			}
-			it = d.items[t]
-			last := it.last
+			last := d.items[d.entryItem(i)].last // "- - x" opens two: the outer one
 			for k := i + 1; k <= last; k++ { // a managed block inside an item ends it
 				if inBlock[k] {
 					last = k - 1
@@ -106,7 +100,7 @@ func (d *Doc) Imports() []string {
 			continue
 		}
 		s := d.Content[l.start:l.end]
-		if !strings.Contains(string(s), "@") {
+		if bytes.IndexByte(s, '@') < 0 {
 			continue
 		}
 		if spans := codeSpans(s); len(spans) > 0 {
