@@ -32,7 +32,7 @@ func (d *Doc) Statements() []Statement {
 		sec := d.Sections[d.sectionAt(i)].Title
 		if l.itemStart && l.item >= 0 && d.items[l.item].first == i {
 			last := d.items[d.entryItem(i)].last // "- - x" opens two: the outer one
-			for k := i + 1; k <= last; k++ { // a managed block inside an item ends it
+			for k := i + 1; k <= last; k++ {     // a managed block inside an item ends it
 				if inBlock[k] {
 					last = k - 1
 					break
