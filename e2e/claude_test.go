@@ -138,6 +138,9 @@ type option func(*options)
 // passing --plugin-dir.
 func installed() option { return func(o *options) { o.installed = true } }
 
+// model makes the fake API answer with script.
+func model(script fakeapi.Script) option { return func(o *options) { o.script = script } }
+
 // args appends claude arguments.
 func args(a ...string) option { return func(o *options) { o.args = append(o.args, a...) } }
 
@@ -161,6 +164,7 @@ type event struct {
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
 	// hook_started / hook_response (with --include-hook-events)
+	HookID    string `json:"hook_id"`
 	HookName  string `json:"hook_name"`
 	HookEvent string `json:"hook_event"`
 	Stdout    string `json:"stdout"`

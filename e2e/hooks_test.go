@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/intermem/intermem/e2e/fakeapi"
 )
 
 // A hookRun is one execution of one hook command, as Claude Code reported
@@ -97,6 +99,20 @@ var hookTrouble = regexp.MustCompile(
 func (r *run) checkHooks() {
 	r.t.Helper()
 	var bad []string
+	// A hook that started and never answered was killed: a timeout, or
+	// the session ended under it.
+	pending := map[string]event{}
+	for _, e := range r.events {
+		switch e.Subtype {
+		case "hook_started":
+			pending[e.HookID] = e
+		case "hook_response":
+			delete(pending, e.HookID)
+		}
+	}
+	for _, e := range pending {
+		bad = append(bad, "started and never finished: "+e.HookName)
+	}
 	for _, h := range r.hooks() {
 		switch {
 		case h.Exit != 0:
@@ -186,6 +202,16 @@ func (r *run) requestExcerpt() string {
 		}
 	}
 	return b.String()
+}
+
+// toolResults returns the tool_result blocks Claude Code sent back to the
+// model, in order.
+func (r *run) toolResults() []fakeapi.Block {
+	var out []fakeapi.Block
+	for _, req := range r.api.Messages() {
+		out = append(out, req.ToolResults()...)
+	}
+	return out
 }
 
 // texts returns every string value in a JSON document.

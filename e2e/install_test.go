@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,20 +114,30 @@ func TestInstall(t *testing.T) {
 	}
 }
 
-// checkDeclaredHooksRan checks that the Stop and SessionEnd hooks of
-// hooks.json ran in a one-turn session, and that the SessionEnd one ran
-// the declared command.
+// checkDeclaredHooksRan checks that every hook hooks.json declares for
+// the events of a one-turn `claude -p` session ran exactly once (Claude
+// Code runs identical commands of one event once), and that the SessionEnd
+// hook ran the declared command.
 func checkDeclaredHooksRan(t *testing.T, r *run) {
 	t.Helper()
+	commands := map[string]map[string]bool{} // event → distinct command lines
 	for _, h := range declaredHooks(t) {
-		switch h.Event {
-		case "Stop":
-			r.requireHooksRan("Stop", 1)
-		case "SessionEnd":
-			end := r.requireHooksRan("SessionEnd", 1)
-			want := strings.TrimSpace(h.Command + " " + strings.Join(h.Args, " "))
-			if end[0].Command != "" && end[0].Command != want {
-				t.Errorf("%s: SessionEnd ran %q, want %q", r.label, end[0].Command, want)
+		if h.Event == "SessionStart" && h.Matcher != "" && h.Matcher != "*" && !slices.Contains(strings.Split(h.Matcher, "|"), "startup") {
+			continue // not run for a new session
+		}
+		if commands[h.Event] == nil {
+			commands[h.Event] = map[string]bool{}
+		}
+		commands[h.Event][strings.TrimSpace(h.Command+" "+strings.Join(h.Args, " "))] = true
+	}
+	for _, event := range []string{"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"} {
+		if len(commands[event]) == 0 {
+			continue
+		}
+		ran := r.requireHooksRan(event, len(commands[event]))
+		for _, h := range ran {
+			if h.Command != "" && !commands[event][h.Command] {
+				t.Errorf("%s: %s ran %q, which hooks.json does not declare (%v)", r.label, event, h.Command, keys(commands[event]))
 			}
 		}
 	}

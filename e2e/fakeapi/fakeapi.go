@@ -76,6 +76,23 @@ type Block struct {
 	// tool_result (request)
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   json.RawMessage `json:"content,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+}
+
+// ResultText returns the text of a tool_result block, whose content is a
+// string or an array of text blocks.
+func (b Block) ResultText() string {
+	var s string
+	if json.Unmarshal(b.Content, &s) == nil {
+		return s
+	}
+	var bs []Block
+	_ = json.Unmarshal(b.Content, &bs)
+	var out []string
+	for _, x := range bs {
+		out = append(out, x.Text)
+	}
+	return strings.Join(out, "\n")
 }
 
 // LastTurn returns the last message whose role is not "system" (Claude Code
@@ -90,20 +107,39 @@ func (r *Request) LastTurn() (Message, bool) {
 	return Message{}, false
 }
 
-// HasToolResult reports whether the last turn carries a tool_result, i.e.
-// a tool the fake model asked for has run.
-func (r *Request) HasToolResult() bool {
+// LastTurnText returns the text blocks of the last turn, joined.
+func (r *Request) LastTurnText() string {
 	m, ok := r.LastTurn()
-	if !ok || m.Role != "user" {
-		return false
+	if !ok {
+		return ""
 	}
+	var out []string
 	for _, b := range m.Blocks() {
-		if b.Type == "tool_result" {
-			return true
+		if b.Type == "text" {
+			out = append(out, b.Text)
 		}
 	}
-	return false
+	return strings.Join(out, "\n")
 }
+
+// ToolResults returns the tool_result blocks of the last turn.
+func (r *Request) ToolResults() []Block {
+	m, ok := r.LastTurn()
+	if !ok || m.Role != "user" {
+		return nil
+	}
+	var out []Block
+	for _, b := range m.Blocks() {
+		if b.Type == "tool_result" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// HasToolResult reports whether the last turn carries a tool_result, i.e.
+// a tool the fake model asked for has run.
+func (r *Request) HasToolResult() bool { return len(r.ToolResults()) > 0 }
 
 // Reply is what the fake model answers.
 type Reply struct {
