@@ -114,9 +114,10 @@ func Parse(name string, content []byte) *File {
 	if fm != nil && path.Base(name) != IndexName {
 		p.scan(first, false)
 		f.Entries = []Entry{p.memoryEntry(fm, first)}
-		return f
+	} else {
+		p.scan(first, true)
 	}
-	p.scan(first, true)
+	p.finish()
 	return f
 }
 

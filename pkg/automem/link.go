@@ -234,8 +234,10 @@ func siblingMD(dest string) (string, bool) {
 	if len(dest) <= len(".md") || !strings.EqualFold(dest[len(dest)-3:], ".md") {
 		return "", false
 	}
-	if strings.ContainsAny(dest, "/\\:") {
-		return "", false
+	for i := 0; i < len(dest); i++ {
+		if c := dest[i]; c == '/' || c == '\\' || c == ':' {
+			return "", false
+		}
 	}
 	return dest, true
 }

@@ -24,6 +24,7 @@ type parser struct {
 	section string // title of the nearest heading so far
 	norm    []byte // scratch buffer for normalized entry text
 	ids     []byte // hex ids of the entries emitted so far, 16 bytes each
+	dropped int    // warnings over maxWarnings
 }
 
 // item is the list item or table being collected.
@@ -41,8 +42,23 @@ func (p *parser) text(i int) string {
 	return p.src[p.lines[i].start:p.lines[i].text]
 }
 
+// maxWarnings caps the warnings of one file: a file of ten thousand stray
+// fences needs one line saying so, not ten thousand.
+const maxWarnings = 50
+
 func (p *parser) warnf(format string, args ...any) {
-	p.f.Warnings = append(p.f.Warnings, fmt.Sprintf(format, args...))
+	if len(p.f.Warnings) < maxWarnings {
+		p.f.Warnings = append(p.f.Warnings, fmt.Sprintf(format, args...))
+	} else {
+		p.dropped++
+	}
+}
+
+// finish records how many warnings the cap dropped.
+func (p *parser) finish() {
+	if p.dropped > 0 {
+		p.f.Warnings = append(p.f.Warnings, fmt.Sprintf("%d more warnings not shown", p.dropped))
+	}
 }
 
 // fenceEnd returns the index of the line closing the fence opened at line i,
@@ -94,7 +110,11 @@ func (p *parser) block(i int, li lineInfo) int {
 		if j := p.fenceEnd(i, li); j >= 0 {
 			return j
 		}
-		p.warnf("line %d: unclosed %s fence treated as text", i+1, strings.Repeat(string(li.fence), li.flen))
+		run := strings.Repeat(string(li.fence), min(li.flen, 8))
+		if li.flen > 8 {
+			run += "…"
+		}
+		p.warnf("line %d: unclosed %s fence treated as text", i+1, run)
 	case kComment:
 		if j := p.commentEnd(i, li); j >= 0 {
 			return j

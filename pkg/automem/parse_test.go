@@ -359,6 +359,20 @@ func TestParseByteFidelity(t *testing.T) {
 	})
 }
 
+func TestWarningsAreCapped(t *testing.T) {
+	in := strings.Repeat("- x\n"+strings.Repeat("`", 20)+"go\n", 80)
+	f := Parse("MEMORY.md", []byte(in))
+	if len(f.Warnings) != maxWarnings+1 {
+		t.Fatalf("%d warnings", len(f.Warnings))
+	}
+	if f.Warnings[0] != "line 2: unclosed ````````… fence treated as text" || f.Warnings[maxWarnings] != "30 more warnings not shown" {
+		t.Errorf("warnings = %q … %q", f.Warnings[0], f.Warnings[maxWarnings])
+	}
+	if len(f.Entries) != 80 {
+		t.Errorf("%d entries, want 80", len(f.Entries))
+	}
+}
+
 func TestParseMemoryFiles(t *testing.T) {
 	t.Run("flat frontmatter", func(t *testing.T) {
 		in := "---\nname: no-fabrication\ndescription: never invent\ntype: Feedback\noriginSessionId: 2afc\n---\n\nBody line.\n\n- a bullet in the body\n## heading in body\n"
