@@ -1,0 +1,101 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/inject"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+func init() {
+	register("context", "what the SessionStart hook would inject for this project, and its estimated tokens", runContext)
+}
+
+const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--json]
+
+Prints the context intermem-inject would give Claude Code at the start of
+a session in DIR: health warnings (MEMORY.md past its load cap, with the
+entries it cuts off; entries ready for /intermem:synthesize; interrupted
+changes; promoted facts Claude Code will not load or should not trust),
+where promoted knowledge lives, and the memories not already loaded,
+most relevant first (git branch, recently changed files, DIR below the
+project root). Then a footer with the estimated tokens (UTF-8 bytes / 3,
+rounded up) against the budget, and the length in characters.
+
+The budget defaults to INTERMEM_TOKEN_BUDGET, or 1200. Whatever the
+budget, the context stays under 9,000 characters. Running it writes
+nothing, not even the hook's cache.
+`
+
+// ContextReport is the JSON shape of "intermem context --json".
+type ContextReport struct {
+	Context string `json:"context"`
+	Tokens  int    `json:"tokens"`
+	Budget  int    `json:"budget"`
+	Chars   int    `json:"chars"`
+	Items   int    `json:"items"`
+	Omitted int    `json:"omitted"`
+}
+
+func runContext(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fs := cli.FlagSet("intermem context", contextUsage, env.Stderr)
+	c.register(fs, true)
+	budget := fs.Int("budget", inject.Budget(env), "token `budget` (estimated as UTF-8 bytes / 3)")
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cli.Usagef("unexpected argument %q", pos[0])
+	}
+	if *budget <= 0 {
+		return cli.Usagef("--budget must be a positive number of tokens, not %d", *budget)
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
+	s, err := openRead(p)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cwd := c.project
+	if cwd == "" {
+		cwd = env.Dir
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	in, err := inject.Gather(inject.EnvFor(env, p, cwd, now, *budget), s)
+	if err != nil {
+		if errors.Is(err, store.ErrCorrupt) {
+			return cli.WithHint(err, "the next hook or write command moves it aside and rebuilds it")
+		}
+		return fmt.Errorf("read memory: %w", err)
+	}
+	res := inject.Render(in)
+	if c.json {
+		return writeJSON(env.Stdout, &ContextReport{
+			Context: res.Text, Tokens: res.Tokens, Budget: res.Budget,
+			Chars: res.Chars, Items: res.Items, Omitted: res.Omitted,
+		})
+	}
+	w := env.Stdout
+	if res.Text == "" {
+		fmt.Fprintln(w, "(nothing worth injecting: the hook would print nothing)")
+	} else {
+		fmt.Fprintln(w, res.Text)
+	}
+	fmt.Fprintf(w, "\n≈%d tokens of %d budget, %d chars\n", res.Tokens, res.Budget, res.Chars)
+	return nil
+}

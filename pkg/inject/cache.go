@@ -1,0 +1,102 @@
+package inject
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// CacheName is the file under .intermem/ holding the last rendering.
+const CacheName = "context.cache"
+
+const cacheMagic = "intermem context cache v1\n"
+
+// ReadCache returns the cached rendering and when it was made.
+func ReadCache(path string) (text string, at time.Time, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 64<<10 {
+		return "", time.Time{}, false
+	}
+	rest, found := bytes.CutPrefix(b, []byte(cacheMagic))
+	if !found {
+		return "", time.Time{}, false
+	}
+	line, body, found := bytes.Cut(rest, []byte("\n"))
+	if !found {
+		return "", time.Time{}, false
+	}
+	stamp, found := bytes.CutPrefix(line, []byte("at "))
+	if !found {
+		return "", time.Time{}, false
+	}
+	at, err = time.Parse(time.RFC3339, string(stamp))
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return string(body), at, true
+}
+
+// WriteCache stores text as the last rendering, made at now, unless the
+// cache already holds exactly this text. The file is replaced atomically
+// (a temporary file renamed over it); it is not fsynced, because a cache
+// lost in a crash costs nothing.
+func WriteCache(path, text string, now time.Time) error {
+	old, _, ok := ReadCache(path)
+	if ok && old == text {
+		return nil
+	}
+	if !ok && text == "" {
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+	}
+	data := cacheMagic + "at " + now.UTC().Format(time.RFC3339) + "\n" + text
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(data), 0o600); err != nil {
+		return fmt.Errorf("write context cache: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write context cache: %w", err)
+	}
+	return nil
+}
+
+// Cached renders a cached text for serving when the store cannot be read:
+// a first line saying it is cached and from when, then as many whole lines
+// of the cached text as fit the budget. It returns "" when the cache is
+// missing, empty or nothing of it fits.
+func Cached(path string, budget int, why string) string {
+	text, at, ok := ReadCache(path)
+	if !ok || strings.TrimSpace(text) == "" {
+		return ""
+	}
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	head := fmt.Sprintf("(cached context from %s: %s, so this may be out of date)", at.UTC().Format("2006-01-02 15:04 UTC"), why)
+	limit := BytesPerToken * budget
+	var sb strings.Builder
+	sb.WriteString(head)
+	n, chars := 0, Chars(head)
+	for _, l := range strings.Split(text, "\n") {
+		l = safe(l)
+		if sb.Len()+1+len(l) > limit || chars+1+Chars(l) >= MaxChars {
+			break
+		}
+		sb.WriteByte('\n')
+		sb.WriteString(l)
+		chars += 1 + Chars(l)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return sb.String()
+}
+
+// cachePath is the cache file of a state directory.
+func cachePath(stateDir string) string { return filepath.Join(stateDir, CacheName) }

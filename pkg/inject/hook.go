@@ -1,0 +1,116 @@
+package inject
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/hookio"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// storeWait bounds the wait for a busy store: a session start must not
+// wait on a writer; the cached rendering stands in.
+const storeWait = 50 * time.Millisecond
+
+// BudgetVar names the environment variable holding the token budget.
+const BudgetVar = "INTERMEM_TOKEN_BUDGET"
+
+// HookOptions are the hookio options for intermem-inject.
+var HookOptions = hookio.Options{
+	Name:     "intermem-inject",
+	Timeout:  2 * time.Second,
+	MayPrint: []string{"SessionStart"},
+	Redact:   redact.String,
+}
+
+// Main is the whole of cmd/intermem-inject.
+func Main(env *cli.Env, args []string) int {
+	return hookio.Run(env, args, HookOptions, Hook)
+}
+
+// Budget reads INTERMEM_TOKEN_BUDGET (a positive integer), defaulting to
+// DefaultBudget.
+func Budget(env *cli.Env) int {
+	if v := strings.TrimSpace(env.Get(BudgetVar)); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return DefaultBudget
+}
+
+// EnvFor builds the Gather environment for a project and a session cwd.
+func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget int) Env {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = p.Root
+	}
+	return Env{
+		Root: p.Root, MemoryDir: p.MemoryDir, Cwd: cwd,
+		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"),
+		Now: now, Budget: budget, Threshold: stability.Threshold(env.Get),
+	}
+}
+
+// Hook renders the context for a SessionStart payload. When the store
+// cannot be read in time it serves the cached rendering instead (marked
+// as cached), or nothing.
+func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
+	if h.Input.Event != "SessionStart" {
+		return nil, nil
+	}
+	p := h.Project
+	budget := Budget(h.Env)
+	cache := cachePath(p.StateDir)
+	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
+	switch {
+	case errors.Is(err, store.ErrNotExist):
+		s = nil
+	case err != nil:
+		return serveCached(h, cache, budget, err)
+	}
+	in, err := Gather(EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget), s)
+	s.Close()
+	if err != nil {
+		if errors.Is(err, store.ErrCorrupt) {
+			return serveCached(h, cache, budget, err)
+		}
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res := Render(in)
+	if res.Text != "" {
+		if err := p.EnsureStateDir(); err != nil {
+			h.Logf("context cache: %v", err)
+		}
+	}
+	if err := WriteCache(cache, res.Text, h.Now); err != nil && res.Text != "" {
+		h.Logf("%v", err)
+	}
+	if res.Text == "" {
+		return nil, nil
+	}
+	return hookio.SessionStartOutput(res.Text)
+}
+
+func serveCached(h *hookio.Hook, cache string, budget int, why error) ([]byte, error) {
+	reason := "the intermem store was busy"
+	if !errors.Is(why, store.ErrLocked) {
+		reason = "the intermem store could not be read"
+	}
+	h.Logf("SessionStart: %v; serving the cached context", why)
+	text := Cached(cache, budget, reason)
+	if text == "" {
+		return nil, nil
+	}
+	return hookio.SessionStartOutput(text)
+}

@@ -1,0 +1,130 @@
+package inject
+
+import "time"
+
+// Inputs is everything Render needs, gathered beforehand (see Gather): the
+// renderer reads no file, no clock and no environment, so the same Inputs
+// always give the same bytes.
+type Inputs struct {
+	// Now is the clock reading that recency is measured against.
+	Now time.Time
+	// Budget is the token budget (see Tokens for the estimate).
+	Budget int
+
+	// MemoryDir is the absolute auto-memory directory, printed once so the
+	// model can Read the files it names.
+	MemoryDir string
+	// Branch is the current git branch of the work tree holding the
+	// session's cwd ("" when detached, unknown or not in git).
+	Branch string
+	// CwdRel is the session's cwd relative to its work tree, slash
+	// separated ("" at the top or outside it).
+	CwdRel string
+
+	// Index describes MEMORY.md; nil when there is none.
+	Index *IndexInfo
+	// Stable counts entries ready for /intermem:synthesize: stable, not
+	// pointers, not promoted before and not marked in a curated document.
+	Stable int
+	// Interrupted holds the summaries of incomplete journal operations.
+	Interrupted []string
+	// Agents is set when AGENTS.md holds promoted facts Claude Code will
+	// not load.
+	Agents *AgentsInfo
+	// Stale lists promoted facts whose confidence fell below
+	// score.StaleBelow and that are still marked in a curated document.
+	Stale []StaleFact
+	// Docs is the index of promoted knowledge: the root documents'
+	// sections holding intermem markers.
+	Docs []DocIndex
+	// Details are the detail docs under docs/intermem/.
+	Details []Detail
+	// Candidates are the memory entries Claude Code did not load, in any
+	// order: Render ranks them.
+	Candidates []Candidate
+}
+
+// IndexInfo is MEMORY.md measured against Claude Code's load cap.
+type IndexInfo struct {
+	Path               string // absolute path of MEMORY.md
+	Lines, Chars       int
+	LoadedLines        int
+	Truncated          bool
+	Beyond             []LedgerEntry // entries past the cap, in line order
+	BeyondLinesSkipped int           // lines past the cap (for the headline)
+}
+
+// LedgerEntry is one MEMORY.md entry past the load cap.
+type LedgerEntry struct {
+	Line int
+	Text string // entry text (not yet redacted or clipped)
+}
+
+// AgentsInfo says AGENTS.md holds promoted facts that will not be loaded.
+type AgentsInfo struct {
+	Facts int
+	Why   string
+}
+
+// StaleFact is a promoted fact that should not be trusted.
+type StaleFact struct {
+	ID         string
+	Doc        string // document holding its marker
+	Section    string
+	Text       string
+	Confidence float64
+}
+
+// DocIndex is one root document's sections holding promoted facts.
+type DocIndex struct {
+	Name     string // "CLAUDE.md", "AGENTS.md"
+	Loaded   bool   // Claude Code loads it at session start
+	Sections []SectionCount
+}
+
+// SectionCount is a section title and how many marked facts it holds.
+type SectionCount struct {
+	Title string
+	Facts int
+}
+
+// Detail is one docs/intermem/*.md document.
+type Detail struct {
+	Name  string // relative to the project root, slash separated
+	Title string // first heading, or first line of text
+	Facts int    // intermem markers it holds
+}
+
+// Candidate is a memory entry that Claude Code did not load: a fact or a
+// one-memory file in a topic file.
+type Candidate struct {
+	ID   string
+	File string // memory file name, relative to MemoryDir
+	Line int    // 1-based start line
+	Kind string // "fact" or "memory"
+	// Text is what is shown: a fact's text, or a memory's description
+	// (its name and first body line when it has none).
+	Text string
+	// Body is the rest of the entry that relevance looks at (a memory's
+	// name and body); it is never printed.
+	Body string
+	Type string // a memory's type (user, feedback, project, reference…)
+	// Sessions is how many distinct sessions the entry was seen in.
+	Sessions int
+	// Confidence is a known confidence in [0,1], or a negative number when
+	// none is recorded.
+	Confidence float64
+	LastSeen   time.Time // zero when never observed
+	// Cites are the project files the entry cites, with their state.
+	Cites []Cited
+	// Pointed is set when a pointer in the loaded part of MEMORY.md
+	// already links to this entry's file.
+	Pointed bool
+}
+
+// Cited is one file an entry cites.
+type Cited struct {
+	Path    string // slash separated, relative to the work tree
+	Exists  bool
+	ModTime time.Time
+}

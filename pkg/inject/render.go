@@ -1,0 +1,383 @@
+package inject
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/score"
+)
+
+// DefaultBudget is the token budget when INTERMEM_TOKEN_BUDGET is unset.
+const DefaultBudget = 1200
+
+// MaxChars bounds the rendered text whatever the budget: Claude Code
+// replaces a hook's context of 10,000 characters or more with a 2 KB
+// preview, so the text always stays below 9,000 (counted in UTF-16 code
+// units, as Claude Code counts; UTF-8 bytes are never fewer).
+const MaxChars = 9000
+
+// BytesPerToken is the conservative token estimate: tokens =
+// ceil(UTF-8 bytes / 3). English prose runs near 4 bytes a token and CJK
+// text near 3, so the estimate errs towards more tokens.
+const BytesPerToken = 3
+
+// Tokens estimates the tokens of s.
+func Tokens(s string) int { return (len(s) + BytesPerToken - 1) / BytesPerToken }
+
+// Chars counts s in UTF-16 code units, as Claude Code measures context.
+func Chars(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// Clip lengths, in bytes of UTF-8.
+const (
+	clipFact    = 200
+	clipMemory  = 180
+	clipLedger  = 110
+	clipStale   = 120
+	clipTitle   = 80
+	clipSummary = 80
+)
+
+// omitReserve is kept free for the closing "… N more" line.
+const omitReserve = 64
+
+// Result is a rendering and its measurements.
+type Result struct {
+	Text    string `json:"context"`
+	Tokens  int    `json:"tokens"`
+	Budget  int    `json:"budget"`
+	Chars   int    `json:"chars"`
+	Items   int    `json:"items"`
+	Omitted int    `json:"omitted"`
+	// Need estimates the budget that would show every item (0 when
+	// nothing was left out).
+	Need int `json:"need,omitempty"`
+}
+
+// Sections of the rendering, in order.
+const (
+	secHealth = iota
+	secIndex
+	secMemories
+)
+
+// Priorities: which items get the budget first.
+const (
+	prioHealth   = iota // one line per health finding
+	prioStale           // names of stale promoted facts
+	prioRelevant        // memories that matter now
+	prioIndex           // where promoted knowledge lives
+	prioLedger          // MEMORY.md entries past the cap
+	prioOther           // the remaining memories, best first
+)
+
+type item struct {
+	sec    int
+	prio   int
+	parent int // index of the item that must be shown first, or -1
+	build  func() string
+	est    int // estimated bytes, for items never built
+}
+
+// Render turns in into the context text within in.Budget. It is pure:
+// the same Inputs always give the same bytes.
+func Render(in *Inputs) Result {
+	budget := in.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	res := Result{Budget: budget}
+	limitBytes := BytesPerToken * budget
+	items, worth := buildItems(in)
+	if !worth || len(items) == 0 {
+		return res
+	}
+
+	header := "# intermem: project memory not already in your context"
+	secHeaders := [...]string{
+		"Health:",
+		"Promoted knowledge (curated documents):",
+		"Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read one for detail):",
+	}
+	usedBytes := len(header) + 1
+	usedChars := Chars(header) + 1
+	fits := func(b, c int) bool {
+		return usedBytes+b+omitReserve <= limitBytes && usedChars+c+omitReserve < MaxChars
+	}
+	if !fits(0, 0) {
+		return res
+	}
+
+	lines := make([]string, len(items))
+	selected := make([]bool, len(items))
+	opened := [3]bool{}
+	omitted, omittedBytes := 0, 0
+	for prio := prioHealth; prio <= prioOther; prio++ {
+		closed := false
+		for i := range items {
+			it := &items[i]
+			if it.prio != prio {
+				continue
+			}
+			if closed || (it.parent >= 0 && !selected[it.parent]) {
+				omitted++
+				omittedBytes += it.est + 1
+				continue
+			}
+			line := it.build()
+			b, c := len(line)+1, Chars(line)+1
+			if !opened[it.sec] {
+				b += len(secHeaders[it.sec]) + 1
+				c += Chars(secHeaders[it.sec]) + 1
+			}
+			if !fits(b, c) {
+				closed = true
+				omitted++
+				omittedBytes += len(line) + 1
+				continue
+			}
+			lines[i], selected[i] = line, true
+			opened[it.sec] = true
+			usedBytes += b
+			usedChars += c
+			res.Items++
+		}
+	}
+	if res.Items == 0 {
+		return Result{Budget: budget}
+	}
+
+	var sb strings.Builder
+	sb.Grow(usedBytes + omitReserve)
+	sb.WriteString(header)
+	sec := -1
+	for i, it := range items {
+		if !selected[i] {
+			continue
+		}
+		if it.sec != sec {
+			sec = it.sec
+			sb.WriteByte('\n')
+			sb.WriteString(secHeaders[sec])
+		}
+		sb.WriteByte('\n')
+		sb.WriteString(lines[i])
+	}
+	if omitted > 0 {
+		res.Omitted = omitted
+		res.Need = roundUp(Tokens(sb.String())+(omittedBytes+BytesPerToken-1)/BytesPerToken+omitReserve/BytesPerToken, 100)
+		fmt.Fprintf(&sb, "\n… %d more: intermem context --budget %d", omitted, res.Need)
+	}
+	res.Text = sb.String()
+	res.Tokens = Tokens(res.Text)
+	res.Chars = Chars(res.Text)
+	return res
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// buildItems lists every item in rendering order. worth reports whether
+// anything is worth saying at all: the index of documents Claude Code
+// already loaded is not, on its own.
+func buildItems(in *Inputs) (items []item, worth bool) {
+	add := func(sec, prio, parent int, est int, build func() string) int {
+		items = append(items, item{sec: sec, prio: prio, parent: parent, build: build, est: est})
+		return len(items) - 1
+	}
+	fixed := func(s string) func() string {
+		return func() string { return safe(s) }
+	}
+
+	// Health, most urgent first.
+	if n := len(in.Interrupted); n > 0 {
+		s := fmt.Sprintf("- An intermem change was interrupted (%s", clip(in.Interrupted[0], clipSummary))
+		if n > 1 {
+			s += fmt.Sprintf(", and %d more", n-1)
+		}
+		s += "): ask the user to run `intermem-recover`, which finishes or undoes it."
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
+	if ix := in.Index; ix != nil {
+		pct := max(100*ix.Lines/200, 100*ix.Chars/25000)
+		switch {
+		case ix.Truncated:
+			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars; Claude Code loaded only lines 1–%d (cap: 200 lines / 25,000 chars).",
+				ix.Lines, thousands(ix.Chars), ix.LoadedLines)
+			if n := len(ix.Beyond); n > 0 {
+				s += fmt.Sprintf(" %d %s past the cap, unseen unless you Read %s:", n, plural(n, "entry is", "entries are"), clean(ix.Path))
+			}
+			parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
+			for _, e := range ix.Beyond {
+				e := e
+				add(secHealth, prioLedger, parent, 10+min(len(e.Text), clipLedger), func() string {
+					return safe(fmt.Sprintf("  - L%d: %s", e.Line, clip(e.Text, clipLedger)))
+				})
+			}
+			worth = true
+		case pct >= 80:
+			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of the load cap (200 lines / 25,000 chars): entries past it will not be loaded; suggest `/intermem:synthesize` to the user.",
+				ix.Lines, thousands(ix.Chars), pct)
+			add(secHealth, prioHealth, -1, len(s), fixed(s))
+			worth = true
+		}
+	}
+	if n := len(in.Stale); n > 0 {
+		s := fmt.Sprintf("- %d promoted %s stale (confidence below %.1f: what %s cites is gone or moved); do not rely on %s without checking:",
+			n, plural(n, "fact is", "facts are"), score.StaleBelow, plural(n, "it", "they"), plural(n, "it", "them"))
+		parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
+		for _, f := range in.Stale {
+			f := f
+			add(secHealth, prioStale, parent, 30+min(len(f.Text), clipStale), func() string {
+				where := f.Doc
+				if f.Section != "" {
+					where += " § " + clip(f.Section, clipTitle)
+				}
+				return safe(fmt.Sprintf("  - %s: %q (%.2f)", where, clip(f.Text, clipStale), f.Confidence))
+			})
+		}
+		worth = true
+	}
+	if a := in.Agents; a != nil {
+		s := fmt.Sprintf("- AGENTS.md holds %d promoted %s that Claude Code will not load (%s): Read AGENTS.md when %s; a line `@AGENTS.md` in CLAUDE.md would load it.",
+			a.Facts, plural(a.Facts, "fact", "facts"), strings.TrimSuffix(a.Why, "."), plural(a.Facts, "it matters", "they matter"))
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
+	if n := in.Stable; n > 0 {
+		s := fmt.Sprintf("- %d stable memory %s ready to promote into CLAUDE.md/AGENTS.md: suggest `/intermem:synthesize` to the user.",
+			n, plural(n, "entry is", "entries are"))
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
+
+	// Index of promoted knowledge.
+	for _, d := range in.Docs {
+		if len(d.Sections) == 0 {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("- " + d.Name)
+		if d.Loaded {
+			b.WriteString(" (loaded): ")
+		} else {
+			b.WriteString(" (not loaded; Read it when relevant): ")
+			worth = true
+		}
+		for i, s := range d.Sections {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			title := s.Title
+			if title == "" {
+				title = "(top)"
+			}
+			fmt.Fprintf(&b, "%s (%d)", clip(title, clipTitle), s.Facts)
+		}
+		s := clip(b.String(), 400)
+		add(secIndex, prioIndex, -1, len(s), fixed(s))
+	}
+	for _, d := range in.Details {
+		s := "- " + d.Name
+		if d.Title != "" {
+			s += ": " + clip(d.Title, clipTitle)
+		}
+		if d.Facts > 0 {
+			s += fmt.Sprintf(" (%d %s)", d.Facts, plural(d.Facts, "fact", "facts"))
+		}
+		add(secIndex, prioIndex, -1, len(s), fixed(s))
+		worth = true
+	}
+
+	// Memories, best first.
+	for _, r := range Rank(in) {
+		r := r
+		prio := prioOther
+		if r.rel.Points > 0 {
+			prio = prioRelevant
+		}
+		c := r.c
+		lim := clipFact
+		if c.Kind == "memory" {
+			lim = clipMemory
+		}
+		add(secMemories, prio, -1, len(c.File)+8+min(len(c.Text), lim), func() string {
+			var s string
+			if c.Kind == "memory" {
+				s = "- " + c.File
+				if c.Type != "" {
+					s += " [" + c.Type + "]"
+				}
+				s += ": " + clip(c.Text, clipMemory)
+			} else {
+				s = fmt.Sprintf("- %s:%d: %s", c.File, c.Line, clip(c.Text, clipFact))
+			}
+			return safe(s + r.rel.why())
+		})
+		worth = true
+	}
+	return items, worth
+}
+
+// safe makes a line printable: secrets redacted, valid UTF-8, one line.
+func safe(s string) string {
+	s = redact.String(s)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// clean makes a path or title printable on one line.
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip redacts text, puts it on one line and cuts it to at most n bytes
+// at a character boundary, marking a cut with "…". Redaction comes first
+// so that a cut can never hide part of a secret from the detector.
+func clip(text string, n int) string {
+	// Bound the work on huge entries; whatever is past this is never shown.
+	if len(text) > 8*n+1024 {
+		text = text[:8*n+1024]
+	}
+	s := clean(redact.String(text))
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimRight(s[:cut], " ") + "…"
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
