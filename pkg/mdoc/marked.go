@@ -33,9 +33,11 @@ type Marked struct {
 //   - on a line of its own: that line plus the unit that follows it directly
 //     (a whole list item, or a run of text and fenced code up to a blank
 //     line) — this is how a block whose first line opens a fence is marked;
-//   - on any line of a list item (first line, continuation, nested child):
-//     the innermost item containing that line, with all its nested and
-//     continuation lines and indented fences;
+//   - on a line that opens a list item: that item (the outer one if the line
+//     opens two, as "- - x" does), with all its continuation lines, nested
+//     items and indented fences;
+//   - on any other line of a list item (a continuation line, where the
+//     original tool put its marker): the innermost item containing it;
 //   - anywhere else: the run of text lines and fenced code around the marker,
 //     bounded by blank lines, headings, list items and managed-block lines.
 func (d *Doc) Marked() []Marked { return d.marked(true, "") }
@@ -201,8 +203,10 @@ func (d *Doc) entryLines(i int, ownLine bool, bounds map[int]bool) (first, last 
 		j := i + 1
 		if j < len(d.lines) && d.unitStart(j, bounds) {
 			lj := &d.lines[j]
-			if lj.itemStart && lj.item >= 0 && d.items[lj.item].parent == int(l.item) {
-				return i, d.items[lj.item].last, false, true
+			if lj.itemStart && lj.item >= 0 {
+				if t := d.entryItem(j); d.items[t].parent == int(l.item) {
+					return i, d.items[t].last, false, true
+				}
 			}
 			if l.item < 0 && lj.item < 0 {
 				_, last = d.run(j, bounds, false)

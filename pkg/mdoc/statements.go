@@ -31,8 +31,10 @@ func (d *Doc) Statements() []Statement {
 		}
 		sec := d.Sections[d.sectionAt(i)].Title
 		if l.itemStart && l.item >= 0 && d.items[l.item].first == i {
-			last := d.items[d.entryItem(i)].last // "- - x" opens two: the outer one
-			for k := i + 1; k <= last; k++ {     // a managed block inside an item ends it
+			// "- - x" opens two items: report the outer one, up to any
+			// managed block inside it.
+			last := d.items[d.entryItem(i)].last
+			for k := i + 1; k <= last; k++ {
 				if inBlock[k] {
 					last = k - 1
 					break
