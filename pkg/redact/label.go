@@ -28,12 +28,21 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 // holding many labels ("token:token:token:…") are scanned once, not once per label.
 type scanMemo struct {
 	runFrom, runTo int // s[runFrom:runTo] holds no value delimiter; s[runTo] is one (or the end)
-	quote          [3]struct {
+	// PEM: the first END at or after any offset in [pemFrom, pemAt] is pemFound (-1: none
+	// within reach); the last BEGIN before beginFor is begin.
+	pemFrom, pemAt, pemFound int
+	pemValid                 bool
+	beginFor, begin          int
+	beginValid               bool
+	quote                    [3]struct {
 		from, at int // s[from:at] holds no closing quote; s[at] is the quote, a newline, or the limit
 	}
 }
 
-const maxQuoted = 512
+const (
+	maxQuoted   = 512 // longest quoted value after a label
+	maxLabelled = 512 // longest unquoted value after a label
+)
 
 // labelAt is the hit matcher for key-like labels: the anchor occurrence s[hs:he] lies in
 // the label's last word. It parses
@@ -58,24 +67,6 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 			break
 		}
 		we += n
-	}
-	ls := ws
-	if ws >= 2 && s[ws-1] == ' ' {
-		ps := ws - 1
-		for ps > 0 && ws-ps < 64 {
-			r, n := utf8.DecodeLastRuneInString(s[:ps])
-			if !isLabelRune(r) {
-				break
-			}
-			ps -= n
-		}
-		if ps < ws-1 {
-			ls = ps
-		}
-	}
-	kind, ok := classifyLabel(s[ls:we])
-	if !ok {
-		return Finding{}, false
 	}
 	i := skipEmphasis(s, we, true)
 	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
@@ -111,6 +102,24 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 	if vs >= len(s) {
 		return Finding{}, false
 	}
+	ls := ws
+	if ws >= 2 && s[ws-1] == ' ' {
+		ps := ws - 1
+		for ps > 0 && ws-ps < 64 {
+			r, n := utf8.DecodeLastRuneInString(s[:ps])
+			if !isLabelRune(r) {
+				break
+			}
+			ps -= n
+		}
+		if ps < ws-1 {
+			ls = ps
+		}
+	}
+	kind, ok := classifyLabel(s[ls:we])
+	if !ok {
+		return Finding{}, false
+	}
 	var ve int
 	switch q := s[vs]; q {
 	case '"', '\'', '`':
@@ -121,6 +130,9 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 		ve = c + 1
 	default:
 		ve = memo.runEnd(s, vs)
+		if ve-vs > maxLabelled {
+			return Finding{}, false // not a labelled secret; long tokens have their own rules
+		}
 	}
 	query := ws > 0 && (s[ws-1] == '?' || s[ws-1] == '&')
 	start, end, ok := valueSpan(s, vs, ve, query)
@@ -217,20 +229,13 @@ func valueSpan(s string, start, end int, query bool) (int, int, bool) {
 		}
 		return start + 1, end - 1, end-start > 2
 	}
-	// An unquoted value the regexp cut at its length limit runs on.
-	if end-start >= 256 {
-		for end < len(s) && !strings.ContainsRune(" \t\r\n\"'`<>", rune(s[end])) {
-			end++
-		}
-		if strings.Contains(s[start:end], Marker) {
-			return 0, 0, false
-		}
-	}
 	v := s[start:end]
 	// Secrets are ASCII; CJK text or full-width punctuation right after one is prose.
-	if i := strings.IndexFunc(v, isCJK); i >= 0 {
-		end = start + i
-		v = s[start:end]
+	if !isASCII(v) {
+		if i := strings.IndexFunc(v, isCJK); i >= 0 {
+			end = start + i
+			v = s[start:end]
+		}
 	}
 	if loc := continuationRe.FindStringIndex(v); loc != nil {
 		end = start + loc[0]
@@ -253,6 +258,15 @@ func valueSpan(s string, start, end int, query bool) (int, int, bool) {
 		}
 	}
 	return start, end, end > start
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func isCJK(r rune) bool {
@@ -427,32 +441,54 @@ func plausible(v string) bool {
 	if len(v) < 8 || strings.Contains(v, Marker) || isPlaceholder(v) {
 		return false
 	}
-	if strings.ContainsAny(v, " \t") {
+	var lower, upper, digit, blank, sep, other bool // sep: - _ .
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		case c == ' ' || c == '\t':
+			blank = true
+		case c == '-' || c == '_' || c == '.':
+			sep = true
+		default:
+			other = true
+		}
+	}
+	if blank {
 		if appPassRe.MatchString(v) {
 			return true
 		}
 		f := strings.Fields(v)
 		return len(f) <= 4 && classes(strings.Join(f, "")) >= 3
 	}
-	if isPathLike(v) || strings.Contains(v, "://") || emailRe.MatchString(v) {
+	if other && (isPathLike(v) || strings.Contains(v, "://") || strings.IndexByte(v, '@') >= 0 && emailRe.MatchString(v)) {
 		return false
 	}
-	if envNameRe.MatchString(v) || dottedRe.MatchString(v) || callRe.MatchString(v) {
-		return false
-	}
-	if wordsRe.MatchString(v) {
-		// Letters only: words, kebab, snake and camelCase identifiers are not secrets; one
-		// long single-case run of random letters is.
-		if strings.ContainsAny(v, "-_.") {
+	if !other && !digit && (lower || upper) {
+		// Letters only (and - _ .): words, kebab, snake, dotted and camelCase identifiers
+		// are not secrets; one long single-case run of random letters is.
+		if sep {
 			return false
 		}
 		if humpRe.MatchString(v) {
-			return len(v) >= 16 && (strings.ToLower(v) == v || strings.ToUpper(v) == v)
+			return len(v) >= 16 && (!upper || !lower)
 		}
 		return true
 	}
-	if dateRe.MatchString(v) || versionRe.MatchString(v) || numericRe.MatchString(v) && !isDigits(v) {
+	if !lower && sep && envNameRe.MatchString(v) {
 		return false
+	}
+	if (sep || other) && (dottedRe.MatchString(v) || callRe.MatchString(v) || fileNameRe.MatchString(v)) {
+		return false
+	}
+	if c := v[0]; '0' <= c && c <= '9' || c == 'v' {
+		if dateRe.MatchString(v) || versionRe.MatchString(v) || numericRe.MatchString(v) && !isDigits(v) {
+			return false
+		}
 	}
 	return true
 }
@@ -546,25 +582,55 @@ func lenient(kind string, group int) func(s string, m []int) (Finding, bool) {
 	}
 }
 
-// urlCredentials accepts the password of scheme://user:password@host.
-func urlCredentials(s string, m []int) (Finding, bool) {
-	user, pass := s[m[4]:m[5]], s[m[6]:m[7]]
-	if strings.Contains(pass, Marker) || pass == user || !lenientOK(pass, 3) {
+// urlAt is the hit matcher for "://": the password of scheme://user:password@host (any
+// scheme), or a token used as the user name (https://<token>@host). The authority ends at
+// the first '/', '?', '#', blank, quote or angle bracket; a password may contain '@' (the
+// last '@' ends it).
+func urlAt(_ *scanMemo, s string, hs, he int) (Finding, bool) {
+	i := hs
+	for i > 0 && hs-i < 21 && (alnum[s[i-1]] || s[i-1] == '+' || s[i-1] == '.' || s[i-1] == '-') {
+		i--
+	}
+	for i < hs && !(s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+		i++
+	}
+	if i == hs {
+		return Finding{}, false
+	}
+	scheme := strings.ToLower(s[i:hs])
+	at := -1
+	for j := he; j < len(s) && j-he < 1024; j++ {
+		c := s[j]
+		if c == '/' || c == '?' || c == '#' || isValueDelim(c) {
+			break
+		}
+		if c == '@' {
+			at = j
+		}
+	}
+	if at < 0 || at+1 >= len(s) || !(alnum[s[at+1]] || s[at+1] == '[') {
+		return Finding{}, false
+	}
+	user, pass, hasPass := strings.Cut(s[he:at], ":")
+	if !hasPass {
+		switch scheme {
+		case "http", "https", "git", "ssh", "ftp", "ws", "wss":
+		default:
+			return Finding{}, false
+		}
+		if len(user) < 20 || classes(user) < 2 || !strings.ContainsAny(user, "0123456789") ||
+			strings.ContainsFunc(user, func(r rune) bool { return r > 127 || !tokenish[byte(r)] }) || isPlaceholder(user) {
+			return Finding{}, false
+		}
+		return Finding{"url-credentials", he, at}, true
+	}
+	if user == "" || strings.ContainsAny(user, "[]") || pass == user || !lenientOK(pass, 3) {
 		return Finding{}, false
 	}
 	if isDigits(pass) && len(pass) <= 5 { // host:port, not user:password
 		return Finding{}, false
 	}
-	return Finding{"url-credentials", m[6], m[7]}, true
-}
-
-// urlUserToken accepts a token used as the user name: https://<token>@github.com/….
-func urlUserToken(s string, m []int) (Finding, bool) {
-	v := s[m[2]:m[3]]
-	if classes(v) < 2 || !strings.ContainsAny(v, "0123456789") || isPlaceholder(v) {
-		return Finding{}, false
-	}
-	return Finding{"url-credentials", m[2], m[3]}, true
+	return Finding{"url-credentials", at - len(pass), at}, true
 }
 
 // headerValue accepts the credential of an Authorization header or a Bearer scheme.
@@ -632,38 +698,21 @@ var (
 	spacedPContext   = regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl)\s+login|helm\s+registry\s+login)\b`)
 )
 
-// cliDashP accepts the password of "-p'secret'" anywhere, "-psecret" on a mysql/mariadb/
-// sshpass command line, and "-p secret" on sshpass / docker login command lines.
+// cliDashP accepts the password of "-p'secret'", "-p\"secret\"" or "-psecret" (groups 1 to 3),
+// or of "-p secret" (group 4); the rules that use it decide where each form is unambiguous.
 func cliDashP(s string, m []int) (Finding, bool) {
-	ls := strings.LastIndexByte(s[:m[0]], '\n') + 1
-	le := strings.IndexByte(s[m[1]:], '\n')
-	if le < 0 {
-		le = len(s)
-	} else {
-		le += m[1]
-	}
-	line := s[ls:le]
-	if i := m[0] + strings.Index(s[m[0]:], "-p"); i > 0 && !isBlank(s[i-1]) && s[i-1] != '\n' {
+	if i := m[0] + strings.Index(s[m[0]:m[1]], "-p"); i > 0 && !isBlank(s[i-1]) && s[i-1] != '\n' {
 		return Finding{}, false
-	}
-	for len(m) < 10 {
-		m = append(m, -1)
 	}
 	var start, end int
 	switch {
-	case m[2] >= 0:
+	case len(m) > 3 && m[2] >= 0:
 		start, end = m[2], m[3]
-	case m[4] >= 0:
+	case len(m) > 5 && m[4] >= 0:
 		start, end = m[4], m[5]
-	case m[6] >= 0:
-		if !attachedPContext.MatchString(line) {
-			return Finding{}, false
-		}
+	case len(m) > 7 && m[6] >= 0:
 		start, end = m[6], m[7]
-	case m[8] >= 0:
-		if !spacedPContext.MatchString(line) {
-			return Finding{}, false
-		}
+	case len(m) > 9 && m[8] >= 0:
 		var ok bool
 		if start, end, ok = valueSpan(s, m[8], m[9], false); !ok {
 			return Finding{}, false

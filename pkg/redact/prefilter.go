@@ -7,8 +7,13 @@ package redact
 type acMatcher struct {
 	class  [256]uint8 // byte -> equivalence class; 0 is "byte in no anchor"
 	nclass int32
-	delta  []int32   // state*nclass + class -> next state
-	out    [][]int32 // state -> ids of the anchors that end here
+	// delta[row+class] is the row of the next state, where a state's row is its number
+	// times nclass. States are numbered so that those where an anchor ends come last:
+	// a row >= outRow means "report out[row/nclass-firstOut]".
+	delta    []int32
+	outRow   int32
+	firstOut int32
+	out      [][]int32 // ids of the anchors that end in each reporting state
 }
 
 func foldByte(b byte) byte {
@@ -90,21 +95,47 @@ func newACMatcher(anchors []string) *acMatcher {
 			}
 		}
 	}
+
+	// Renumber: silent states first (the start state stays 0), reporting states last; store
+	// rows instead of state numbers.
+	perm := make([]int32, n)
+	k := int32(0)
+	for st := int32(0); st < n; st++ {
+		if len(m.out[st]) == 0 {
+			perm[st] = k
+			k++
+		}
+	}
+	m.firstOut = k
+	var outs [][]int32
+	for st := int32(0); st < n; st++ {
+		if len(m.out[st]) != 0 {
+			perm[st] = k
+			k++
+			outs = append(outs, m.out[st])
+		}
+	}
+	delta := make([]int32, n*nc)
+	for st := int32(0); st < n; st++ {
+		for c := int32(0); c < nc; c++ {
+			delta[perm[st]*nc+c] = perm[m.delta[st*nc+c]] * nc
+		}
+	}
+	m.delta, m.out, m.outRow = delta, outs, m.firstOut*nc
 	return m
 }
 
 // scan calls f(anchorID, end) for every anchor occurrence, end being the byte offset just
 // past it, in increasing order of end.
 func (m *acMatcher) scan(s string, f func(id int32, end int)) {
-	st := int32(0)
-	nc := m.nclass
+	row := int32(0)
 	delta := m.delta
 	class := &m.class
-	out := m.out
+	outRow := m.outRow
 	for i := 0; i < len(s); i++ {
-		st = delta[st*nc+int32(class[s[i]])]
-		if o := out[st]; o != nil {
-			for _, id := range o {
+		row = delta[row+int32(class[s[i]])]
+		if row >= outRow {
+			for _, id := range m.out[row/m.nclass-m.firstOut] {
 				f(id, i+1)
 			}
 		}

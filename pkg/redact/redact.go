@@ -62,10 +62,14 @@ func replace(s string, fs []Finding) string {
 }
 
 // rule is one detector. It runs only where the prefilter saw one of its anchors
-// (ASCII-case-insensitive literals that every match contains), in one of three ways:
+// (ASCII-case-insensitive literals that every match contains), in one of four ways:
 //   - hit: a hand-written matcher called at each anchor occurrence;
-//   - span > 0: re runs on a small window around each anchor occurrence, from back bytes
-//     before it to 2*span bytes after (span is the longest match worth finding);
+//   - anchored: re (which starts with ^) runs on the text starting exactly back bytes
+//     before the anchor, at most span bytes long; for patterns that match at the anchor
+//     and whose attempts stop at the next anchor, so the total work stays linear;
+//   - span > 0: re runs unanchored on a window from back bytes before the anchor to 2*span
+//     bytes after it; a hit is skipped when the previous window already covers it, so
+//     windows are at least span apart (re has a literal prefix, which regexp skips to);
 //   - otherwise: re runs on each line that holds an anchor (for rare, contextual anchors).
 type rule struct {
 	kind    string
@@ -79,6 +83,9 @@ type rule struct {
 	// secret; it replaces the default group/edge handling.
 	check      func(s string, m []int) (Finding, bool)
 	back, span int
+	anchored   bool
+	// lineOK, when set, is a precondition on the line (or window) a line rule searches.
+	lineOK func(region string) bool
 	// hit is called with the anchor occurrence s[start:end]; it may look anywhere in s.
 	hit func(m *scanMemo, s string, start, end int) (Finding, bool)
 }
@@ -198,6 +205,24 @@ func (e *engine) find(s string) []Finding {
 					lastEnd[ri] = f.End
 				}
 				continue
+			case r.anchored:
+				ws := start - r.back
+				if ws < lineStart || start < lastEnd[ri] {
+					continue
+				}
+				we := min(getLineEnd(), ws+r.span)
+				if m := r.re.FindStringSubmatchIndex(s[ws:we]); m != nil {
+					for i := range m {
+						if m[i] >= 0 {
+							m[i] += ws
+						}
+					}
+					if f, ok := r.accept(s, m); ok {
+						fs = append(fs, found{f, ri})
+						lastEnd[ri] = f.End
+					}
+				}
+				continue
 			case r.span > 0:
 				le := getLineEnd()
 				ws := max(lineStart, start-r.back)
@@ -220,7 +245,7 @@ func (e *engine) find(s string) []Finding {
 				continue
 			}
 			// Long line: a window around the hit, unless the previous one covers it.
-			if lastEnd[ri] >= 0 && end+windowAfter/2 <= lastEnd[ri] {
+			if lastEnd[ri] >= 0 && min(le, end+windowAfter/2) <= lastEnd[ri] {
 				continue
 			}
 			ws := max(lineStart, end-windowBefore)
@@ -236,6 +261,9 @@ func (e *engine) find(s string) []Finding {
 }
 
 func (e *engine) runRule(fs []found, s string, t task, r *rule) []found {
+	if r.lineOK != nil && !r.lineOK(s[t.start:t.end]) {
+		return fs
+	}
 	for _, m := range r.re.FindAllStringSubmatchIndex(s[t.start:t.end], -1) {
 		for i := range m {
 			if m[i] >= 0 {

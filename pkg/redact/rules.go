@@ -16,6 +16,10 @@ func buildRules() []*rule {
 	// validates the value.
 	tokw := func(kind string, anchors []string, back, span int, pattern string, edge *byteSet, ok func(v string) bool) {
 		r := &rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), group: 1, edge: edge, back: back, span: span}
+		if p, _ := r.re.LiteralPrefix(); p == "" && back == 0 {
+			// No literal prefix for regexp to skip to: match at the anchor instead.
+			r.re, r.anchored = regexp.MustCompile("^(?:"+pattern+")"), true
+		}
 		if ok != nil {
 			r.check = func(s string, m []int) (Finding, bool) {
 				start, end := m[2], m[3]
@@ -83,8 +87,8 @@ func buildRules() []*rule {
 		}
 		return Finding{"discord-token", m[2], m[3]}, true
 	})
-	tokw("discord-webhook", []string{"/api/webhooks/"}, 16, 512, `discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})`, tokenish, nil)
-	add(&rule{kind: "telegram-bot-token", anchors: []string{":AA"}, back: 12, span: 64, re: regexp.MustCompile(`(\d{8,12}:AA[A-Za-z0-9_-]{33})`),
+	tokw("discord-webhook", []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, 0, 1024, `discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})`, tokenish, nil)
+	add(&rule{kind: "telegram-bot-token", anchors: []string{":AA"}, back: 12, span: 40, re: regexp.MustCompile(`(\d{8,12}:AA[A-Za-z0-9_-]{33})`),
 		check: func(s string, m []int) (Finding, bool) {
 			start, end := m[2], m[3]
 			// The API puts the token straight after "bot": https://api.telegram.org/bot<token>/…
@@ -101,7 +105,8 @@ func buildRules() []*rule {
 	})
 	tok("sendgrid-key", []string{"SG."}, `(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`, tokenish)
 	tok("mailgun-key", []string{"key-"}, `(key-[0-9a-f]{32})`, newByteSet("a-z", "A-Z", "0-9", "_-./"))
-	tokw("mailchimp-key", []string{"-us"}, 32, 64, `([0-9a-f]{32}-us\d{1,2})`, alnum, nil)
+	add(&rule{kind: "mailchimp-key", anchors: []string{"-us"}, back: 32, span: 40, anchored: true,
+		re: regexp.MustCompile(`^([0-9a-f]{32}-us\d{1,2})`), group: 1, edge: alnum})
 
 	// Payments and commerce.
 	tok("stripe-key", []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, `((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247})`, word)
@@ -117,14 +122,22 @@ func buildRules() []*rule {
 		func(s string, m []int) (Finding, bool) {
 			return Finding{"aws-secret-key", m[2], m[3]}, base64ch.clear(s, m[2], m[3])
 		})
-	line("aws-secret-key", []string{"AKIA", "ASIA"}, `[A-Za-z0-9/+]{40,}`, awsSecretNearKeyID)
+	add(&rule{kind: "aws-secret-key", anchors: []string{"AKIA", "ASIA"}, lineOK: awsKeyIDRe.MatchString,
+		re: regexp.MustCompile(`[A-Za-z0-9/+]{40,}`), check: awsSecretNearKeyID})
 	tok("aws-presigned-signature", []string{"X-Amz-Signature="}, `X-Amz-Signature=([0-9a-f]{64})`, alnum)
 	tok("google-api-key", []string{"AIza"}, `(AIza[0-9A-Za-z_-]{35})`, tokenish)
 	tok("google-oauth-secret", []string{"GOCSPX-"}, `(GOCSPX-[A-Za-z0-9_-]{28})`, tokenish)
 	tok("google-oauth-token", []string{"ya29."}, `(ya29\.[0-9A-Za-z_-]{20,})`, tokenish)
 	tok("google-oauth-token", []string{"1//0"}, `(1//0[0-9A-Za-z_-]{40,})`, newByteSet("a-z", "A-Z", "0-9", "_-/"))
 	tok("azure-storage-key", []string{"AccountKey=", "SharedAccessKey="}, `(?i:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, base64ch)
-	tokw("azure-sas", []string{"sig="}, 1, 512, `[?&;]sig=([A-Za-z0-9%+/=]{20,})`, base64ch, nil)
+	add(&rule{kind: "azure-sas", anchors: []string{"sig="}, span: 1024, re: regexp.MustCompile(`sig=([A-Za-z0-9%+/=]{20,})`),
+		check: func(s string, m []int) (Finding, bool) {
+			// A query parameter (…&sig=…) or a connection-string field (…;sig=…).
+			if m[0] == 0 || strings.IndexByte("?&;", s[m[0]-1]) < 0 || !base64ch.clear(s, m[2], m[3]) {
+				return Finding{}, false
+			}
+			return Finding{"azure-sas", m[2], m[3]}, true
+		}})
 	tok("digitalocean-token", []string{"dop_v1_", "doo_v1_", "dor_v1_"}, `(do[opr]_v1_[a-f0-9]{64})`, word)
 	tok("heroku-key", []string{"HRKU-"}, `(HRKU-[A-Za-z0-9_-]{20,})`, tokenish)
 	tok("vault-token", []string{"hvs.", "hvb.", "hvr."}, `(hv[sbr]\.[A-Za-z0-9_-]{24,})`, tokenish)
@@ -137,7 +150,8 @@ func buildRules() []*rule {
 	tok("notion-token", []string{"ntn_"}, `(ntn_[A-Za-z0-9]{40,50})`, word)
 	tok("tailscale-key", []string{"tskey-"}, `(tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,})`, tokenish)
 	tok("pulumi-token", []string{"pul-"}, `(pul-[a-f0-9]{40})`, tokenish)
-	tokw("terraform-token", []string{".atlasv1."}, 14, 512, `([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,})`, tokenish, nil)
+	add(&rule{kind: "terraform-token", anchors: []string{".atlasv1."}, back: 14, span: 1024, anchored: true,
+		re: regexp.MustCompile(`^([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,})`), group: 1, edge: tokenish})
 	tok("grafana-token", []string{"glsa_"}, `(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})`, word)
 	tok("grafana-token", []string{"glc_"}, `(glc_[A-Za-z0-9+/]{32,}={0,2})`, base64ch)
 	tok("newrelic-key", []string{"NRAK-"}, `(NRAK-[A-Z0-9]{27})`, alnum)
@@ -150,30 +164,30 @@ func buildRules() []*rule {
 	tokw("jwt", []string{"eyJ"}, 0, 16<<10, `(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`, newByteSet("a-z", "A-Z", "0-9", "_-."), nil)
 
 	// Credentials by context: URLs, HTTP headers, command lines, .netrc.
-	add(&rule{kind: "url-credentials", anchors: []string{"://"}, back: 24, span: 512,
-		re:    regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]{0,20})://([^\s:/?#@"'\x60<>\[\]]+):([^\s/?#"'\x60<>]+)@[A-Za-z0-9\[]`),
-		check: urlCredentials})
-	add(&rule{kind: "url-credentials", anchors: []string{"://"}, back: 8, span: 512,
-		re:    regexp.MustCompile(`(?i:https?|git|ssh|ftp|wss?)://([A-Za-z0-9_-]{20,})@[A-Za-z0-9]`),
-		check: urlUserToken})
-	add(&rule{kind: "bearer-token", anchors: []string{"bearer"}, span: 512,
-		re:    regexp.MustCompile(`(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)`),
+	add(&rule{kind: "url-credentials", anchors: []string{"://"}, hit: urlAt})
+	add(&rule{kind: "bearer-token", anchors: []string{"bearer"}, span: 1024, anchored: true,
+		re:    regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)`),
 		check: headerValue("bearer-token")})
-	add(&rule{kind: "basic-auth", anchors: []string{"basic"}, span: 512,
-		re:    regexp.MustCompile(`(?i:basic)[ \t]+([A-Za-z0-9+/]{6,}={0,2})`),
+	add(&rule{kind: "basic-auth", anchors: []string{"basic"}, span: 1024, anchored: true,
+		re:    regexp.MustCompile(`^(?i:basic)[ \t]+([A-Za-z0-9+/]{6,}={0,2})`),
 		check: basicAuth})
-	add(&rule{kind: "authorization", anchors: []string{"authorization"}, span: 512,
-		re:    regexp.MustCompile(`(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i:token|bot|apikey|api-key|sso-key|ssws|key)[ \t]+)?([^\s"',;]{8,})`),
+	add(&rule{kind: "authorization", anchors: []string{"authorization"}, span: 1024, anchored: true,
+		re:    regexp.MustCompile(`^(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?:(?i:token|bot|apikey|api-key|sso-key|ssws|key)[ \t]+)?([^\s"',;]{8,})`),
 		check: headerValue("authorization")})
-	add(&rule{kind: "password", anchors: []string{"-u", "--user"}, span: 512,
-		re:    regexp.MustCompile(`(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:'"]+):([^\s'"]+)`),
+	add(&rule{kind: "password", anchors: []string{"-u", "--user"}, span: 1024, anchored: true,
+		re:    regexp.MustCompile(`^(?:-u|--user)(?:[ \t]+|=)?["']?([^\s:'"]+):([^\s'"]+)`),
 		check: cliUserPass})
-	add(&rule{kind: "password", anchors: []string{"-p'", `-p"`}, span: 512,
-		re:    regexp.MustCompile(`-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})")`),
+	add(&rule{kind: "password", anchors: []string{"-p'", `-p"`}, span: 1024, anchored: true,
+		re:    regexp.MustCompile(`^-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})")`),
 		check: cliDashP})
-	line("password", []string{"mysql", "mariadb", "sshpass", "docker login", "podman login", "registry login"},
-		`(?:^|[ \t])-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"]{1,256})|[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256}))`,
-		cliDashP)
+	add(&rule{kind: "password", anchors: []string{"mysql", "mariadb", "sshpass"}, lineOK: attachedPContext.MatchString, group: 1,
+		re:    regexp.MustCompile(`(?:^|[ \t])-p(?:'([^'\n]{1,256})'|"([^"\n]{1,256})"|([^\s'"]{1,256}))`),
+		check: cliDashP})
+	add(&rule{kind: "password", anchors: []string{"sshpass", "docker login", "podman login", "nerdctl login", "registry login"}, lineOK: spacedPContext.MatchString, group: 1,
+		re: regexp.MustCompile(`(?:^|[ \t])-p[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256})`),
+		check: func(s string, m []int) (Finding, bool) {
+			return cliDashP(s, []int{m[0], m[1], -1, -1, -1, -1, -1, -1, m[2], m[3]})
+		}})
 	line("password", []string{"machine"}, `(?i)\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+(\S+)`, lenient("password", 1))
 
 	// Generic: a value after a key-like label, in prose, YAML, JSON, env files, code, flags.
@@ -223,24 +237,14 @@ func discordID(v string) bool {
 
 var awsKeyIDRe = regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)
 
-// awsSecretNearKeyID accepts an unlabelled 40-character base64 run on a line that also holds
-// an AWS access key id: the usual "AKIA… / wJalr…" pair.
+// awsSecretNearKeyID accepts an unlabelled 40-character base64 run (on a line that also holds
+// an AWS access key id: the usual "AKIA… / wJalr…" pair).
 func awsSecretNearKeyID(s string, m []int) (Finding, bool) {
 	start, end := m[0], m[1]
 	if end-start != 40 || !base64ch.clear(s, start, end) || end < len(s) && s[end] == '=' {
 		return Finding{}, false
 	}
 	if v := s[start:end]; classes(v) < 3 || !mixedCase(v) {
-		return Finding{}, false
-	}
-	ls := strings.LastIndexByte(s[:start], '\n') + 1
-	le := strings.IndexByte(s[end:], '\n')
-	if le < 0 {
-		le = len(s)
-	} else {
-		le += end
-	}
-	if !awsKeyIDRe.MatchString(s[ls:le]) {
 		return Finding{}, false
 	}
 	return Finding{"aws-secret-key", start, end}, true
@@ -267,7 +271,7 @@ var pemFooterRe = regexp.MustCompile(`^-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)
 
 // findPEM redacts a whole PEM private-key block, BEGIN line to END line. Without an END line
 // (a truncated memory), it takes the run of base64 (and PEM header) lines after BEGIN.
-func findPEM(_ *scanMemo, s string, start, _ int) (Finding, bool) {
+func findPEM(memo *scanMemo, s string, start, _ int) (Finding, bool) {
 	if !strings.HasPrefix(s[start:], "-----BEGIN ") {
 		return Finding{}, false
 	}
@@ -276,14 +280,9 @@ func findPEM(_ *scanMemo, s string, start, _ int) (Finding, bool) {
 		return Finding{}, false
 	}
 	body := start + hdr[1]
-	const maxBlock = 64 << 10
-	limit := min(len(s), body+maxBlock)
-	if i := strings.Index(s[body:limit], "-----END "); i >= 0 {
-		endAt := body + i
-		if !strings.Contains(s[body:endAt], "-----BEGIN ") {
-			if ftr := pemFooterRe.FindStringIndex(s[endAt:min(len(s), endAt+80)]); ftr != nil {
-				return Finding{"private-key", start, endAt + ftr[1]}, true
-			}
+	if endAt := memo.pemEnd(s, body); endAt >= 0 && memo.pemLastBegin(s, endAt) == start {
+		if ftr := pemFooterRe.FindStringIndex(s[endAt:min(len(s), endAt+80)]); ftr != nil {
+			return Finding{"private-key", start, endAt + ftr[1]}, true
 		}
 	}
 	// Truncated block.
@@ -315,6 +314,36 @@ func findPEM(_ *scanMemo, s string, start, _ int) (Finding, bool) {
 		end--
 	}
 	return Finding{"private-key", start, end}, true
+}
+
+const maxPEM = 64 << 10 // longest private-key block
+
+// pemEnd returns the offset of the first "-----END " within maxPEM bytes after body, or -1.
+// Results are reused: the first END after any offset inside a searched range is the same.
+func (m *scanMemo) pemEnd(s string, body int) int {
+	if m.pemFrom <= body && body <= m.pemAt && m.pemValid {
+		return m.pemFound
+	}
+	limit := min(len(s), body+maxPEM)
+	m.pemFrom, m.pemValid = body, true
+	if i := strings.Index(s[body:limit], "-----END "); i >= 0 {
+		m.pemAt, m.pemFound = body+i, body+i
+	} else {
+		m.pemAt, m.pemFound = limit-len("-----END "), -1
+	}
+	return m.pemFound
+}
+
+// pemLastBegin returns the offset of the last "-----BEGIN " before end.
+func (m *scanMemo) pemLastBegin(s string, end int) int {
+	if m.beginFor != end || !m.beginValid {
+		m.beginFor, m.beginValid = end, true
+		m.begin = strings.LastIndex(s[max(0, end-maxPEM):end], "-----BEGIN ")
+		if m.begin >= 0 {
+			m.begin += max(0, end-maxPEM)
+		}
+	}
+	return m.begin
 }
 
 func pemBodyLine(line string) bool {
