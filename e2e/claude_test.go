@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +67,7 @@ func scratch(t *testing.T) string {
 
 // withConfigDir gives the user a CLAUDE_CONFIG_DIR outside HOME.
 func (u *user) withConfigDir(t *testing.T) *user {
+	t.Helper()
 	u.configDir = filepath.Join(filepath.Dir(u.home), "claude-config")
 	if err := os.MkdirAll(u.configDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -128,8 +131,6 @@ type options struct {
 	installed bool           // load the plugin as installed, not with --plugin-dir
 	script    fakeapi.Script // the fake model; nil means fakeapi.Default
 	args      []string       // more claude arguments
-	env       []string       // more environment
-	unhealthy bool           // skip the hook-health check (a test checks it itself)
 }
 
 type option func(*options)
@@ -147,7 +148,7 @@ func args(a ...string) option { return func(o *options) { o.args = append(o.args
 // A run is one finished Claude Code process.
 type run struct {
 	t       *testing.T
-	label   string // "run 2: claude -p hi" for messages
+	label   string // "run 2 (claude -p hi; --plugin-dir) in /tmp/…" for messages
 	dir     string
 	stdout  string
 	stderr  string
@@ -176,7 +177,6 @@ type event struct {
 	IsError bool   `json:"is_error"`
 	// init
 	SlashCommands []string `json:"slash_commands"`
-	raw           string
 }
 
 // claude runs `claude -p prompt` in dir and checks that it succeeded and
@@ -211,21 +211,26 @@ func (u *user) start(t *testing.T, dir string, argv, prompts []string, opts ...o
 
 	n := u.runs.Add(1)
 	debugFile := filepath.Join(u.logs, fmt.Sprintf("run%d.debug.log", n))
-	full := append([]string{}, argv...)
-	full = append(full, "--output-format", "stream-json", "--verbose", "--include-hook-events",
-		"--debug-file", debugFile)
+	shown := slices.Concat(argv, o.args)
+	full := slices.Concat(shown, []string{"--output-format", "stream-json", "--verbose", "--include-hook-events",
+		"--debug-file", debugFile})
+	how := "installed plugin"
 	if !o.installed {
 		full = append(full, "--plugin-dir", repo)
+		how = "--plugin-dir"
 	}
-	full = append(full, o.args...)
 	r := &run{t: t, dir: dir, api: api,
-		label: fmt.Sprintf("run %d in %s: claude %s", n, dir, strings.Join(full, " "))}
+		label: fmt.Sprintf("run %d (claude %s; %s) in %s", n, strings.Join(shown, " "), how, dir)}
 
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claudeBin, full...)
 	cmd.Dir = dir
-	cmd.Env = u.environ(append([]string{"ANTHROPIC_BASE_URL=" + api.URL}, o.env...)...)
+	cmd.Env = u.environ("ANTHROPIC_BASE_URL=" + api.URL)
+	// On a timeout, kill the hooks Claude Code started along with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -270,7 +275,6 @@ func (u *user) start(t *testing.T, dir string, argv, prompts []string, opts ...o
 		if json.Unmarshal([]byte(line), &ev) != nil {
 			continue
 		}
-		ev.raw = line
 		r.events = append(r.events, ev)
 		if ev.Type == "result" && stdin != nil {
 			send() // the turn is over: the next prompt is a turn of its own
@@ -295,9 +299,7 @@ func (u *user) start(t *testing.T, dir string, argv, prompts []string, opts ...o
 	if res := r.result(); res == nil || res.IsError {
 		t.Fatalf("%s: no successful result event\n%s", r.label, r.context())
 	}
-	if !o.unhealthy {
-		r.checkHooks()
-	}
+	r.checkHooks()
 	return r
 }
 

@@ -9,21 +9,18 @@ import (
 // TestInject checks that what intermem-inject prints at SessionStart
 // reaches the model: the hook prints one JSON object whose
 // hookSpecificOutput.additionalContext is under Claude Code's 10,000
-// character inline limit, and that text is in the request Claude Code
-// sends.
+// character inline limit and surfaces the memory Claude Code does not
+// load by itself (a topic file) without repeating what it does load
+// (MEMORY.md), and that text is in the request Claude Code sends.
 func TestInject(t *testing.T) {
 	begin(t)
 	injectPiece.require(t)
 	t.Parallel()
 	u := newUser(t)
 	proj := mkdir(t, scratch(t), "proj")
-	// Topic files are not loaded by Claude Code itself: they are what
-	// intermem has to offer beyond MEMORY.md.
 	seedMemory(t, u.observe(t, proj).MemoryDir, "INJECT-MEM")
-	// A first session gives intermem observations to work from.
-	u.claude(t, proj, "hi")
 
-	r := u.claude(t, proj, "hi again")
+	r := u.claude(t, proj, "hi")
 	start := r.requireHooksRan("SessionStart", 1)[0]
 	var out struct {
 		HookSpecificOutput struct {
@@ -43,5 +40,12 @@ func TestInject(t *testing.T) {
 	case len([]rune(ctx)) >= 10000:
 		t.Errorf("%s: additionalContext is %d characters; Claude Code replaces 10,000 or more with a preview", r.label, len([]rune(ctx)))
 	}
+	if !strings.Contains(ctx, "INJECT-MEM-UNPOINTED") {
+		t.Errorf("%s: additionalContext lacks the topic-file memory Claude Code does not load (INJECT-MEM-UNPOINTED):\n%s", r.label, ctx)
+	}
+	if strings.Contains(ctx, "errors are wrapped") {
+		t.Errorf("%s: additionalContext repeats MEMORY.md, which Claude Code already loaded:\n%s", r.label, ctx)
+	}
+	t.Logf("additionalContext (%d chars):\n%s", len([]rune(ctx)), ctx)
 	r.requireSent("SessionStart hook additional context: "+ctx, "intermem-inject's additionalContext")
 }

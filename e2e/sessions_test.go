@@ -8,10 +8,13 @@ import (
 	"testing"
 )
 
-// seedMemory writes an auto-memory in the layout Claude Code itself writes
-// (a MEMORY.md index of one-line pointers plus a legacy fact list, and
-// one memory per file with frontmatter) into dir. Every line carries
-// marker, so a test can tell whether this MEMORY.md reached the model.
+// seedMemory writes an auto-memory in the layouts Claude Code writes into
+// dir: a MEMORY.md index (loaded by Claude Code at startup) holding a
+// pointer and a legacy fact list; the memory file the pointer names (one
+// memory per file, with frontmatter); and a legacy topic file nothing
+// points to, which Claude Code never loads by itself. Every entry carries
+// marker: "<marker>: errors are wrapped" is in MEMORY.md, and
+// "<marker>-UNPOINTED" only in the topic file.
 func seedMemory(t *testing.T, dir, marker string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, "MEMORY.md"), fmt.Sprintf(`# Memory
@@ -29,6 +32,11 @@ metadata:
   type: project
 ---
 Run scripts/build.sh; it builds every cmd/* into bin/ (%[1]s-TOPIC).
+`, marker))
+	writeFile(t, filepath.Join(dir, "debugging.md"), fmt.Sprintf(`# Debugging
+
+## End-to-end tests
+- %[1]s-UNPOINTED: the fake Messages API listens on 127.0.0.1 inside the test's network namespace
 `, marker))
 }
 
