@@ -128,19 +128,26 @@ func (p *parser) block(i int, li lineInfo) int {
 // set) entries. See the package documentation for the rules.
 func (p *parser) scan(first int, emit bool) {
 	p.noCommentEnd = -1
-	if emit {
-		// Size Entries once: every entry starts on a line that begins
-		// with a marker, a digit or "|" (nearly always at column 0).
-		n := 0
-		for _, l := range p.lines[first:] {
-			if l.start < l.text {
-				switch c := p.src[l.start]; c {
-				case '-', '*', '+', '|', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-					n++
-				}
+	// Size Entries and Headings once: every entry starts on a line that
+	// begins with a marker, a digit or "|", every heading on one that
+	// begins with "#" (nearly always at column 0).
+	n, h := 0, 0
+	for _, l := range p.lines[first:] {
+		if l.start < l.text {
+			switch c := p.src[l.start]; c {
+			case '-', '*', '+', '|', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+				n++
+			case '#':
+				h++
 			}
 		}
+	}
+	if h > 0 {
+		p.f.Headings = make([]Heading, 0, h)
+	}
+	if emit {
 		p.f.Entries = make([]Entry, 0, n)
+		p.ids = make([]byte, 0, 16*n)
 	}
 	var it item
 	closeItem := func() {
