@@ -1,6 +1,8 @@
 package automem
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path"
 	"strings"
 )
@@ -132,8 +134,20 @@ func (p *parser) memoryEntry(fm *Frontmatter, first int) Entry {
 	if section == "" {
 		section = strings.TrimSuffix(path.Base(p.f.Name), ".md")
 	}
+	// NormalizeText(description + "\n" + body), without building either
+	// string: the two normalize separately and join with one space.
+	p.norm = appendNormalized(make([]byte, 0, len(fm.Description)+1+len(body)), fm.Description)
+	mark := len(p.norm)
+	if mark > 0 {
+		p.norm = append(p.norm, ' ')
+	}
+	p.norm = appendNormalized(p.norm, body)
+	if len(p.norm) == mark+1 {
+		p.norm = p.norm[:mark] // empty body
+	}
+	sum := sha256.Sum256(p.norm)
 	return Entry{
-		ID:          ID(NormalizeText(fm.Description + "\n" + body)),
+		ID:          hex.EncodeToString(sum[:8]),
 		Kind:        Memory,
 		File:        p.f.Name,
 		Section:     section,

@@ -192,6 +192,9 @@ func checkRanges(t testing.TB, f *File) {
 		if e.Kind != Memory && e.ID != ID(NormalizeText(e.Text)) {
 			t.Fatalf("entry %d: id is not the hash of its normalized text", i)
 		}
+		if e.Kind == Memory && e.ID != ID(NormalizeText(e.Description+"\n"+e.Text)) {
+			t.Fatalf("memory id is not the hash of its normalized description and body")
+		}
 		if e.File != f.Name {
 			t.Fatalf("entry %d: File %q, want %q", i, e.File, f.Name)
 		}

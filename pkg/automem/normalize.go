@@ -32,7 +32,8 @@ func ID(normalized string) string {
 // byte can start a non-ASCII space (U+0085, U+00A0, U+1680, U+2000–U+205F,
 // U+3000), so ordinary prose, CJK included, is copied a word run at a time.
 func appendNormalized(dst []byte, s string) []byte {
-	space := false // a whitespace run is pending
+	start := len(dst) // no space before the first character appended
+	space := false    // a whitespace run is pending
 	for i := 0; i < len(s); {
 		// A run is ordinary bytes and the single spaces between them.
 		j := i
@@ -43,7 +44,7 @@ func appendNormalized(dst []byte, s string) []byte {
 			j++
 		}
 		if j > i {
-			if space && len(dst) > 0 {
+			if space && len(dst) > start {
 				dst = append(dst, ' ')
 			}
 			space = false
@@ -72,7 +73,7 @@ func appendNormalized(dst []byte, s string) []byte {
 				continue
 			}
 		}
-		if space && len(dst) > 0 {
+		if space && len(dst) > start {
 			dst = append(dst, ' ')
 		}
 		space = false

@@ -430,6 +430,19 @@ func TestParseMemoryFiles(t *testing.T) {
 			t.Errorf("warnings = %q", f.Warnings)
 		}
 	})
+	t.Run("id joins description and body with one space", func(t *testing.T) {
+		for _, in := range []string{
+			"---\ndescription: d\n---\n<!-- intermem:ab --> body <!-- intermem:cd -->\n",
+			"---\ndescription: \"<!-- intermem:ab -->\"\n---\nbody\n",
+			"---\ndescription: d  \n---\n<!-- intermem:ab -->\n",
+		} {
+			f := Parse("x.md", []byte(in))
+			e := f.Entries[0]
+			if want := ID(NormalizeText(e.Description + "\n" + e.Text)); e.ID != want {
+				t.Errorf("%q: id %s, want %s", in, e.ID, want)
+			}
+		}
+	})
 	t.Run("empty body", func(t *testing.T) {
 		f := Parse("x.md", []byte("---\nname: x\ndescription: only this\n---"))
 		checkEntries(t, f, []want{{Memory, 1, 4, "x", "", ""}})
