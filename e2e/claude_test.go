@@ -85,7 +85,10 @@ func (u *user) config() string {
 
 // environ is the complete environment Claude Code (and so every hook)
 // runs with. It is built from scratch, not inherited, so that nothing of
-// the developer's own Claude Code session leaks in.
+// the developer's own Claude Code session leaks in. It has no API key:
+// with a key, newer clients fetch remote settings from the real API even
+// for `claude plugin …` commands, retrying for ~18 s offline; sessions add
+// the key together with the fake API's URL.
 func (u *user) environ(extra ...string) []string {
 	env := []string{
 		"HOME=" + u.home,
@@ -94,7 +97,6 @@ func (u *user) environ(extra ...string) []string {
 		"TERM=dumb",
 		"USER=intermem-e2e",
 		"TMPDIR=" + os.TempDir(),
-		"ANTHROPIC_API_KEY=" + fakeKey,
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
 		"DISABLE_AUTOUPDATER=1",
@@ -226,7 +228,7 @@ func (u *user) start(t *testing.T, dir string, argv, prompts []string, opts ...o
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claudeBin, full...)
 	cmd.Dir = dir
-	cmd.Env = u.environ("ANTHROPIC_BASE_URL=" + api.URL)
+	cmd.Env = u.environ("ANTHROPIC_BASE_URL="+api.URL, "ANTHROPIC_API_KEY="+fakeKey)
 	// On a timeout, kill the hooks Claude Code started along with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
