@@ -48,16 +48,21 @@
 // opens a fence — never after a closing fence, where it would unterminate
 // it. A list entry joins a list it lands next to without a blank line; any
 // other entry gets one blank line before it. Nothing is added after the
-// entry: whatever followed the line it was put after follows it. Lines take
-// the document's dominant line ending.
+// entry: whatever followed the line it was put after (blank lines, a
+// heading, a block opener) follows the entry. Adding a blank line after the
+// entry when the next line is not blank would turn both "A\nB" and
+// "A\n\nB" into "A\n\nE\n\nB", and no removal could restore both. Lines
+// take the document's dominant line ending.
 //
 // # Byte preservation
 //
-// Every edit is one contiguous insertion or deletion of whole lines; no
-// other byte changes: not line endings, not a missing final newline, not
-// trailing spaces, not other tools' blocks. Insertion and removal are exact
-// inverses — for any document d and any entry Place accepts,
-// Parse(out).Remove(id, created) returns d byte for byte — and Place checks
-// this on its own result before returning it, refusing (ErrUnsafe) rather
-// than producing an edit it cannot undo.
+// Place adds one contiguous run of bytes; Remove deletes the entry's lines,
+// one blank line that separated it, the line terminator it needed at the end
+// of a document without a final newline, and, when asked, the heading of a
+// section it leaves empty. No other byte changes: not line endings, not a
+// missing final newline, not trailing spaces, not other tools' blocks.
+// Insertion and removal are exact inverses — for any document d and any
+// entry Place accepts, Parse(out).Remove(id, created) returns d byte for
+// byte — and Place checks this on its own result before returning it,
+// refusing (ErrUnsafe) rather than producing an edit it cannot undo.
 package mdoc

@@ -100,7 +100,11 @@ func FuzzInsertRemove(f *testing.F) {
 		if !ok || !bytes.Equal(back, doc) {
 			t.Fatalf("Remove did not restore the original:\nwant %q\ngot  %q", doc, back)
 		}
-		if strings.Contains(string(out[ins.Start:ins.End]), "\r\n") != (d.EOL == "\r\n") && strings.Contains(string(out[ins.Start:ins.End]), "\n") {
+		inserted := string(out[ins.Start:ins.End])
+		if bytes.HasSuffix(doc, []byte("\r")) {
+			inserted = strings.TrimPrefix(inserted, "\r\n") // see build
+		}
+		if strings.Contains(inserted, "\r\n") != (d.EOL == "\r\n") && strings.Contains(inserted, "\n") {
 			t.Fatalf("inserted line endings do not follow the document's %q", d.EOL)
 		}
 	})

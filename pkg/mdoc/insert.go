@@ -202,7 +202,13 @@ func (d *Doc) build(sec, p int, f form, title string) Insertion {
 	var b strings.Builder
 	unterminated := p == len(d.Content) && p > 0 && d.Content[p-1] != '\n'
 	if unterminated {
-		b.WriteString(eol)
+		// A last line ending in a lone "\r" would lose it to a "\n" (the
+		// two read as one terminator), so it gets a whole "\r\n".
+		if d.Content[p-1] == '\r' {
+			b.WriteString("\r\n")
+		} else {
+			b.WriteString(eol)
+		}
 	}
 	if p > 0 {
 		// No blank line inside a list: when the entry is a list item and the

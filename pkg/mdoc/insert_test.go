@@ -44,7 +44,11 @@ func checkPlace(t *testing.T, doc, section, block string) Insertion {
 	}
 	inserted := out[min(lcp, ins.Start) : min(lcp, ins.Start)+delta]
 
-	// Inserted line endings follow the document.
+	// Inserted line endings follow the document (a last line ending in a
+	// lone CR is terminated with CRLF).
+	if strings.HasSuffix(doc, "\r") {
+		inserted = strings.Replace(inserted, "\r\n", "\n", 1)
+	}
 	if d.EOL == "\r\n" && strings.Count(inserted, "\n") != strings.Count(inserted, "\r\n") {
 		t.Errorf("LF inserted into a CRLF document: %q", inserted)
 	}
@@ -213,6 +217,14 @@ func TestPlace(t *testing.T) {
 		block:   "- y\n  more",
 		want:    "## A\n- x\n\n## B\n\n- y " + mk + "\n  more",
 		used:    "B",
+		created: true,
+	}, {
+		name:    "last line ends in a lone CR: it stays content",
+		doc:     "#\r",
+		section: "N",
+		block:   "- x",
+		want:    "#\r\r\n\n## N\n\n- x " + mk,
+		used:    "N",
 		created: true,
 	}, {
 		name:    "section ends in a managed block: after it",

@@ -417,13 +417,7 @@ func (d *Doc) widenCut(first, last int) (start, end int) {
 		start = d.lines[first].start
 	}
 	if end == len(d.Content) && (end == 0 || d.Content[end-1] != '\n') && first > 0 {
-		// Take the terminator an insertion added: all of it, except that a
-		// lone "\n" added after a last line ending in "\r" reads as "\r\n".
-		prev := d.lines[first-1]
-		start = prev.end
-		if prev.next-prev.end == 2 && d.EOL == "\n" {
-			start = prev.next - 1
-		}
+		start = d.lines[first-1].end
 	}
 	return start, end
 }
