@@ -13,8 +13,8 @@ import (
 // MEMORY.md and in a topic file, one-memory files with index pointers,
 // a CRLF AGENTS.md with another tool's managed block, a CLAUDE.md without
 // a final newline.
-func promoteFixture(t *testing.T) *fixture {
-	return newFixture(t, map[string]string{
+func promoteFixture(t *testing.T, layout string) *fixture {
+	f := newFixture(t, map[string]string{
 		"AGENTS.md":          "# Guide\r\n\r\n## Architecture\r\n\r\n- Handlers live in `internal/http`.\r\n\r\n<!-- OPENSPEC:START -->\r\nmanaged text\r\n<!-- OPENSPEC:END -->\r\n",
 		"CLAUDE.md":          "# Project\n\nBe brief.",
 		"internal/http/h.go": "package http\n",
@@ -24,9 +24,11 @@ func promoteFixture(t *testing.T) *fixture {
 		"project_deploys.md": "---\nname: deploys\ndescription: No deploys on Fridays\nmetadata: \n  type: project\n---\nThe release train stops on Fridays.\n",
 		"topic.md":           "# Topic\n\n## Ops\n- Logs go to journald.\n",
 	})
+	f.layout = layout
+	return f
 }
 
-// approveAllBut promotes every candidate except the one matching keep.
+// approveSpec selects every candidate except the one matching keep.
 func approveSpec(t *testing.T, plan map[string]any, keep string) (spec string, ids []string) {
 	var nums []string
 	for _, c := range plan["candidates"].([]any) {
@@ -118,8 +120,14 @@ func memoryIDs(t *testing.T, f *fixture) map[string]bool {
 // uninterrupted apply, that every file was in its before or after state at
 // the crash, and the promotion invariants.
 func TestPromoteCrashMatrix(t *testing.T) {
+	for _, layout := range []string{"tiered", "flat"} {
+		t.Run(layout, func(t *testing.T) { promoteCrashMatrix(t, layout) })
+	}
+}
+
+func promoteCrashMatrix(t *testing.T, layout string) {
 	// The reference: the same apply, uninterrupted.
-	ref := promoteFixture(t)
+	ref := promoteFixture(t, layout)
 	ref.sessions(3)
 	before := ref.tree()
 	spec, ids := approveSpec(t, ref.planJSON(), "Keep this one")
@@ -135,7 +143,7 @@ func TestPromoteCrashMatrix(t *testing.T) {
 	for i, fp := range points {
 		for _, recovery := range []string{"recover", "next-writer"} {
 			t.Run(fp+"/"+recovery, func(t *testing.T) {
-				f := promoteFixture(t)
+				f := promoteFixture(t, layout)
 				f.sessions(3)
 				spec2, ids2 := approveSpec(t, f.planJSON(), "Keep this one")
 				if spec2 != spec || strings.Join(ids2, ",") != strings.Join(ids, ",") {
@@ -185,9 +193,15 @@ func TestPromoteCrashMatrix(t *testing.T) {
 // go back to their exact bytes and memory keeps every entry. Once pruning
 // has started, discarding is refused (resume instead), so nothing is lost.
 func TestDiscard(t *testing.T) {
+	for _, layout := range []string{"tiered", "flat"} {
+		t.Run(layout, func(t *testing.T) { discard(t, layout) })
+	}
+}
+
+func discard(t *testing.T, layout string) {
 	for _, fp := range []string{"promote:after-journal", "promote:after-target", "promote:after-commit", "prune:after-backup"} {
 		t.Run(fp, func(t *testing.T) {
-			f := promoteFixture(t)
+			f := promoteFixture(t, layout)
 			f.sessions(3)
 			before := f.tree()
 			spec, _ := approveSpec(t, f.planJSON(), "Keep this one")
@@ -215,7 +229,7 @@ func TestDiscard(t *testing.T) {
 		})
 	}
 	t.Run("refused-after-prune", func(t *testing.T) {
-		f := promoteFixture(t)
+		f := promoteFixture(t, layout)
 		f.sessions(3)
 		spec, ids := approveSpec(t, f.planJSON(), "Keep this one")
 		if r := f.run("", []string{"INTERMEM_FAILPOINT=prune:after-write"}, "intermem-synthesize", "apply", "--approve", spec); r.code != 137 {

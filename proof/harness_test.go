@@ -48,6 +48,7 @@ type fixture struct {
 	home   string
 	memDir string
 	now    string
+	layout string // INTERMEM_LAYOUT for every command, "" for the default
 }
 
 func newFixture(t *testing.T, files map[string]string, memory map[string]string) *fixture {
@@ -80,6 +81,9 @@ func (f *fixture) write(path, body string) {
 
 func (f *fixture) env(extra ...string) []string {
 	env := []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "INTERMEM_NOW=" + f.now}
+	if f.layout != "" {
+		env = append(env, "INTERMEM_LAYOUT="+f.layout)
+	}
 	return append(env, extra...)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 const synthesizeUsage = `Usage:
@@ -353,7 +354,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prep, err := promote.Prepare(&pl, req, mem, ts)
+	prep, err := promote.Prepare(&pl, req, mem, ts, tier.Load(env.Get, p.StateDir))
 	if err != nil {
 		if errors.Is(err, promote.ErrStale) {
 			return &cli.Error{Err: err, Hint: "memory or a target changed since the plan: run intermem-synthesize plan again", Code: 1}

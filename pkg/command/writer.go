@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 // writer is an open read-write session on a project: the writer lock, the
@@ -90,10 +92,31 @@ func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Updat
 // applyStep dispatches journal steps to the package that owns the action.
 // Promotion actions are the only ones today; archive, restore and tier
 // migration add theirs here.
-func applyStep(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
-	return promote.Apply(s, cur, exists)
+func applyStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
+	if next, keep, ok, err := tier.Apply(s, cur, exists, read); ok {
+		return next, keep, err
+	}
+	return promote.Apply(s, cur, exists, read)
 }
 
-func undoStep(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
-	return promote.Undo(s, cur, exists)
+func undoStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
+	switch s.Action {
+	case tier.ActSetIndex:
+		// Re-render from the documents as they are after the undo of the
+		// inserts that preceded it.
+		next, keep, _, err := tier.Apply(s, cur, exists, read)
+		if s.Before == "" && len(bytes.TrimSpace(next)) == 0 {
+			keep = false // the operation created AGENTS.md for the index alone
+		}
+		return next, keep, err
+	case tier.ActEnsureDetail:
+		// A detail document this operation created goes if it is empty.
+		next, keep, _, err := tier.Apply(&journal.Step{Action: tier.ActDropEmptyDetail}, cur, exists, read)
+		if s.Before != "" {
+			keep = exists
+			next = cur
+		}
+		return next, keep, err
+	}
+	return promote.Undo(s, cur, exists, read)
 }

@@ -102,16 +102,25 @@ type Step struct {
 	Section string `json:"section,omitempty"` // target section
 	Block   string `json:"block,omitempty"`   // redacted text to insert
 	Extra   string `json:"extra,omitempty"`   // action-specific
-	Before  string `json:"before"`            // sha256 hex; "" = absent
-	After   string `json:"after"`             // sha256 hex; "" = absent
+	// Derived steps compute their result from other files (the tiered
+	// index); discarding re-derives them after undoing the others.
+	Derived bool   `json:"derived,omitempty"`
+	Before  string `json:"before"` // sha256 hex; "" = absent
+	After   string `json:"after"`  // sha256 hex; "" = absent
 	Done    bool   `json:"done,omitempty"`
 }
 
 // Applier performs a step's transformation on a file's current content.
 // It must be deterministic and idempotent by content: applying it to its
 // own output returns that output unchanged. exists reports whether the file
-// exists; the returned keep=false deletes the file.
-type Applier func(s *Step, cur []byte, exists bool) (next []byte, keep bool, err error)
+// exists; the returned keep=false deletes the file. read gives the other
+// files as this operation sees them at this step (the simulated contents
+// during Simulate, the disk during Run), for steps whose result depends on
+// other files — the index of the tiered documents is rendered from them.
+type Applier func(s *Step, cur []byte, exists bool, read Reader) (next []byte, keep bool, err error)
+
+// Reader returns a file's content, or exists=false.
+type Reader func(path string) (content []byte, exists bool, err error)
 
 // Journal runs Ops against one project.
 type Journal struct {
@@ -173,7 +182,13 @@ func Simulate(op *Op, apply Applier) (map[string][]byte, map[string]bool, error)
 		}
 		cur, ok := content[s.Path], exists[s.Path]
 		s.Before = hashOf(cur, ok)
-		next, keep, err := apply(s, cur, ok)
+		read := func(path string) ([]byte, bool, error) {
+			if ok, seen := exists[path]; seen {
+				return content[path], ok, nil
+			}
+			return ReadFile(path)
+		}
+		next, keep, err := apply(s, cur, ok, read)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s: %w", s.Action, s.Path, err)
 		}
@@ -283,7 +298,7 @@ func (j *Journal) runStep(op *Op, s *Step) error {
 		return fmt.Errorf("%w: read %s: %v", ErrConflict, s.Path, err)
 	}
 	if hashOf(cur, exists) != s.After || s.After == s.Before {
-		next, keep, err := j.Apply(s, cur, exists)
+		next, keep, err := j.Apply(s, cur, exists, ReadFile)
 		if err != nil {
 			return fmt.Errorf("%w: %s %s: %v", ErrConflict, s.Action, s.Path, err)
 		}
@@ -491,16 +506,23 @@ func (j *Journal) Discard(op *Op, undo Applier) error {
 	}
 	j.cleanTemps(op)
 	undoOp := &Op{ID: op.ID + "-undo"}
+	var order []Step
 	for i := len(op.Steps) - 1; i >= 0; i-- {
-		s := op.Steps[i]
-		if s.Phase != 1 {
-			continue
+		if s := op.Steps[i]; s.Phase == 1 && !s.Derived {
+			order = append(order, s)
 		}
+	}
+	for _, s := range op.Steps {
+		if s.Phase == 1 && s.Derived {
+			order = append(order, s)
+		}
+	}
+	for _, s := range order {
 		cur, exists, err := ReadFile(s.Path)
 		if err != nil {
 			return err
 		}
-		next, keep, err := undo(&s, cur, exists)
+		next, keep, err := undo(&s, cur, exists, ReadFile)
 		if err != nil {
 			return fmt.Errorf("%w: undo %s %s: %v", ErrConflict, s.Action, s.Path, err)
 		}

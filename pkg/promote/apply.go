@@ -15,6 +15,7 @@ import (
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/targets"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 // Request is the user's batch answer to a plan.
@@ -104,8 +105,10 @@ type Prepared struct {
 }
 
 // Prepare checks the plan against the current memory and targets and
-// builds the journal Op for the request. It changes nothing.
-func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set) (*Prepared, error) {
+// builds the journal Op for the request. It changes nothing. Facts whose
+// target the layout tiers go to detail documents, and the AGENTS.md index
+// is refreshed at the end of phase 1.
+func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layout tier.Config) (*Prepared, error) {
 	valid := pl.Numbers()
 	approved := map[int]bool{}
 	for _, n := range req.Approve {
@@ -191,6 +194,9 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set) (*Pr
 
 	var phase1, phase2 []journal.Step
 	pointerSteps := map[string]bool{}
+	mapper := tier.NewMapper(ts)
+	ensured := map[string]bool{}
+	tiered := false
 	for _, n := range appr {
 		c := valid[n]
 		e := byID[c.ID]
@@ -202,10 +208,24 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set) (*Pr
 		if t, ok := req.Edits[n]; ok {
 			block, edited = "- "+strings.Join(strings.Fields(redact.String(t)), " "), true
 		}
-		doc := ts.Target(target)
-		phase1 = append(phase1, journal.Step{Phase: 1, Path: doc.Real, Action: ActInsert, ID: c.ID, Section: c.Section, Block: block})
+		file, path, section := target, ts.Target(target).Real, c.Section
+		if layout.Tiers(target) {
+			path = mapper.Path(c.Section)
+			if rel, err := filepath.Rel(ts.Root, path); err == nil {
+				file = filepath.ToSlash(rel)
+			}
+			if d := detailDoc(ts, path); d != nil {
+				section = tier.Title(d.Content)
+			}
+			if !ensured[path] {
+				ensured[path] = true
+				phase1 = append(phase1, journal.Step{Phase: 1, Path: path, Action: tier.ActEnsureDetail, Section: section})
+			}
+			tiered = true
+		}
+		phase1 = append(phase1, journal.Step{Phase: 1, Path: path, Action: ActInsert, ID: c.ID, Section: section, Block: block})
 		pr.Promotions = append(pr.Promotions, Promotion{
-			N: n, ID: c.ID, File: target, Section: c.Section, Edited: edited,
+			N: n, ID: c.ID, File: file, Section: section, Edited: edited,
 			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind),
 		})
 		pr.Op.Entries = append(pr.Op.Entries, c.ID)
@@ -230,10 +250,24 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set) (*Pr
 		}
 	}
 	// Group each phase's steps by file, keeping their order within a file,
-	// so each file is rewritten in one run.
-	pr.Op.Steps = append(groupByFile(phase1), groupByFile(phase2)...)
+	// so each file is rewritten in one run; the index goes last, once the
+	// detail documents are complete.
+	phase1 = groupByFile(phase1)
+	if tiered {
+		phase1 = append(phase1, tier.IndexStep(ts, mapper.Paths()))
+	}
+	pr.Op.Steps = append(phase1, groupByFile(phase2)...)
 	pr.Op.Summary = fmt.Sprintf("promote %d %s", len(appr), plural(len(appr), "entry", "entries"))
 	return pr, nil
+}
+
+func detailDoc(ts *targets.Set, path string) *targets.Doc {
+	for _, d := range ts.Details {
+		if d.Real == path {
+			return d
+		}
+	}
+	return nil
 }
 
 func groupByFile(steps []journal.Step) []journal.Step {

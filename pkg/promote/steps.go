@@ -40,7 +40,7 @@ const (
 var ErrChanged = errors.New("file changed since the plan")
 
 // Apply is the journal.Applier for promotion steps.
-func Apply(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
+func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
 	switch s.Action {
 	case ActInsert:
 		d := mdoc.Parse(cur)
@@ -102,7 +102,7 @@ func Apply(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
 
 // Undo reverses phase-1 steps, for discarding an operation: it removes the
 // inserted entry (and a section intermem created for it) and the import.
-func Undo(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
+func Undo(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
 	switch s.Action {
 	case ActInsert:
 		if !exists {
