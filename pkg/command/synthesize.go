@@ -114,7 +114,7 @@ func buildPlan(env *cli.Env, w *writer, max int) (*plan.Plan, error) {
 	}
 	in := plan.Inputs{
 		Targets: ts, Checker: cite.NewChecker(w.p.Root), Max: max, Now: w.now,
-		Promoted: map[string]bool{}, Rejected: map[string]bool{},
+		Promoted: map[string]bool{}, Rejected: map[string]bool{}, Screen: screenText,
 	}
 	err = w.store.View(func(tx *bolt.Tx) error {
 		var err error
