@@ -141,9 +141,10 @@ func (p *parser) memoryEntry(fm *Frontmatter, first int) Entry {
 	if mark > 0 {
 		p.norm = append(p.norm, ' ')
 	}
+	n := len(p.norm)
 	p.norm = appendNormalized(p.norm, body)
-	if len(p.norm) == mark+1 {
-		p.norm = p.norm[:mark] // empty body
+	if len(p.norm) == n {
+		p.norm = p.norm[:mark] // the body normalizes to nothing: no space
 	}
 	sum := sha256.Sum256(p.norm)
 	return Entry{

@@ -435,6 +435,7 @@ func TestParseMemoryFiles(t *testing.T) {
 			"---\ndescription: d\n---\n<!-- intermem:ab --> body <!-- intermem:cd -->\n",
 			"---\ndescription: \"<!-- intermem:ab -->\"\n---\nbody\n",
 			"---\ndescription: d  \n---\n<!-- intermem:ab -->\n",
+			"---\n---\n0",
 		} {
 			f := Parse("x.md", []byte(in))
 			e := f.Entries[0]
