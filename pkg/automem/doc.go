@@ -29,9 +29,10 @@
 //     memory would hide every entry in it.
 //  3. A fact list is scanned once, top to bottom, by a line classifier and
 //     a one-item state machine. Headings (ATX, "#" to "######", at most 3
-//     columns of indentation) set the Section of the entries after them.
-//     Fenced code (``` or ~~~, three or more, closed by a line of at least
-//     as many of the same character) and multi-line HTML comments are
+//     columns of indentation, not indented under an open item) set the
+//     Section of the entries after them. Fenced code (``` or ~~~, three or
+//     more, at any indentation, closed by a line of at least as many of the
+//     same character and nothing else) and multi-line HTML comments are
 //     opaque: nothing inside them is a heading, an item or a table.
 //
 // Only ATX headings are headings: a "---" or "===" under a line of text is

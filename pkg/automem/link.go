@@ -251,7 +251,8 @@ func firstSiblingLink(s string) string {
 		return ""
 	}
 	var cs codeSkipper
-	var open []int
+	var stack [16]int
+	open := stack[:0] // positions of unmatched "["
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case '\\':
