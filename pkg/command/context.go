@@ -76,7 +76,9 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	if abs, err := filepath.Abs(cwd); err == nil {
 		cwd = abs
 	}
-	in, err := inject.Gather(inject.EnvFor(env, p, cwd, now, *budget), s)
+	// The hook's derived-data cache speeds this up; it is only read here.
+	ix := inject.LoadIndex(p.Path(inject.IndexName))
+	in, err := inject.Gather(inject.EnvFor(env, p, cwd, now, *budget), s, ix)
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
 			return cli.WithHint(err, "the next hook or write command moves it aside and rebuilds it")

@@ -1,11 +1,14 @@
 package inject
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,10 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/journal"
-	"github.com/intermem/intermem/pkg/match"
-	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -31,6 +31,7 @@ const (
 	maxLoadedDocs   = 64      // documents read as "already loaded"
 	maxLoadedBytes  = 1 << 20 // bytes read of one such document
 	maxImportDepth  = 5       // @import hops Claude Code follows
+	maxDetails      = 64      // docs/intermem documents listed
 )
 
 // Env is what Gather needs from the process: where things are and the
@@ -49,8 +50,12 @@ type Env struct {
 // Gather reads everything Render needs: auto-memory, the curated
 // documents, what Claude Code loads at session start, the git branch, the
 // cited files' modification times and (when s is not nil) the store, in
-// one read transaction. It never writes.
-func Gather(e Env, s *store.Store) (*Inputs, error) {
+// one read transaction. Derived data comes from ix when its files are
+// unchanged (ix may be nil); Gather writes nothing.
+func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
+	if ix == nil {
+		ix = NewIndex()
+	}
 	in := &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir}
 	if e.Threshold <= 0 {
 		e.Threshold = stability.DefaultThreshold
@@ -71,73 +76,76 @@ func Gather(e Env, s *store.Store) (*Inputs, error) {
 		in.CwdRel = filepath.ToSlash(rel)
 	}
 
-	dir, err := automem.Scan(e.MemoryDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	ts, err := targets.Load(e.Root)
+	mem, err := memFiles(e.MemoryDir, ix)
 	if err != nil {
 		return nil, err
 	}
+	ds := discover(e, cwd, ix)
 
 	// What Claude Code loaded: statements (as exact keys) and markers.
-	agentsLoaded, agentsWhy := ts.AgentsLoaded()
-	agentsLoaded = agentsLoaded || !ts.Claude.Exists
-	ld := loadedDocs(e, cwd, ts, agentsLoaded)
-	loadedKeys := make(map[uint64]bool, 256)
+	loadedKeys := make(map[uint64]bool, 512)
 	loadedIDs := map[string]bool{}
-	for _, d := range ld {
-		for _, s := range d.Statements() {
-			loadedKeys[match.Key(s.Text)] = true
+	for _, d := range ds.loaded {
+		for _, k := range d.Keys {
+			loadedKeys[k] = true
 		}
-		for _, m := range d.Marked() {
+		for _, m := range d.Marks {
 			loadedIDs[m.ID] = true
 		}
 	}
 
-	// Everything marked in any curated document is promoted; their
-	// statements are what synthesis would skip as already said.
+	// Everything marked in a curated document is promoted.
 	marked := map[string]bool{}
-	markedWhere := map[string]mdoc.Marked{}
-	markedDoc := map[string]string{}
-	targetKeys := map[uint64]bool{}
-	for _, d := range ts.Docs() {
-		for _, m := range d.Doc.Marked() {
+	where := map[string]mark{}
+	whereDoc := map[string]string{}
+	for _, td := range ds.targets() {
+		for _, m := range td.d.Marks {
 			marked[m.ID] = true
-			if _, ok := markedWhere[m.ID]; !ok {
-				markedWhere[m.ID], markedDoc[m.ID] = m, d.Name
+			if _, ok := where[m.ID]; !ok {
+				where[m.ID], whereDoc[m.ID] = m, td.name
 			}
 		}
 	}
 
 	// The index of promoted knowledge.
-	in.Docs = docIndex(ts, agentsLoaded)
-	for _, d := range ts.Details {
-		if !d.Exists {
-			continue
+	if ds.claude != nil {
+		if di := docIndex(targets.Claude, ds.claude, true); di != nil {
+			in.Docs = append(in.Docs, *di)
 		}
-		in.Details = append(in.Details, Detail{Name: d.Name, Title: docTitle(d.Doc), Facts: len(d.Doc.Marked())})
 	}
-	if ts.Agents.Exists && !ts.Same() && !agentsLoadedStrict(ts) {
-		if n := len(ts.Agents.Doc.Marked()); n > 0 {
-			in.Agents = &AgentsInfo{Facts: n, Why: agentsWhy}
+	if ds.agents != nil && !ds.same {
+		if di := docIndex(targets.Agents, ds.agents, ds.agentsLoaded); di != nil {
+			in.Docs = append(in.Docs, *di)
 		}
+		if !ds.agentsStrict && len(ds.agents.Marks) > 0 {
+			why := "CLAUDE.md does not import it"
+			if ds.claude == nil {
+				why = "without a CLAUDE.md only Claude Code 2.1.332 and later load it"
+			}
+			in.Agents = &AgentsInfo{Facts: len(ds.agents.Marks), Why: why}
+		}
+	}
+	for _, dt := range ds.details {
+		in.Details = append(in.Details, Detail{Name: dt.name, Title: dt.d.Title, Facts: len(dt.d.Marks)})
 	}
 
 	// MEMORY.md against its cap, and what its loaded part already says.
 	pointed := map[string]bool{}
-	if dir != nil && dir.Index != nil {
-		l := dir.Load
+	for _, f := range mem {
+		if f.Name != automem.IndexName {
+			continue
+		}
+		l := f.Load
 		in.Index = &IndexInfo{
 			Path: filepath.Join(e.MemoryDir, automem.IndexName), Lines: l.Lines, Chars: l.Chars,
 			LoadedLines: l.LoadedLines, Truncated: l.Truncated,
 		}
-		for _, en := range dir.Index.Entries {
-			if en.StartLine > l.LoadedLines {
-				in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: en.StartLine, Text: en.Text})
+		for _, en := range f.Entries {
+			if en.Line > l.LoadedLines {
+				in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: en.Line, Text: en.Text})
 				continue
 			}
-			loadedKeys[match.Key(en.Text)] = true
+			loadedKeys[en.Key] = true
 			if en.Link != "" {
 				pointed[en.Link] = true
 			}
@@ -145,13 +153,17 @@ func Gather(e Env, s *store.Store) (*Inputs, error) {
 	}
 
 	// The store: sessions and sightings, promotions, the journal.
-	rec := map[string]entryRec{}
+	n := 0
+	for _, f := range mem {
+		n += len(f.Entries)
+	}
+	rec := make(map[string]entryRec, n)
 	promoted := map[string]bool{}
 	rejected := map[string]bool{}
 	if s != nil {
 		err := s.View(func(tx *bolt.Tx) error {
 			readPromoted(tx, promoted, func(id, text string, conf float64) {
-				m, ok := markedWhere[id]
+				m, ok := where[id]
 				if !ok || conf >= score.StaleBelow {
 					return
 				}
@@ -159,42 +171,13 @@ func Gather(e Env, s *store.Store) (*Inputs, error) {
 				if t == "" {
 					t = text
 				}
-				in.Stale = append(in.Stale, StaleFact{ID: id, Doc: markedDoc[id], Section: m.Section, Text: t, Confidence: conf})
+				in.Stale = append(in.Stale, StaleFact{ID: id, Doc: whereDoc[id], Section: m.Section, Text: t, Confidence: conf})
 			})
 			in.Interrupted = interrupted(tx)
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
-			if dir == nil {
-				return nil
-			}
-			eb := tx.Bucket(store.BucketEntries)
-			fb := tx.Bucket(store.BucketFacts)
-			if fb != nil {
-				if k, _ := fb.Cursor().First(); k == nil {
-					fb = nil
-				}
-			}
-			if eb == nil && fb == nil {
-				return nil
-			}
-			for _, f := range dir.Files {
-				for _, en := range f.Entries {
-					if _, ok := rec[en.ID]; ok {
-						continue
-					}
-					r := entryRec{confidence: -1}
-					if eb != nil {
-						r = readEntry(eb.Get([]byte(en.ID)))
-					}
-					if fb != nil {
-						if v := gjson.GetBytes(fb.Get([]byte(en.ID)), "confidence"); v.Exists() {
-							r.confidence = v.Float()
-						}
-					}
-					rec[en.ID] = r
-				}
-			}
+			readEntries(tx, mem, rec)
 			return nil
 		})
 		if err != nil {
@@ -209,81 +192,129 @@ func Gather(e Env, s *store.Store) (*Inputs, error) {
 		return a.ID < b.ID
 	})
 
-	if dir == nil {
-		return in, nil
-	}
-
-	// Entries ready for synthesis (a cheap approximation of the plan).
-	var stableSeen map[string]bool
+	// Entries ready for synthesis, approximately as the plan would count
+	// them: stable, not a pointer, not promoted (store or marker), not
+	// rejected, not already said in a curated document.
 	if len(rec) > 0 {
-		for _, d := range ts.Docs() {
-			for _, s := range d.Doc.Statements() {
-				targetKeys[match.Key(s.Text)] = true
+		targetKeys := map[uint64]bool{}
+		for _, td := range ds.targets() {
+			for _, k := range td.d.Keys {
+				targetKeys[k] = true
 			}
 		}
-		stableSeen = map[string]bool{}
-		for _, f := range dir.Files {
+		counted := map[string]bool{}
+		for _, f := range mem {
 			for _, en := range f.Entries {
-				r := rec[en.ID]
-				if en.Kind == automem.Pointer || stableSeen[en.ID] || promoted[en.ID] || marked[en.ID] || rejected[en.ID] {
+				if en.Kind == string(automem.Pointer) || counted[en.ID] || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
 					continue
 				}
-				if stability.Of(&store.Entry{Sessions: r.sessions}, e.Threshold) != stability.Stable {
+				if stability.Of(&store.Entry{Sessions: rec[en.ID].sessions}, e.Threshold) != stability.Stable {
 					continue
 				}
-				if targetKeys[match.Key(en.Text)] {
-					continue
-				}
-				stableSeen[en.ID] = true
+				counted[en.ID] = true
 				in.Stable++
 			}
 		}
 	}
 
 	// Candidates: topic-file entries that nothing loaded already says.
-	st := statCache{root: wt, now: e.Now, m: map[string]Cited{}}
-	for _, f := range dir.Files {
+	st := statCache{root: wt, m: map[string]Cited{}}
+	for _, f := range mem {
 		if f.Name == automem.IndexName {
 			continue
 		}
-		for _, en := range f.Entries {
+		for i := range f.Entries {
+			en := &f.Entries[i]
 			if len(in.Candidates) >= maxCandidates {
 				break
 			}
-			if en.Kind == automem.Pointer || loadedIDs[en.ID] || loadedKeys[match.Key(en.Text)] {
+			if en.Kind == string(automem.Pointer) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
 				continue
 			}
-			c := Candidate{ID: en.ID, File: en.File, Line: en.StartLine, Kind: string(en.Kind), Text: en.Text, Confidence: -1}
-			citeText := en.Text
-			if en.Kind == automem.Memory {
-				if en.Description != "" && loadedKeys[match.Key(en.Description)] {
-					continue
-				}
+			c := Candidate{ID: en.ID, File: f.Name, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1}
+			if en.Kind == string(automem.Memory) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
-				citeText = en.Description + "\n" + en.Text
-				c.Pointed = pointed[en.File]
+				c.Pointed = pointed[f.Name]
 			}
 			if r, ok := rec[en.ID]; ok {
-				c.Sessions, c.LastSeen, c.Confidence = r.sessions, r.lastSeen, r.confidence
+				c.Sessions, c.Confidence = r.sessions, r.confidence
+				c.LastSeen, _ = time.Parse(time.RFC3339Nano, r.lastSeen)
 			}
-			c.Cites = st.cites(citeText)
+			c.Cites = st.cites(en.Cites)
 			in.Candidates = append(in.Candidates, c)
 		}
 	}
 	return in, nil
 }
 
-// agentsLoadedStrict is targets' answer: AGENTS.md is loaded by every
-// client (imported, or the same file as CLAUDE.md).
-func agentsLoadedStrict(ts *targets.Set) bool {
-	ok, _ := ts.AgentsLoaded()
-	return ok
+// memFiles lists the memory files the way automem.Scan does (top-level
+// *.md regular files or symlinks to them, no dot files, at most
+// automem.MaxFileBytes, sorted by name) and returns their derived records.
+func memFiles(dir string, ix *Index) ([]*memFile, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []*memFile
+	for _, de := range des {
+		name := de.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		var fi fs.FileInfo
+		if de.Type().IsRegular() {
+			fi, err = de.Info()
+		} else if de.Type()&fs.ModeSymlink != 0 {
+			fi, err = os.Stat(path)
+		} else {
+			continue
+		}
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > automem.MaxFileBytes {
+			continue
+		}
+		f, err := ix.memFile(name, fi.Size(), fi.ModTime().UnixNano(), func() ([]byte, error) {
+			return readLimited(path, automem.MaxFileBytes)
+		})
+		if err != nil {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// readLimited reads a regular file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, errors.New("not a regular file of acceptable size")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errors.New("file grew past the limit")
+	}
+	return b, nil
 }
 
 // memoryLine is what a one-memory file shows: its description, or its
 // name and the first line of its body.
-func memoryLine(en automem.Entry) string {
-	if d := strings.TrimSpace(en.Description); d != "" {
+func memoryLine(en *memEntry) string {
+	if d := strings.TrimSpace(en.Desc); d != "" {
 		return d
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(en.Text), "\n")
@@ -295,24 +326,92 @@ func memoryLine(en automem.Entry) string {
 
 type entryRec struct {
 	sessions   int
-	lastSeen   time.Time
+	lastSeen   string // RFC 3339, parsed only for candidates
 	confidence float64 // -1: unknown
 }
 
-// readEntry reads the two fields of a store.Entry ranking needs, without
-// decoding the whole record (a JSON decode per entry would cost more than
-// the rest of the hook at 1,000 entries).
-func readEntry(raw []byte) entryRec {
-	r := entryRec{confidence: -1}
-	if raw == nil {
-		return r
+// readEntries reads, for every current entry, the fields of its
+// store.Entry that ranking needs (and a confidence from the facts bucket
+// when one is recorded), without decoding whole records: a JSON decode per
+// entry would cost more than the rest of the hook at 1,000 entries.
+func readEntries(tx *bolt.Tx, mem []*memFile, rec map[string]entryRec) {
+	eb := tx.Bucket(store.BucketEntries)
+	fb := tx.Bucket(store.BucketFacts)
+	if fb != nil {
+		if k, _ := fb.Cursor().First(); k == nil {
+			fb = nil
+		}
 	}
-	v := gjson.GetManyBytes(raw, "sessions", "last_seen")
-	r.sessions = int(v[0].Int())
-	if t, err := time.Parse(time.RFC3339Nano, v[1].String()); err == nil {
-		r.lastSeen = t
+	if eb == nil && fb == nil {
+		return
 	}
-	return r
+	for _, f := range mem {
+		for _, en := range f.Entries {
+			rec[en.ID] = entryRec{confidence: -1}
+		}
+	}
+	// One pass over the bucket in key order costs less than a B+tree
+	// search per entry; records of entries no longer in memory are
+	// skipped by the map lookup.
+	if eb != nil {
+		c := eb.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			r, ok := rec[string(k)]
+			if !ok || v == nil {
+				continue
+			}
+			r.sessions, r.lastSeen = entryFields(v)
+			rec[string(k)] = r
+		}
+	}
+	if fb != nil {
+		for id, r := range rec {
+			if v := gjson.GetBytes(fb.Get([]byte(id)), "confidence"); v.Exists() {
+				r.confidence = v.Float()
+				rec[id] = r
+			}
+		}
+	}
+}
+
+// entryFields reads "sessions" and "last_seen" from an encoding/json
+// store.Entry (compact, known field names); anything unexpected falls back
+// to gjson.
+func entryFields(raw []byte) (int, string) {
+	sessions, ok1 := rawInt(raw, `"sessions":`)
+	last, ok2 := rawString(raw, `"last_seen":"`)
+	if !ok1 || !ok2 {
+		v := gjson.GetManyBytes(raw, "sessions", "last_seen")
+		sessions, last = int(v[0].Int()), v[1].String()
+	}
+	return sessions, last
+}
+
+func rawInt(raw []byte, key string) (int, bool) {
+	i := bytes.Index(raw, []byte(key))
+	if i < 0 {
+		return 0, false
+	}
+	j := i + len(key)
+	k := j
+	for k < len(raw) && raw[k] >= '0' && raw[k] <= '9' {
+		k++
+	}
+	n, err := strconv.Atoi(string(raw[j:k]))
+	return n, err == nil
+}
+
+func rawString(raw []byte, key string) (string, bool) {
+	i := bytes.Index(raw, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	j := i + len(key)
+	k := bytes.IndexByte(raw[j:], '"')
+	if k < 0 || bytes.IndexByte(raw[j:j+k], '\\') >= 0 {
+		return "", false
+	}
+	return string(raw[j : j+k]), true
 }
 
 // readPromoted records every promoted id and reports each live (not
@@ -338,7 +437,7 @@ func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, c
 }
 
 // interrupted lists the summaries of incomplete journal operations in id
-// order — journal.Incomplete, reading only the state and summary of each
+// order: journal.Incomplete, reading only the state and summary of each
 // record instead of decoding every step of every operation ever run.
 func interrupted(tx *bolt.Tx) []string {
 	b := tx.Bucket(store.BucketJournal)
@@ -363,79 +462,40 @@ func interrupted(tx *bolt.Tx) []string {
 	return out
 }
 
-// docIndex lists, for CLAUDE.md and AGENTS.md, the sections holding
-// intermem markers and how many each holds, in document order.
-func docIndex(ts *targets.Set, agentsLoaded bool) []DocIndex {
-	var out []DocIndex
-	add := func(d *targets.Doc, loaded bool) {
-		if !d.Exists {
-			return
+// docIndex lists a document's sections holding intermem markers and how
+// many each holds, in document order; nil when it holds none.
+func docIndex(name string, d *docData, loaded bool) *DocIndex {
+	di := &DocIndex{Name: name, Loaded: loaded}
+	pos := map[string]int{}
+	for _, m := range d.Marks {
+		i, ok := pos[m.Section]
+		if !ok {
+			i = len(di.Sections)
+			pos[m.Section] = i
+			di.Sections = append(di.Sections, SectionCount{Title: m.Section})
 		}
-		di := DocIndex{Name: d.Name, Loaded: loaded}
-		pos := map[string]int{}
-		for _, m := range d.Doc.Marked() {
-			i, ok := pos[m.Section]
-			if !ok {
-				i = len(di.Sections)
-				pos[m.Section] = i
-				di.Sections = append(di.Sections, SectionCount{Title: m.Section})
-			}
-			di.Sections[i].Facts++
-		}
-		if len(di.Sections) > 0 {
-			out = append(out, di)
-		}
+		di.Sections[i].Facts++
 	}
-	add(ts.Claude, true)
-	if !ts.Same() {
-		add(ts.Agents, agentsLoaded)
+	if len(di.Sections) == 0 {
+		return nil
 	}
-	return out
-}
-
-// docTitle is a detail doc's first heading, or its first line of text.
-func docTitle(d *mdoc.Doc) string {
-	for _, s := range d.Sections {
-		if s.Level > 0 && s.Title != "" {
-			return s.Title
-		}
-	}
-	for _, s := range d.Statements() {
-		first, _, _ := strings.Cut(s.Text, "\n")
-		if t := strings.TrimSpace(first); t != "" {
-			return t
-		}
-	}
-	return ""
+	return di
 }
 
 // statCache stats cited files once each, within maxStats.
 type statCache struct {
 	root  string
-	now   time.Time
 	m     map[string]Cited
 	stats int
 }
 
-// cites returns the files text cites, stat'ed, in order of appearance.
-func (s *statCache) cites(text string) []Cited {
-	if !mayCite(text) {
+// cites stats the cited paths, relative to the work tree.
+func (s *statCache) cites(paths []string) []Cited {
+	if len(paths) == 0 {
 		return nil
 	}
-	var out []Cited
-	for _, c := range cite.Extract(text) {
-		if len(out) >= maxCitesPerItem {
-			break
-		}
-		switch c.Kind {
-		case cite.File, cite.Dir, cite.Path, cite.Symbol:
-		default:
-			continue
-		}
-		p := c.Path
-		if c.Outside || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "..") {
-			continue
-		}
+	out := make([]Cited, 0, len(paths))
+	for _, p := range paths {
 		if got, ok := s.m[p]; ok {
 			out = append(out, got)
 			continue
@@ -452,10 +512,4 @@ func (s *statCache) cites(text string) []Cited {
 		out = append(out, got)
 	}
 	return out
-}
-
-// mayCite is a cheap pre-check: text without a slash, a backtick or a dot
-// cites no file, so cite.Extract need not read it.
-func mayCite(text string) bool {
-	return strings.ContainsAny(text, "/`.")
 }

@@ -3,6 +3,7 @@ package inject
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -76,7 +77,8 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	case err != nil:
 		return serveCached(h, cache, budget, err)
 	}
-	in, err := Gather(EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget), s)
+	ix := LoadIndex(p.Path(IndexName))
+	in, err := Gather(EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget), s, ix)
 	s.Close()
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
@@ -88,13 +90,19 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return nil, ctx.Err()
 	}
 	res := Render(in)
-	if res.Text != "" {
+	// The caches are derived data: failing to write them costs the next
+	// session some speed, never correctness.
+	if res.Text != "" || exists(p.StateDir) {
 		if err := p.EnsureStateDir(); err != nil {
 			h.Logf("context cache: %v", err)
+		} else {
+			if err := ix.Save(p.Path(IndexName)); err != nil {
+				h.Logf("%v", err)
+			}
+			if err := WriteCache(cache, res.Text, h.Now); err != nil {
+				h.Logf("%v", err)
+			}
 		}
-	}
-	if err := WriteCache(cache, res.Text, h.Now); err != nil && res.Text != "" {
-		h.Logf("%v", err)
 	}
 	if res.Text == "" {
 		return nil, nil
@@ -113,4 +121,9 @@ func serveCached(h *hookio.Hook, cache string, budget int, why error) ([]byte, e
 		return nil, nil
 	}
 	return hookio.SessionStartOutput(text)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

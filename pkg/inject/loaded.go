@@ -7,37 +7,131 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/targets"
 )
 
-// loadedDocs returns the instruction documents Claude Code loads at
-// session start for a session in cwd (claude-code.md §4.3), parsed:
+type namedDoc struct {
+	name string // relative to the root, slash separated
+	d    *docData
+}
+
+// docSet is every markdown document that matters to injection.
+type docSet struct {
+	// loaded are the documents Claude Code loads at session start.
+	loaded []*docData
+	// claude and agents are the root CLAUDE.md and AGENTS.md (nil when
+	// absent); details are docs/intermem/*.md, sorted by name.
+	claude, agents           *docData
+	claudeReal, agentsReal   string
+	details                  []namedDoc
+	same                     bool // CLAUDE.md and AGENTS.md are one file
+	agentsStrict             bool // every client loads AGENTS.md (targets.Set.AgentsLoaded)
+	agentsLoaded             bool // the current client loads it (also when there is no CLAUDE.md)
+	agentsPath               string
+}
+
+// targets lists the distinct curated documents that can hold promoted
+// entries, as targets.Set.Docs does: AGENTS.md, CLAUDE.md, then details.
+func (ds *docSet) targets() []namedDoc {
+	var out []namedDoc
+	seen := map[string]bool{}
+	add := func(name string, d *docData) {
+		if d != nil && !seen[d.Path] {
+			seen[d.Path] = true
+			out = append(out, namedDoc{name, d})
+		}
+	}
+	add(targets.Agents, ds.agents)
+	add(targets.Claude, ds.claude)
+	for _, dt := range ds.details {
+		add(dt.name, dt.d)
+	}
+	return out
+}
+
+// docAt returns the derived record of the regular file at path (symlinks
+// followed), or nil.
+func docAt(ix *Index, path string) *docData {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLoadedBytes {
+		return nil
+	}
+	d, err := ix.doc(real, fi.Size(), fi.ModTime().UnixNano(), func() ([]byte, error) {
+		return readLimited(real, maxLoadedBytes)
+	})
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// discover finds the curated documents and the documents Claude Code
+// loads at session start for a session in cwd (claude-code.md §4.3):
 //
 //   - <config>/CLAUDE.md and <config>/rules/*.md (the user's own);
 //   - CLAUDE.md, .claude/CLAUDE.md and CLAUDE.local.md in cwd and every
 //     parent directory (the project root's included);
-//   - the project's .claude/rules/*.md (and cwd's, if different) without
-//     a "paths:" frontmatter key (those load only when matching files are
+//   - the project's .claude/rules/*.md (and cwd's, if different) without a
+//     "paths:" frontmatter key (those load only when matching files are
 //     touched);
-//   - AGENTS.md when agentsLoaded;
+//   - AGENTS.md when the current client loads it: CLAUDE.md imports it or
+//     is the same file, or there is no CLAUDE.md (2.1.332 then reads
+//     AGENTS.md; 2.1.197 never does — the health line says so);
 //   - every @import of those, recursively, up to five hops.
 //
 // Files are read once each (by real path), at most maxLoadedDocs of them
 // and maxLoadedBytes of each.
-func loadedDocs(e Env, cwd string, ts *targets.Set, agentsLoaded bool) []*mdoc.Doc {
+func discover(e Env, cwd string, ix *Index) *docSet {
+	ds := &docSet{}
+	claudePath := filepath.Join(e.Root, targets.Claude)
+	ds.agentsPath = filepath.Join(e.Root, targets.Agents)
+	ds.claude = docAt(ix, claudePath)
+	ds.agents = docAt(ix, ds.agentsPath)
+	if ds.claude != nil {
+		ds.claudeReal = ds.claude.Path
+	}
+	if ds.agents != nil {
+		ds.agentsReal = ds.agents.Path
+	}
+	ds.same = ds.claude != nil && ds.agents != nil && ds.claudeReal == ds.agentsReal
+	ds.agentsStrict = ds.same || ds.importsAgents()
+	ds.agentsLoaded = ds.agentsStrict || ds.claude == nil
+
+	// Detail docs.
+	if ents, err := os.ReadDir(filepath.Join(e.Root, filepath.FromSlash(targets.DetailDir))); err == nil {
+		for _, en := range ents {
+			n := en.Name()
+			if !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") || en.IsDir() || len(ds.details) >= maxDetails {
+				continue
+			}
+			name := targets.DetailDir + "/" + n
+			if d := docAt(ix, filepath.Join(e.Root, filepath.FromSlash(name))); d != nil {
+				ds.details = append(ds.details, namedDoc{name, d})
+			}
+		}
+		sort.Slice(ds.details, func(i, j int) bool { return ds.details[i].name < ds.details[j].name })
+	}
+
+	// What Claude Code loads.
 	type pending struct {
 		path  string
 		depth int
+		rule  bool
 	}
 	var queue []pending
-	push := func(p string, depth int) { queue = append(queue, pending{p, depth}) }
-
+	push := func(p string, depth int) { queue = append(queue, pending{path: p, depth: depth}) }
+	pushRules := func(dir string) {
+		for _, r := range ruleFiles(dir) {
+			queue = append(queue, pending{path: r, rule: true})
+		}
+	}
 	if e.ConfigDir != "" {
 		push(filepath.Join(e.ConfigDir, "CLAUDE.md"), 0)
-		for _, r := range rules(filepath.Join(e.ConfigDir, "rules")) {
-			push(r, 0)
-		}
+		pushRules(filepath.Join(e.ConfigDir, "rules"))
 	}
 	for d, i := cwd, 0; i < 64; i++ {
 		push(filepath.Join(d, "CLAUDE.md"), 0)
@@ -49,53 +143,29 @@ func loadedDocs(e Env, cwd string, ts *targets.Set, agentsLoaded bool) []*mdoc.D
 		}
 		d = parent
 	}
-	push(filepath.Join(e.Root, "CLAUDE.md"), 0)
+	push(claudePath, 0)
 	push(filepath.Join(e.Root, "CLAUDE.local.md"), 0)
-	ruleDirs := []string{filepath.Join(e.Root, ".claude", "rules")}
+	pushRules(filepath.Join(e.Root, ".claude", "rules"))
 	if cwd != e.Root {
-		ruleDirs = append(ruleDirs, filepath.Join(cwd, ".claude", "rules"))
+		pushRules(filepath.Join(cwd, ".claude", "rules"))
 	}
-	for _, rd := range ruleDirs {
-		for _, r := range rules(rd) {
-			push(r, 0)
-		}
+	if ds.agents != nil && ds.agentsLoaded {
+		push(ds.agentsPath, 0)
 	}
-
-	// Reuse what targets already parsed.
-	parsed := map[string]*mdoc.Doc{}
-	if ts.Claude.Exists {
-		parsed[ts.Claude.Real] = ts.Claude.Doc
-	}
-	if ts.Agents.Exists {
-		parsed[ts.Agents.Real] = ts.Agents.Doc
-		if agentsLoaded {
-			push(ts.Agents.Path, 0)
-		}
-	}
-
-	var out []*mdoc.Doc
 	seen := map[string]bool{}
-	for len(queue) > 0 && len(out) < maxLoadedDocs {
+	for len(queue) > 0 && len(ds.loaded) < maxLoadedDocs {
 		p := queue[0]
 		queue = queue[1:]
-		real, err := filepath.EvalSymlinks(p.path)
-		if err != nil || seen[real] {
+		d := docAt(ix, p.path)
+		if d == nil || seen[d.Path] || (p.rule && d.HasPaths) {
 			continue
 		}
-		seen[real] = true
-		d, ok := parsed[real]
-		if !ok {
-			b, ok := readDoc(real)
-			if !ok {
-				continue
-			}
-			d = mdoc.Parse(b)
-		}
-		out = append(out, d)
+		seen[d.Path] = true
+		ds.loaded = append(ds.loaded, d)
 		if p.depth >= maxImportDepth {
 			continue
 		}
-		for _, imp := range d.Imports() {
+		for _, imp := range d.Imports {
 			switch {
 			case strings.HasPrefix(imp, "~/"):
 				if e.Home == "" {
@@ -103,34 +173,42 @@ func loadedDocs(e Env, cwd string, ts *targets.Set, agentsLoaded bool) []*mdoc.D
 				}
 				imp = filepath.Join(e.Home, imp[2:])
 			case !filepath.IsAbs(imp):
-				imp = filepath.Join(filepath.Dir(real), imp)
+				imp = filepath.Join(filepath.Dir(d.Path), imp)
 			}
 			push(imp, p.depth+1)
 		}
 	}
-	return out
+	return ds
 }
 
-// readDoc reads a regular file of at most maxLoadedBytes.
-func readDoc(path string) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
+// importsAgents mirrors targets.Set.ImportsAgents: an import of CLAUDE.md,
+// resolved against CLAUDE.md's real directory, names AGENTS.md.
+func (ds *docSet) importsAgents() bool {
+	if ds.claude == nil {
+		return false
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLoadedBytes {
-		return nil, false
+	agentsReal := ds.agentsReal
+	if agentsReal == "" {
+		agentsReal = ds.agentsPath
+		if real, err := filepath.EvalSymlinks(ds.agentsPath); err == nil {
+			agentsReal = real
+		}
 	}
-	b := make([]byte, fi.Size())
-	n, _ := f.Read(b)
-	return b[:n], true
+	for _, imp := range ds.claude.Imports {
+		p := imp
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(ds.claudeReal), p)
+		}
+		if c := filepath.Clean(p); c == ds.agentsPath || c == agentsReal {
+			return true
+		}
+	}
+	return false
 }
 
-// rules lists the *.md files under a rules directory (two levels deep at
-// most) that Claude Code loads at session start: those without a "paths:"
-// key in their frontmatter.
-func rules(dir string) []string {
+// ruleFiles lists the *.md files under a rules directory, two levels deep
+// at most, sorted.
+func ruleFiles(dir string) []string {
 	var out []string
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
@@ -142,12 +220,12 @@ func rules(dir string) []string {
 			p := filepath.Join(d, en.Name())
 			switch {
 			case strings.HasPrefix(en.Name(), "."):
-			case en.IsDir() && depth < 2:
-				walk(p, depth+1)
-			case strings.HasSuffix(en.Name(), ".md") && len(out) < maxLoadedDocs:
-				if b, ok := readDoc(p); ok && !hasPathsKey(b) {
-					out = append(out, p)
+			case en.IsDir():
+				if depth < 2 {
+					walk(p, depth+1)
 				}
+			case strings.HasSuffix(en.Name(), ".md") && len(out) < maxLoadedDocs:
+				out = append(out, p)
 			}
 		}
 	}

@@ -1,8 +1,10 @@
 package inject
 
 import (
+	"bytes"
+	"cmp"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -67,9 +69,9 @@ func Words(s string) []string {
 // hasWord reports whether lower (lower-cased text) contains w as a word,
 // or, for words of 4 or more characters, as the start of a word ("invoice"
 // finds "invoices").
-func hasWord(lower, w string) bool {
+func hasWord(lower []byte, w string) bool {
 	for i := 0; ; {
-		j := strings.Index(lower[i:], w)
+		j := bytes.Index(lower[i:], []byte(w))
 		if j < 0 {
 			return false
 		}
@@ -84,19 +86,19 @@ func hasWord(lower, w string) bool {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-func boundaryBefore(s string, i int) bool {
+func boundaryBefore(s []byte, i int) bool {
 	if i == 0 {
 		return true
 	}
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	r, _ := utf8.DecodeLastRune(s[:i])
 	return !isWordRune(r)
 }
 
-func boundaryAfter(s string, i int) bool {
+func boundaryAfter(s []byte, i int) bool {
 	if i >= len(s) {
 		return true
 	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
+	r, _ := utf8.DecodeRune(s[i:])
 	return !isWordRune(r)
 }
 
@@ -112,17 +114,27 @@ type Relevance struct {
 // Relevant scores one candidate against the branch words, the cwd and the
 // clock.
 func Relevant(c *Candidate, branchWords []string, cwdRel string, cwdWords []string, now time.Time) Relevance {
+	return relevant(c, branchWords, cwdRel, cwdWords, now, nil)
+}
+
+// relevant is Relevant with a scratch buffer for the lower-cased text.
+func relevant(c *Candidate, branchWords []string, cwdRel string, cwdWords []string, now time.Time, buf *[]byte) Relevance {
 	var r Relevance
-	var lower string
+	var lower []byte
 	if len(branchWords) > 0 || len(cwdWords) > 0 {
-		text := c.Text
+		var b []byte
+		if buf != nil {
+			b = (*buf)[:0]
+		}
+		b = appendLower(b, c.Text, maxScanText)
 		if c.Body != "" {
-			text += "\n" + c.Body
+			b = append(b, '\n')
+			b = appendLower(b, c.Body, maxScanText)
 		}
-		if len(text) > maxScanText {
-			text = text[:maxScanText]
+		if buf != nil {
+			*buf = b
 		}
-		lower = strings.ToLower(text)
+		lower = b
 	}
 	if len(branchWords) > 0 {
 		for _, w := range branchWords {
@@ -189,18 +201,18 @@ func recencyPoints(age time.Duration) int {
 func (r Relevance) why() string {
 	var parts []string
 	if r.Branch > 0 {
-		parts = append(parts, "matches the branch")
+		parts = append(parts, "branch")
 	}
 	if r.Recent != "" {
 		parts = append(parts, path.Base(r.Recent)+" changed "+ago(r.Age))
 	}
 	if r.Cwd {
-		parts = append(parts, "about the cwd")
+		parts = append(parts, "cwd")
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (relevant now: " + strings.Join(parts, "; ") + ")"
+	return " (relevant: " + strings.Join(parts, "; ") + ")"
 }
 
 func ago(d time.Duration) string {
@@ -217,8 +229,9 @@ func ago(d time.Duration) string {
 
 // ranked is a candidate with its relevance.
 type ranked struct {
-	c   *Candidate
-	rel Relevance
+	c    *Candidate
+	rel  Relevance
+	conf float64
 }
 
 // Rank orders the candidates: relevance points, then sessions seen, then
@@ -227,22 +240,27 @@ type ranked struct {
 // in two files) are kept once, at their best rank. A candidate that a
 // loaded MEMORY.md pointer already names is dropped unless it is relevant
 // now: the model already has its pointer.
-func Rank(in *Inputs) []ranked {
+func Rank(in *Inputs) []*ranked {
 	bw := Words(in.Branch)
 	var cw []string
 	if in.CwdRel != "" {
 		cw = Words(in.CwdRel)
 	}
-	rs := make([]ranked, 0, len(in.Candidates))
+	all := make([]ranked, 0, len(in.Candidates))
+	var buf []byte
 	for i := range in.Candidates {
 		c := &in.Candidates[i]
-		r := Relevant(c, bw, in.CwdRel, cw, in.Now)
+		r := relevant(c, bw, in.CwdRel, cw, in.Now, &buf)
 		if c.Pointed && r.Points == 0 {
 			continue
 		}
-		rs = append(rs, ranked{c: c, rel: r})
+		all = append(all, ranked{c: c, rel: r, conf: confidence(c)})
 	}
-	sort.Slice(rs, func(i, j int) bool { return less(&rs[i], &rs[j]) })
+	rs := make([]*ranked, len(all))
+	for i := range all {
+		rs[i] = &all[i]
+	}
+	slices.SortFunc(rs, compare)
 	seen := make(map[string]bool, len(rs))
 	out := rs[:0]
 	for _, r := range rs {
@@ -255,6 +273,27 @@ func Rank(in *Inputs) []ranked {
 	return out
 }
 
+// appendLower appends at most n bytes of s, lower-cased, to b: ASCII
+// byte by byte, anything else through strings.ToLower.
+func appendLower(b []byte, s string, n int) []byte {
+	if len(s) > n {
+		s = s[:n]
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
 func confidence(c *Candidate) float64 {
 	if c.Confidence < 0 {
 		return score.Base
@@ -262,25 +301,26 @@ func confidence(c *Candidate) float64 {
 	return c.Confidence
 }
 
-func less(a, b *ranked) bool {
+// compare orders a before b when a ranks higher.
+func compare(a, b *ranked) int {
 	if a.rel.Points != b.rel.Points {
-		return a.rel.Points > b.rel.Points
+		return cmp.Compare(b.rel.Points, a.rel.Points)
 	}
 	x, y := a.c, b.c
 	if x.Sessions != y.Sessions {
-		return x.Sessions > y.Sessions
+		return cmp.Compare(y.Sessions, x.Sessions)
 	}
-	if cx, cy := confidence(x), confidence(y); cx != cy {
-		return cx > cy
+	if a.conf != b.conf {
+		return cmp.Compare(b.conf, a.conf)
 	}
-	if !x.LastSeen.Equal(y.LastSeen) {
-		return x.LastSeen.After(y.LastSeen)
+	if c := y.LastSeen.Compare(x.LastSeen); c != 0 {
+		return c
 	}
-	if x.ID != y.ID {
-		return x.ID < y.ID
+	if c := strings.Compare(x.ID, y.ID); c != 0 {
+		return c
 	}
-	if x.File != y.File {
-		return x.File < y.File
+	if c := strings.Compare(x.File, y.File); c != 0 {
+		return c
 	}
-	return x.Line < y.Line
+	return cmp.Compare(x.Line, y.Line)
 }

@@ -109,7 +109,7 @@ func Render(in *Inputs) Result {
 	secHeaders := [...]string{
 		"Health:",
 		"Promoted knowledge (curated documents):",
-		"Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read one for detail):",
+		safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read one for detail):"),
 	}
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1
@@ -124,14 +124,29 @@ func Render(in *Inputs) Result {
 	selected := make([]bool, len(items))
 	opened := [3]bool{}
 	omitted, omittedBytes := 0, 0
+	relevantCap := 0
 	for prio := prioHealth; prio <= prioOther; prio++ {
 		closed := false
+		if prio == prioRelevant {
+			// Memories that matter now get at most half of what the
+			// health lines left; the rest of them compete after the
+			// index and the ledger, in the same order.
+			relevantCap = usedBytes + (limitBytes-omitReserve-usedBytes)/2
+		}
 		for i := range items {
 			it := &items[i]
 			if it.prio != prio {
 				continue
 			}
-			if closed || (it.parent >= 0 && !selected[it.parent]) {
+			if prio == prioRelevant && (closed || usedBytes+it.est+1 > relevantCap) {
+				closed = true
+				it.prio = prioOther
+				continue
+			}
+			// Health findings are independent: a long one does not hold
+			// back a shorter one after it. Every other group is shown as a
+			// prefix, so a lower-ranked item never displaces a higher one.
+			if (closed && prio != prioHealth) || (it.parent >= 0 && !selected[it.parent]) {
 				omitted++
 				omittedBytes += it.est + 1
 				continue
@@ -177,8 +192,18 @@ func Render(in *Inputs) Result {
 	}
 	if omitted > 0 {
 		res.Omitted = omitted
-		res.Need = roundUp(Tokens(sb.String())+(omittedBytes+BytesPerToken-1)/BytesPerToken+omitReserve/BytesPerToken, 100)
-		fmt.Fprintf(&sb, "\n… %d more: intermem context --budget %d", omitted, res.Need)
+		// The budget that would show everything, but no more than the
+		// character limit allows at this text's bytes per character.
+		shown := sb.String()
+		need := roundUp(Tokens(shown)+(omittedBytes+omitReserve+BytesPerToken-1)/BytesPerToken, 100)
+		ceiling := roundUp(MaxChars*len(shown)/max(Chars(shown), 1)/BytesPerToken, 100)
+		res.Need = min(need, ceiling)
+		if res.Need > budget {
+			fmt.Fprintf(&sb, "\n… %d more: intermem context --budget %d", omitted, res.Need)
+		} else {
+			fmt.Fprintf(&sb, "\n… %d more (past the %s-character limit): intermem context --json", omitted, thousands(MaxChars))
+			res.Need = 0
+		}
 	}
 	res.Text = sb.String()
 	res.Tokens = Tokens(res.Text)
@@ -206,7 +231,7 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 		if n > 1 {
 			s += fmt.Sprintf(", and %d more", n-1)
 		}
-		s += "): ask the user to run `intermem-recover`, which finishes or undoes it."
+		s += "): ask the user to run `intermem-recover`."
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
@@ -214,10 +239,10 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 		pct := max(100*ix.Lines/200, 100*ix.Chars/25000)
 		switch {
 		case ix.Truncated:
-			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars; Claude Code loaded only lines 1–%d (cap: 200 lines / 25,000 chars).",
+			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, over its load cap (200 lines / 25,000 chars): only lines 1–%d were loaded.",
 				ix.Lines, thousands(ix.Chars), ix.LoadedLines)
 			if n := len(ix.Beyond); n > 0 {
-				s += fmt.Sprintf(" %d %s past the cap, unseen unless you Read %s:", n, plural(n, "entry is", "entries are"), clean(ix.Path))
+				s += fmt.Sprintf(" %d %s past the cap (Read %s for %s):", n, plural(n, "entry", "entries"), clean(ix.Path), plural(n, "it", "them"))
 			}
 			parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 			for _, e := range ix.Beyond {
@@ -228,15 +253,15 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 			}
 			worth = true
 		case pct >= 80:
-			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of the load cap (200 lines / 25,000 chars): entries past it will not be loaded; suggest `/intermem:synthesize` to the user.",
+			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of its load cap (200 lines / 25,000 chars): suggest `/intermem:synthesize` to the user before entries fall off the end.",
 				ix.Lines, thousands(ix.Chars), pct)
 			add(secHealth, prioHealth, -1, len(s), fixed(s))
 			worth = true
 		}
 	}
 	if n := len(in.Stale); n > 0 {
-		s := fmt.Sprintf("- %d promoted %s stale (confidence below %.1f: what %s cites is gone or moved); do not rely on %s without checking:",
-			n, plural(n, "fact is", "facts are"), score.StaleBelow, plural(n, "it", "they"), plural(n, "it", "them"))
+		s := fmt.Sprintf("- %d promoted %s stale (confidence < %.1f): do not rely on %s unchecked:",
+			n, plural(n, "fact is", "facts are"), score.StaleBelow, plural(n, "it", "them"))
 		parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 		for _, f := range in.Stale {
 			f := f
@@ -251,13 +276,13 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 		worth = true
 	}
 	if a := in.Agents; a != nil {
-		s := fmt.Sprintf("- AGENTS.md holds %d promoted %s that Claude Code will not load (%s): Read AGENTS.md when %s; a line `@AGENTS.md` in CLAUDE.md would load it.",
-			a.Facts, plural(a.Facts, "fact", "facts"), strings.TrimSuffix(a.Why, "."), plural(a.Facts, "it matters", "they matter"))
+		s := fmt.Sprintf("- AGENTS.md holds %d promoted %s Claude Code may not load (%s): Read it when relevant; suggest adding `@AGENTS.md` to CLAUDE.md.",
+			a.Facts, plural(a.Facts, "fact", "facts"), strings.TrimSuffix(a.Why, "."))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
 	if n := in.Stable; n > 0 {
-		s := fmt.Sprintf("- %d stable memory %s ready to promote into CLAUDE.md/AGENTS.md: suggest `/intermem:synthesize` to the user.",
+		s := fmt.Sprintf("- %d stable %s ready to promote: suggest `/intermem:synthesize` to the user.",
 			n, plural(n, "entry is", "entries are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true

@@ -1,0 +1,488 @@
+package inject
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/mdoc"
+	"github.com/intermem/intermem/pkg/redact"
+)
+
+// IndexName is the file under .intermem/ holding what the hook derived
+// from each memory file and document at its last run (see Index).
+const IndexName = "context.index"
+
+// indexMagic versions the derivation: change it whenever what is derived
+// from a file changes, and every cached record is recomputed.
+const indexMagic = "intermem context index v2\n"
+
+// Bounds on what is kept of an entry's text: enough for every clip and
+// for relevance, not the whole of a long memory.
+const (
+	keepText = 600
+	keepDesc = 400
+	keepMark = 300
+)
+
+// memFile is what is derived from one memory file: a pure function of its
+// name and bytes.
+type memFile struct {
+	Name      string
+	Size, Mod int64 // identity of the bytes it was derived from
+	Load      automem.LoadInfo
+	Entries   []memEntry
+}
+
+type memEntry struct {
+	ID, Kind        string
+	Line            int
+	Key, DescKey    uint64 // match.Key of the text and (memory) description
+	Link, Type      string
+	Name, Desc      string // memory name and redacted description
+	Text            string // redacted, at most keepText bytes
+	Cites           []string
+	hasDesc, cached bool
+}
+
+// docData is what is derived from one markdown document Claude Code may
+// load: a pure function of its bytes.
+type docData struct {
+	Path      string // real path
+	Size, Mod int64
+	HasPaths  bool     // frontmatter "paths:" (a rule loaded only on demand)
+	Title     string   // first heading or first line of text
+	Keys      []uint64 // match.Key of every statement
+	Marks     []mark
+	Imports   []string
+}
+
+type mark struct {
+	ID, Section, Text string
+}
+
+// Index caches derived records by file identity (name or real path, size
+// and modification time, as snapshot.Fingerprint identifies memory files),
+// so a hook whose inputs barely changed re-derives only what did: parsing,
+// normalizing and citation extraction cost more than everything else the
+// hook does. A record whose file changed size or time is derived again; a
+// record no file used is dropped on save. The cache holds redacted text
+// only, owner-readable, under the state directory.
+type Index struct {
+	mem   map[string]*memFile
+	docs  map[string]*docData
+	used  map[any]bool
+	dirty bool
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, used: map[any]bool{}}
+}
+
+// memFile returns the derived record of a memory file, computing it (and
+// reading the file through read) when the cached one is for other bytes.
+func (ix *Index) memFile(name string, size, mod int64, read func() ([]byte, error)) (*memFile, error) {
+	if ix == nil {
+		ix = NewIndex()
+	}
+	if f, ok := ix.mem[name]; ok && f.Size == size && f.Mod == mod {
+		ix.used[f] = true
+		return f, nil
+	}
+	b, err := read()
+	if err != nil {
+		return nil, err
+	}
+	f := deriveMem(name, b, size, mod)
+	ix.mem[name], ix.used[f], ix.dirty = f, true, true
+	return f, nil
+}
+
+// doc returns the derived record of a document.
+func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) (*docData, error) {
+	if ix == nil {
+		ix = NewIndex()
+	}
+	if d, ok := ix.docs[real]; ok && d.Size == size && d.Mod == mod {
+		ix.used[d] = true
+		return d, nil
+	}
+	b, err := read()
+	if err != nil {
+		return nil, err
+	}
+	d := deriveDoc(real, b, size, mod)
+	ix.docs[real], ix.used[d], ix.dirty = d, true, true
+	return d, nil
+}
+
+func deriveMem(name string, content []byte, size, mod int64) *memFile {
+	f := automem.Parse(name, content)
+	mf := &memFile{Name: name, Size: size, Mod: mod}
+	index := name == automem.IndexName
+	if index {
+		mf.Load = automem.Load(content)
+	}
+	mf.Entries = make([]memEntry, 0, len(f.Entries))
+	for _, en := range f.Entries {
+		me := memEntry{
+			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
+			Name: en.Name, Key: match.Key(en.Text),
+		}
+		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
+			me.DescKey, me.hasDesc = match.Key(en.Description), true
+			me.Desc = keep(en.Description, keepDesc)
+		}
+		// Of MEMORY.md's loaded part only identities are needed: Claude
+		// Code already shows its text.
+		if !index || en.StartLine > mf.Load.LoadedLines {
+			me.Text = keep(en.Text, keepText)
+		}
+		if !index && en.Kind != automem.Pointer {
+			text := en.Text
+			if en.Kind == automem.Memory {
+				text = en.Description + "\n" + en.Text
+			}
+			me.Cites = citePaths(text)
+		}
+		mf.Entries = append(mf.Entries, me)
+	}
+	return mf
+}
+
+// keep redacts text and keeps at most n bytes of it, at a character
+// boundary. Redaction reads more than is kept, so a secret straddling the
+// cut is still recognised.
+func keep(text string, n int) string {
+	if len(text) > 4*n {
+		text = text[:4*n]
+	}
+	text = redact.String(text)
+	if len(text) <= n {
+		return text
+	}
+	cut := n
+	for cut > 0 && text[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return text[:cut]
+}
+
+// citePaths lists the project paths text cites that can be stat'ed: files,
+// directories, paths and the files of symbols, relative, inside the
+// project, at most maxCitesPerItem.
+func citePaths(text string) []string {
+	var out []string
+	for _, c := range cite.Extract(text) {
+		if len(out) >= maxCitesPerItem {
+			break
+		}
+		switch c.Kind {
+		case cite.File, cite.Dir, cite.Path, cite.Symbol:
+		default:
+			continue
+		}
+		p := c.Path
+		if c.Outside || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "..") ||
+			strings.ContainsAny(p, "\t\n\r") {
+			continue
+		}
+		dup := false
+		for _, q := range out {
+			dup = dup || q == p
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func deriveDoc(real string, content []byte, size, mod int64) *docData {
+	d := mdoc.Parse(content)
+	dd := &docData{Path: real, Size: size, Mod: mod, HasPaths: hasPathsKey(content), Title: keep(docTitle(d), keepMark)}
+	for _, s := range d.Statements() {
+		dd.Keys = append(dd.Keys, match.Key(s.Text))
+	}
+	for _, m := range d.Marked() {
+		dd.Marks = append(dd.Marks, mark{ID: m.ID, Section: keep(m.Section, keepMark), Text: keep(m.Text, keepMark)})
+	}
+	dd.Imports = d.Imports()
+	return dd
+}
+
+// LoadIndex reads an index file; any problem gives an empty index.
+func LoadIndex(path string) *Index {
+	ix := NewIndex()
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(b, []byte(indexMagic)) {
+		return ix
+	}
+	if err := ix.decode(b[len(indexMagic):]); err != nil {
+		return NewIndex()
+	}
+	return ix
+}
+
+// Save writes the records used since the index was loaded, atomically,
+// when anything changed: a record was derived, or one went unused.
+func (ix *Index) Save(path string) error {
+	if ix == nil {
+		return nil
+	}
+	stale := false
+	for _, f := range ix.mem {
+		stale = stale || !ix.used[f]
+	}
+	for _, d := range ix.docs {
+		stale = stale || !ix.used[d]
+	}
+	if !ix.dirty && !stale {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.WriteString(indexMagic)
+	ix.encode(&buf)
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("write context index: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write context index: %w", err)
+	}
+	ix.dirty = false
+	return nil
+}
+
+// The file is one record a line, fields separated by tabs, with "\\",
+// "\t", "\n" and "\r" escaped:
+//
+//	F name size mod lines chars loadedLines loadedChars truncated
+//	E id kind line key link type name desc desckey hasdesc text
+//	C path…            (citations of the entry before)
+//	D path size mod haspaths title
+//	K key,key,…        (statement keys of the document before)
+//	M id section text  (a marker of the document before)
+//	I import           (an @import of the document before)
+func (ix *Index) encode(w *bytes.Buffer) {
+	names := make([]string, 0, len(ix.mem))
+	for n, f := range ix.mem {
+		if ix.used[f] {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		f := ix.mem[n]
+		l := f.Load
+		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated))
+		for _, e := range f.Entries {
+			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text))
+			if len(e.Cites) > 0 {
+				cs := make([]string, len(e.Cites))
+				for i, c := range e.Cites {
+					cs[i] = esc(c)
+				}
+				fields(w, "C", cs...)
+			}
+		}
+	}
+	paths := make([]string, 0, len(ix.docs))
+	for p, d := range ix.docs {
+		if ix.used[d] {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		d := ix.docs[p]
+		fields(w, "D", esc(d.Path), i64(d.Size), i64(d.Mod), bit(d.HasPaths), esc(d.Title))
+		if len(d.Keys) > 0 {
+			var b strings.Builder
+			for i, k := range d.Keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(hex(k))
+			}
+			fields(w, "K", b.String())
+		}
+		for _, m := range d.Marks {
+			fields(w, "M", m.ID, esc(m.Section), esc(m.Text))
+		}
+		for _, imp := range d.Imports {
+			fields(w, "I", esc(imp))
+		}
+	}
+}
+
+func (ix *Index) decode(b []byte) error {
+	// One string for the whole file: every field is a substring of it, so
+	// decoding allocates little beyond the records themselves.
+	src := string(b)
+	var fs [12]string
+	var f *memFile
+	var d *docData
+	for len(src) > 0 {
+		line := src
+		if i := strings.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = ""
+		}
+		tag, rest, _ := strings.Cut(line, "\t")
+		n := 0
+		for n < len(fs) {
+			i := strings.IndexByte(rest, '\t')
+			if i < 0 {
+				fs[n] = rest
+				n++
+				break
+			}
+			fs[n], rest = rest[:i], rest[i+1:]
+			n++
+		}
+		bad := func() error { return fmt.Errorf("context index: bad %q record", tag) }
+		switch tag {
+		case "F":
+			if n != 8 {
+				return bad()
+			}
+			f = &memFile{Name: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2])}
+			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
+			ix.mem[f.Name], d = f, nil
+		case "E":
+			if f == nil || n != 11 {
+				return bad()
+			}
+			f.Entries = append(f.Entries, memEntry{
+				ID: fs[0], Kind: fs[1], Line: atoi(fs[2]), Key: unhex(fs[3]), Link: unesc(fs[4]), Type: unesc(fs[5]),
+				Name: unesc(fs[6]), Desc: unesc(fs[7]), DescKey: unhex(fs[8]), hasDesc: fs[9] == "1", Text: unesc(fs[10]),
+			})
+		case "C":
+			if f == nil || len(f.Entries) == 0 || n >= len(fs) {
+				return bad()
+			}
+			e := &f.Entries[len(f.Entries)-1]
+			for _, c := range fs[:n] {
+				e.Cites = append(e.Cites, unesc(c))
+			}
+		case "D":
+			if n != 5 {
+				return bad()
+			}
+			d = &docData{Path: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), HasPaths: fs[3] == "1", Title: unesc(fs[4])}
+			ix.docs[d.Path], f = d, nil
+		case "K":
+			if d == nil || n != 1 {
+				return bad()
+			}
+			ks := fs[0]
+			d.Keys = make([]uint64, 0, strings.Count(ks, ",")+1)
+			for ks != "" {
+				k := ks
+				if i := strings.IndexByte(ks, ','); i >= 0 {
+					k, ks = ks[:i], ks[i+1:]
+				} else {
+					ks = ""
+				}
+				d.Keys = append(d.Keys, unhex(k))
+			}
+		case "M":
+			if d == nil || n != 3 {
+				return bad()
+			}
+			d.Marks = append(d.Marks, mark{ID: fs[0], Section: unesc(fs[1]), Text: unesc(fs[2])})
+		case "I":
+			if d == nil || n != 1 {
+				return bad()
+			}
+			d.Imports = append(d.Imports, unesc(fs[0]))
+		default:
+			return bad()
+		}
+	}
+	return nil
+}
+
+func fields(w *bytes.Buffer, tag string, fs ...string) {
+	w.WriteString(tag)
+	for _, f := range fs {
+		w.WriteByte('\t')
+		w.WriteString(f)
+	}
+	w.WriteByte('\n')
+}
+
+var escaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+func esc(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	return escaper.Replace(s)
+}
+
+func unesc(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 't':
+				c = '\t'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			default:
+				c = s[i]
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func i64(n int64) string    { return strconv.FormatInt(n, 10) }
+func hex(k uint64) string   { return strconv.FormatUint(k, 16) }
+func atoi(s string) int     { n, _ := strconv.Atoi(s); return n }
+func atoi64(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+func unhex(s string) uint64 { n, _ := strconv.ParseUint(s, 16, 64); return n }
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// docTitle is a document's first heading, or its first line of text.
+func docTitle(d *mdoc.Doc) string {
+	for _, s := range d.Sections {
+		if s.Level > 0 && s.Title != "" {
+			return s.Title
+		}
+	}
+	for _, s := range d.Statements() {
+		first, _, _ := strings.Cut(s.Text, "\n")
+		if t := strings.TrimSpace(first); t != "" {
+			return t
+		}
+	}
+	return ""
+}
