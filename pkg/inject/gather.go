@@ -326,7 +326,7 @@ func memoryLine(en *memEntry) string {
 
 type entryRec struct {
 	sessions   int
-	lastSeen   string // RFC 3339, parsed only for candidates
+	lastSeen   string  // RFC 3339, parsed only for candidates
 	confidence float64 // -1: unknown
 }
 

@@ -21,13 +21,13 @@ type docSet struct {
 	loaded []*docData
 	// claude and agents are the root CLAUDE.md and AGENTS.md (nil when
 	// absent); details are docs/intermem/*.md, sorted by name.
-	claude, agents           *docData
-	claudeReal, agentsReal   string
-	details                  []namedDoc
-	same                     bool // CLAUDE.md and AGENTS.md are one file
-	agentsStrict             bool // every client loads AGENTS.md (targets.Set.AgentsLoaded)
-	agentsLoaded             bool // the current client loads it (also when there is no CLAUDE.md)
-	agentsPath               string
+	claude, agents         *docData
+	claudeReal, agentsReal string
+	details                []namedDoc
+	same                   bool // CLAUDE.md and AGENTS.md are one file
+	agentsStrict           bool // every client loads AGENTS.md (targets.Set.AgentsLoaded)
+	agentsLoaded           bool // the current client loads it (also when there is no CLAUDE.md)
+	agentsPath             string
 }
 
 // targets lists the distinct curated documents that can hold promoted

@@ -242,7 +242,7 @@ func many(n int) *Inputs {
 	in := &Inputs{
 		Now: now, Budget: 1200, MemoryDir: "/home/u/.claude/projects/-home-u-proj/memory",
 		Branch: "feat/invoice-render", CwdRel: "internal/invoice",
-		Index: &IndexInfo{Path: "/home/u/.claude/projects/-home-u-proj/memory/MEMORY.md", Lines: 260, Chars: 21000, LoadedLines: 200, Truncated: true},
+		Index:  &IndexInfo{Path: "/home/u/.claude/projects/-home-u-proj/memory/MEMORY.md", Lines: 260, Chars: 21000, LoadedLines: 200, Truncated: true},
 		Stable: 17,
 	}
 	for i := 0; i < 60; i++ {

@@ -92,7 +92,9 @@ func Write(dir string, o Options) (*Project, error) {
 		}
 		return b.String()
 	}
-	src := func() string { return fmt.Sprintf("internal/%s/%s.go", words[rng.Intn(20)], words[rng.Intn(len(words))]) }
+	src := func() string {
+		return fmt.Sprintf("internal/%s/%s.go", words[rng.Intn(20)], words[rng.Intn(len(words))])
+	}
 
 	// The work tree: branch, sources (a tenth touched an hour ago).
 	if err := w(".git/HEAD", "ref: refs/heads/feature/invoice-render\n"); err != nil {
