@@ -8,11 +8,14 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/targets"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 func init() {
@@ -49,6 +52,15 @@ type StatusReport struct {
 	BeyondLoadCap   int           `json:"beyond_load_cap"`
 	Beyond          []BeyondEntry `json:"beyond"`
 	Spooled         bool          `json:"spooled,omitempty"`
+	// Promoted knowledge: marked entries in the curated documents, the
+	// detail documents, the archive, and the bytes Claude Code loads every
+	// session because of intermem.
+	Promoted          int    `json:"promoted"`
+	DetailDocs        int    `json:"detail_docs"`
+	Archived          int    `json:"archived"`
+	AlwaysLoadedBytes int    `json:"always_loaded_bytes"`
+	Layout            string `json:"layout"`
+	AgentsLoaded      bool   `json:"agents_loaded"`
 	Warnings        []string      `json:"warnings"`
 }
 
@@ -111,6 +123,24 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		r.BeyondLoadCap = len(r.Beyond)
 		r.Warnings = append(r.Warnings, cat.Dir.Warnings...)
 	}
+	if ts, err := targets.Load(p.Root); err == nil {
+		for _, d := range ts.Docs() {
+			for _, m := range d.Doc.Marked() {
+				if !m.Heading {
+					r.Promoted++
+				}
+			}
+		}
+		r.DetailDocs = len(ts.Details)
+		if ts.Archive.Exists {
+			r.Archived = len(archive.Parse(ts.Archive.Content))
+		}
+		r.AlwaysLoadedBytes = alwaysLoaded(ts)
+		r.AgentsLoaded, _ = ts.AgentsLoaded()
+	} else {
+		r.Warnings = append(r.Warnings, err.Error())
+	}
+	r.Layout = tier.Load(env.Get, p.StateDir).Layout
 	if c.json {
 		return writeJSON(env.Stdout, &r)
 	}
@@ -160,6 +190,10 @@ func printStatus(env *cli.Env, r *StatusReport) {
 				fmt.Fprintf(w, "                line %d: %s\n", b.Line, clip(b.Text, 70))
 			}
 		}
+	}
+	if r.Promoted > 0 || r.Archived > 0 {
+		fmt.Fprintf(w, "  promoted    %d facts (%s layout, %d detail docs), %d archived; %s bytes always loaded\n",
+			r.Promoted, r.Layout, r.DetailDocs, r.Archived, thousands(r.AlwaysLoadedBytes))
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning     %s\n", warn)

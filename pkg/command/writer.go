@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
@@ -89,11 +90,14 @@ func (w *writer) Close() {
 
 func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }
 
-// applyStep dispatches journal steps to the package that owns the action.
-// Promotion actions are the only ones today; archive, restore and tier
-// migration add theirs here.
+// applyStep dispatches journal steps to the package that owns the action:
+// tier (detail documents, index), archive, or promote (inserts, removals,
+// pruning).
 func applyStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
 	if next, keep, ok, err := tier.Apply(s, cur, exists, read); ok {
+		return next, keep, err
+	}
+	if next, keep, ok, err := archive.Apply(s, cur, exists); ok {
 		return next, keep, err
 	}
 	return promote.Apply(s, cur, exists, read)

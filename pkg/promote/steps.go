@@ -33,6 +33,9 @@ const (
 	ActRemoveEntry    = "remove-entry"
 	ActDeleteFile     = "delete-file"
 	ActRemovePointers = "remove-pointers"
+	// ActRemoveMarked removes the entry carrying marker ID from a curated
+	// document (archiving, tier migration).
+	ActRemoveMarked = "remove-marked"
 )
 
 // ErrChanged is returned when a memory file changed in a way that makes a
@@ -81,6 +84,15 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byt
 			}
 		}
 		return nil, false, fmt.Errorf("%w: %s no longer holds the approved memory; it was kept", ErrChanged, filepath.Base(s.Path))
+	case ActRemoveMarked:
+		if !exists {
+			return nil, false, nil
+		}
+		out, _, ok := mdoc.Parse(cur).Remove(s.ID, false)
+		if !ok {
+			return cur, true, nil
+		}
+		return out, true, nil
 	case ActRemovePointers:
 		if !exists {
 			return nil, false, nil

@@ -59,32 +59,73 @@ type Set struct {
 
 // Load reads the curated documents of the project at root. Missing files
 // are Docs with Exists false; an unreadable one is an error.
-func Load(root string) (*Set, error) {
+func Load(root string) (*Set, error) { return LoadWith(root, nil, nil) }
+
+// LoadWith is Load with some files replaced by given contents (keyed by
+// real path; exists false means deleted): the documents as an operation
+// would leave them, for reporting the effect of a dry run.
+func LoadWith(root string, contents map[string][]byte, exists map[string]bool) (*Set, error) {
 	s := &Set{Root: root}
-	var err error
-	if s.Claude, err = load(root, Claude); err != nil {
-		return nil, err
-	}
-	if s.Agents, err = load(root, Agents); err != nil {
-		return nil, err
-	}
-	if s.Archive, err = load(root, DetailDir+"/"+ArchiveName); err != nil {
-		return nil, err
-	}
-	ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(DetailDir)))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", DetailDir, err)
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") || e.IsDir() {
-			continue
-		}
-		d, err := load(root, DetailDir+"/"+n)
+	ld := func(name string) (*Doc, error) {
+		d, err := load(root, name)
 		if err != nil {
 			return nil, err
 		}
-		s.Details = append(s.Details, d)
+		if ok, over := exists[d.Real]; over {
+			d.Exists, d.Content = ok, contents[d.Real]
+			if !ok {
+				d.Content = nil
+			}
+			d.Doc = mdoc.Parse(d.Content)
+			d.Hash = ""
+			if ok {
+				d.Hash = journal.Hash(d.Content)
+			}
+		}
+		return d, nil
+	}
+	var err error
+	if s.Claude, err = ld(Claude); err != nil {
+		return nil, err
+	}
+	if s.Agents, err = ld(Agents); err != nil {
+		return nil, err
+	}
+	if s.Archive, err = ld(DetailDir + "/" + ArchiveName); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, filepath.FromSlash(DetailDir))
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", DetailDir, err)
+	}
+	names := map[string]bool{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			names[e.Name()] = true
+		}
+	}
+	for p := range exists {
+		if filepath.Dir(p) == dir {
+			names[filepath.Base(p)] = true
+		}
+	}
+	var sorted []string
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		if !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		d, err := ld(DetailDir + "/" + n)
+		if err != nil {
+			return nil, err
+		}
+		if d.Exists {
+			s.Details = append(s.Details, d)
+		}
 	}
 	sort.Slice(s.Details, func(i, j int) bool { return s.Details[i].Name < s.Details[j].Name })
 	return s, nil

@@ -97,8 +97,13 @@ func Slug(title string) string {
 		}
 	}
 	s := strings.TrimRight(b.String(), "-")
-	if r := []rune(s); len(r) > 60 {
-		s = strings.TrimRight(string(r[:60]), "-")
+	// Keep paths short: cut long titles at a word boundary.
+	if r := []rune(s); len(r) > 40 {
+		cut := string(r[:40])
+		if i := strings.LastIndexByte(cut, '-'); i > 20 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, "-")
 	}
 	if s == "" {
 		s = "notes"
@@ -192,31 +197,35 @@ type Topic struct {
 }
 
 // RenderIndex renders the managed block for topics (without a trailing
-// newline), or "" when there are none.
+// newline), or "" when there are none. It is what Claude Code loads every
+// session in place of the facts, so every byte counts: one line per topic,
+// its fact count, a one-liner of the facts' first words, and the path.
 func RenderIndex(topics []Topic) string {
 	if len(topics) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(IndexBegin + "\n## Project knowledge\n\n")
-	b.WriteString("Facts learned in earlier sessions, by topic. Read a topic's file before working in that area.\n\n")
+	b.WriteString(IndexBegin + "\n## Project knowledge\n\nRead a topic's file before working on it.\n\n")
 	for _, t := range topics {
-		n := len(t.Facts)
-		fmt.Fprintf(&b, "- **%s** (%d %s): %s → `%s`\n", t.Title, n, plural(n, "fact", "facts"), OneLiner(t.Facts, 110), t.Path)
+		title := t.Title
+		if r := []rune(title); len(r) > 40 {
+			title = string(r[:39]) + "…"
+		}
+		fmt.Fprintf(&b, "- %s (%d): %s → %s\n", title, len(t.Facts), OneLiner(t.Facts, 64), t.Path)
 	}
 	b.WriteString(IndexEnd)
 	return b.String()
 }
 
-// OneLiner summarises facts in at most max characters: the first words of
+// OneLiner summarises facts in about max characters: the first words of
 // each, joined with "; ".
 func OneLiner(facts []string, max int) string {
 	var parts []string
 	total := 0
 	for _, f := range facts {
 		words := strings.Fields(plainText(f))
-		if len(words) > 6 {
-			words = append(words[:6], "…")
+		if len(words) > 5 {
+			words = append(words[:5], "…")
 		}
 		part := strings.Join(words, " ")
 		if total+len([]rune(part))+2 > max && len(parts) > 0 {
@@ -232,7 +241,7 @@ func OneLiner(facts []string, max int) string {
 // plainText strips markdown punctuation that would clutter a one-liner.
 func plainText(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	r := strings.NewReplacer("**", "", "`", "", "*", "", "_", " ")
+	r := strings.NewReplacer("**", "", "`", "", "*", "")
 	return r.Replace(s)
 }
 
@@ -402,6 +411,9 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) (next 
 			}
 		}
 		return nil, false, true, nil
+	case ActDropEmptyHeading:
+		next, keep, err := applyDropEmptyHeading(s, cur, exists)
+		return next, keep, true, err
 	}
 	return nil, false, false, nil
 }

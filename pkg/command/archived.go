@@ -1,0 +1,154 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/archive"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func init() {
+	register("archived", "list the facts archived in docs/intermem/.archived.md", runArchived)
+	register("restore", "put an archived fact back where it was: intermem restore ID", runRestore)
+}
+
+const archivedUsage = `Usage: intermem archived [--project DIR] [--json]
+
+Lists the promoted facts intermem archived because they stopped holding,
+with when, why and where each was. Restore one with "intermem restore ID".
+`
+
+// ArchivedReport is the JSON shape of archived.
+type ArchivedReport struct {
+	File     string           `json:"file"`
+	Archived []archive.Record `json:"archived"`
+}
+
+func runArchived(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem archived", archivedUsage, env.Stderr)
+	c.register(fset, true)
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return err
+	}
+	rep := ArchivedReport{File: targets.DetailDir + "/" + targets.ArchiveName, Archived: []archive.Record{}}
+	if ts.Archive.Exists {
+		rep.Archived = append(rep.Archived, archive.Parse(ts.Archive.Content)...)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	w := env.Stdout
+	if len(rep.Archived) == 0 {
+		fmt.Fprintln(w, "No archived facts.")
+		return nil
+	}
+	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), plural(len(rep.Archived), "fact", "facts"), rep.File)
+	for _, r := range rep.Archived {
+		from := r.From
+		if r.Section != "" {
+			from += " § " + r.Section
+		}
+		fmt.Fprintf(w, "  %s  %s  from %s\n      %s\n      reason: %s\n", r.ID, r.At.Format("2006-01-02"), from, clip(firstLine(r.Block), 80), r.Reason)
+	}
+	fmt.Fprintln(w, "Restore one with: intermem restore ID")
+	return nil
+}
+
+const restoreUsage = `Usage: intermem restore ID [--project DIR] [--json] [--dry-run]
+
+Puts an archived fact back into the document and section it was archived
+from (journaled, like every change intermem makes). An id prefix is
+enough when it is unambiguous.
+`
+
+func runRestore(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem restore", restoreUsage, env.Stderr)
+	c.register(fset, true)
+	dry := fset.Bool("dry-run", false, "show what would change, write nothing")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return cli.Usagef("give the id of one archived fact (intermem archived lists them)")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return err
+	}
+	var match []archive.Record
+	if ts.Archive.Exists {
+		for _, r := range archive.Parse(ts.Archive.Content) {
+			if strings.HasPrefix(r.ID, pos[0]) {
+				match = append(match, r)
+			}
+		}
+	}
+	switch {
+	case len(match) == 0:
+		return cli.Errorf("run intermem archived to list archived facts", "no archived fact with id %q", pos[0])
+	case len(match) > 1:
+		return cli.Errorf("give more of the id", "%q matches %d archived facts", pos[0], len(match))
+	}
+	rec := match[0]
+	op := restoreOp(ts, []archive.Record{rec})
+	if _, _, err := journal.Simulate(op, applyStep); err != nil {
+		return fmt.Errorf("preparing the restore: %w", err)
+	}
+	out := struct {
+		DryRun   bool   `json:"dry_run"`
+		ID       string `json:"id"`
+		File     string `json:"file"`
+		Section  string `json:"section"`
+		Restored bool   `json:"restored"`
+	}{DryRun: *dry, ID: rec.ID, File: rec.From, Section: rec.Section}
+	if !*dry {
+		w, err := openWriter(env, p, "intermem restore")
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		op.ID = journal.NewID(w.now)
+		if err := w.journal.Run(op, func(tx *bolt.Tx) error {
+			var pr store.Promoted
+			if ok, _ := store.Get(tx, store.BucketPromoted, rec.ID, &pr); !ok {
+				pr = store.Promoted{ID: rec.ID, Target: rec.From, Section: rec.Section, At: w.now, Text: rec.Block}
+			}
+			pr.Archived, pr.StaleSweeps, pr.Reason, pr.LastEvidence = false, 0, "", w.now
+			return store.Put(tx, store.BucketPromoted, rec.ID, &pr)
+		}); err != nil {
+			return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+		}
+		out.Restored = true
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &out)
+	}
+	verb := "Restored"
+	if *dry {
+		verb = "Would restore"
+	}
+	fmt.Fprintf(env.Stdout, "%s %s into %s § %s: %s\n", verb, rec.ID, rec.From, rec.Section, clip(firstLine(rec.Block), 70))
+	return nil
+}

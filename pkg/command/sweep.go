@@ -1,0 +1,214 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/sweep"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+func init() {
+	register("sweep", "re-validate promoted facts, apply decay, archive what stopped holding, restore what came back", runSweep)
+}
+
+const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run]
+
+Keeps promoted facts true: re-validates what each cites, refreshes facts
+that auto-memory recorded again or whose citations hold, lets the others
+lose confidence over time (uncited facts only after a 90-day review
+period, INTERMEM_REVIEW_DAYS), archives a fact found stale by two sweeps at
+least 24 hours apart into docs/intermem/.archived.md, and restores archived
+facts that auto-memory holds again. --dry-run reports the same decisions
+and writes nothing.
+`
+
+// SweepReport is the JSON shape of sweep.
+type SweepReport struct {
+	DryRun  bool           `json:"dry_run"`
+	Checked int            `json:"checked"`
+	Stale   int            `json:"stale"`
+	Changes []sweep.Change `json:"changes"`
+	// Archived and Restored count what was (or, dry, would be) moved.
+	Archived int      `json:"archived"`
+	Restored int      `json:"restored"`
+	Ops      []string `json:"ops"`
+}
+
+func runSweep(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem sweep", sweepUsage, env.Stderr)
+	c.register(fset, true)
+	dry := fset.Bool("dry-run", false, "report decisions, write nothing")
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
+	var st *store.Store
+	var w *writer
+	if *dry {
+		if st, err = openRead(p); err != nil {
+			return err
+		}
+		if st != nil {
+			defer st.Close()
+		}
+	} else {
+		if w, err = openWriter(env, p, "intermem sweep"); err != nil {
+			return err
+		}
+		defer w.Close()
+		st, now = w.store, w.now
+	}
+
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return err
+	}
+	recs := map[string]*store.Promoted{}
+	seen := map[string]time.Time{}
+	if st != nil {
+		err = st.View(func(tx *bolt.Tx) error {
+			if err := store.Each(tx, store.BucketPromoted, func(id string, r *store.Promoted) error {
+				recs[id] = r
+				return nil
+			}); err != nil {
+				return err
+			}
+			return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
+				if e.Sessions > 0 {
+					seen[id] = e.LastSeen
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if mem, err := automem.Scan(p.MemoryDir); err == nil {
+		for _, e := range mem.Entries() {
+			seen[e.ID] = now
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read memory: %w", err)
+	}
+
+	res := sweep.Evaluate(ts, recs, seen, cite.NewChecker(p.Root), sweep.Options{
+		Now: now, Review: score.Review(env.Get), Threshold: stability.Threshold(env.Get),
+	})
+	rep := SweepReport{DryRun: *dry, Checked: res.Checked, Stale: res.Stale, Changes: res.Changes,
+		Archived: res.Archived, Restored: res.Restored, Ops: []string{}}
+
+	var ops []*journal.Op
+	if len(res.Archive) > 0 {
+		ops = append(ops, archiveOp(ts, res.Archive, now))
+	}
+	if len(res.Restore) > 0 {
+		ops = append(ops, restoreOp(ts, res.Restore))
+	}
+	if *dry {
+		for _, op := range ops {
+			if _, _, err := journal.Simulate(op, applyStep); err != nil {
+				return fmt.Errorf("preparing %s: %w", op.Summary, err)
+			}
+			rep.Ops = append(rep.Ops, op.Summary)
+		}
+	} else {
+		for _, op := range ops {
+			op.ID = journal.NewID(now)
+			if _, _, err := journal.Simulate(op, applyStep); err != nil {
+				return fmt.Errorf("preparing %s: %w", op.Summary, err)
+			}
+			if err := w.journal.Run(op, nil); err != nil {
+				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+			}
+			rep.Ops = append(rep.Ops, op.Summary)
+		}
+		if err := w.update(func(tx *bolt.Tx) error {
+			for id, r := range res.Records {
+				if err := store.Put(tx, store.BucketPromoted, id, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	printSweep(env.Stdout, &rep)
+	return nil
+}
+
+func printSweep(w io.Writer, r *SweepReport) {
+	head := "intermem sweep"
+	if r.DryRun {
+		head += " (dry run: nothing was written)"
+	}
+	fmt.Fprintf(w, "%s: %d promoted %s checked\n", head, r.Checked, plural(r.Checked, "fact", "facts"))
+	counts := map[string]int{}
+	for _, ch := range r.Changes {
+		counts[ch.Action]++
+		switch ch.Action {
+		case sweep.Archived, sweep.Restored, sweep.Stale, sweep.Decaying:
+			verb := ch.Action
+			if r.DryRun && (verb == sweep.Archived || verb == sweep.Restored) {
+				verb = "would be " + verb
+			}
+			fmt.Fprintf(w, "  %-9s %s  %q (confidence %.2f)", verb, ch.Where, clip(ch.Text, 60), ch.Confidence)
+			if ch.Reason != "" {
+				fmt.Fprintf(w, ": %s", ch.Reason)
+			}
+			if ch.Action == sweep.Stale {
+				fmt.Fprint(w, "; archived if still stale at a sweep 24 h or more from now")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	var quiet []string
+	for _, a := range []string{sweep.Refreshed, sweep.Healthy, sweep.Adopted} {
+		if counts[a] > 0 {
+			quiet = append(quiet, fmt.Sprintf("%d %s", counts[a], a))
+		}
+	}
+	if len(quiet) > 0 {
+		fmt.Fprintf(w, "  %s\n", joinStrings(quiet))
+	}
+	if r.Archived > 0 && !r.DryRun {
+		fmt.Fprintln(w, "Archived facts are in docs/intermem/.archived.md; intermem archived lists them, intermem restore ID puts one back.")
+	}
+}
+
+func joinStrings(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
