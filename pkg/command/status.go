@@ -55,13 +55,13 @@ type StatusReport struct {
 	// Promoted knowledge: marked entries in the curated documents, the
 	// detail documents, the archive, and the bytes Claude Code loads every
 	// session because of intermem.
-	Promoted          int    `json:"promoted"`
-	DetailDocs        int    `json:"detail_docs"`
-	Archived          int    `json:"archived"`
-	AlwaysLoadedBytes int    `json:"always_loaded_bytes"`
-	Layout            string `json:"layout"`
-	AgentsLoaded      bool   `json:"agents_loaded"`
-	Warnings        []string      `json:"warnings"`
+	Promoted          int      `json:"promoted"`
+	DetailDocs        int      `json:"detail_docs"`
+	Archived          int      `json:"archived"`
+	AlwaysLoadedBytes int      `json:"always_loaded_bytes"`
+	Layout            string   `json:"layout"`
+	AgentsLoaded      bool     `json:"agents_loaded"`
+	Warnings          []string `json:"warnings"`
 }
 
 // BeyondEntry is a MEMORY.md entry past the load cap.
