@@ -15,7 +15,7 @@
 # Needs root (for unshare -n), util-linux and iproute2.
 set -eu
 
-root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+root=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"
 
 die() {
@@ -62,9 +62,10 @@ trap 'rm -rf "$tmp"' EXIT
 echo "intermem: compiled the suite ($(elapsed)); running it in a loopback-only network namespace"
 
 cd e2e
+export INTERMEM_E2E=1 INTERMEM_E2E_NETNS=1 INTERMEM_CLAUDE="$claude"
 status=0
-INTERMEM_E2E=1 INTERMEM_E2E_NETNS=1 INTERMEM_CLAUDE=$claude \
-	unshare -n -- sh -c 'ip link set lo up && exec "$0" "$@"' \
+# shellcheck disable=SC2016 # $0 and $@ belong to the inner shell
+unshare -n -- sh -c 'ip link set lo up && exec "$0" "$@"' \
 	"$tmp/e2e.test" -test.v -test.timeout=10m "$@" || status=$?
 echo "intermem: end-to-end suite finished with status $status in $(elapsed)"
 exit "$status"

@@ -13,7 +13,7 @@
 # to load the plugin by hand.
 set -eu
 
-root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+root=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
 
 die() {
 	echo "intermem: error: $1" >&2
@@ -30,9 +30,10 @@ json_name() {
 
 plugin=$(json_name "$root/.claude-plugin/plugin.json")
 market=$(json_name "$root/.claude-plugin/marketplace.json")
-[ -n "$plugin" ] && [ -n "$market" ] ||
+if [ -z "$plugin" ] || [ -z "$market" ]; then
 	die "cannot read the plugin and marketplace names from $root/.claude-plugin" \
 		"check .claude-plugin/plugin.json and .claude-plugin/marketplace.json"
+fi
 
 echo "intermem: building the binaries"
 "$root/scripts/build.sh" ||
@@ -47,7 +48,7 @@ fi
 
 # 2. The marketplace. Adding one under a name that is taken repoints it.
 markets=$("$claude" plugin marketplace list --json 2>&1) ||
-	die "\`claude plugin marketplace list\` failed: $markets" "check that $claude runs: $claude --version"
+	die "\`claude plugin marketplace list\` failed${markets:+: $markets}" "check that $claude runs: $claude --version"
 if printf '%s\n' "$markets" | grep -qF "\"name\": \"$market\"" &&
 	printf '%s\n' "$markets" | grep -qF "\"path\": \"$root\""; then
 	echo "intermem: marketplace $market is already added from $root"
@@ -56,19 +57,19 @@ else
 		echo "intermem: marketplace $market is registered from another path; pointing it at $root"
 	fi
 	out=$("$claude" plugin marketplace add "$root" 2>&1) ||
-		die "\`claude plugin marketplace add $root\` failed: $out" \
+		die "\`claude plugin marketplace add $root\` failed${out:+: $out}" \
 			"validate the manifests with: $claude plugin validate --strict \"$root\""
 	echo "intermem: added marketplace $market from $root"
 fi
 
 # 3. The plugin.
 plugins=$("$claude" plugin list --json 2>&1) ||
-	die "\`claude plugin list\` failed: $plugins" "check that $claude runs: $claude --version"
+	die "\`claude plugin list\` failed${plugins:+: $plugins}" "check that $claude runs: $claude --version"
 if printf '%s\n' "$plugins" | grep -qF "\"id\": \"$plugin@$market\""; then
 	echo "intermem: plugin $plugin@$market is already installed"
 else
 	out=$("$claude" plugin install "$plugin@$market" 2>&1) ||
-		die "\`claude plugin install $plugin@$market\` failed: $out" \
+		die "\`claude plugin install $plugin@$market\` failed${out:+: $out}" \
 			"update the marketplace with: $claude plugin marketplace update $market"
 	echo "intermem: installed plugin $plugin@$market (user scope)"
 fi
