@@ -1,0 +1,272 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/archive"
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+func init() {
+	register("search", "find memories, promoted facts and archived facts: intermem search TERMS", runSearch)
+	register("topics", "sections of promoted knowledge and of memory, with counts and average confidence", runTopics)
+}
+
+// item is one searchable unit of knowledge, wherever it lives.
+type item struct {
+	Kind    string  `json:"kind"` // memory | promoted | archived
+	ID      string  `json:"id"`
+	Where   string  `json:"where"`
+	Section string  `json:"section"`
+	Text    string  `json:"text"`
+	Score   float64 `json:"score"`
+}
+
+// knowledge gathers every memory entry (pointers excluded), promoted fact
+// and archived fact of a project.
+func knowledge(p *project.Project) ([]item, *targets.Set, error) {
+	var out []item
+	mem, err := automem.Scan(p.MemoryDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("read memory: %w", err)
+	}
+	if mem != nil {
+		for _, e := range mem.Entries() {
+			if e.Kind == automem.Pointer {
+				continue
+			}
+			text := e.Text
+			if e.Kind == automem.Memory && e.Description != "" {
+				text = e.Description + "\n" + text
+			}
+			out = append(out, item{Kind: "memory", ID: e.ID, Where: fmt.Sprintf("memory/%s:%d", e.File, e.StartLine), Section: e.Section, Text: text})
+		}
+	}
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range ts.Docs() {
+		for _, m := range d.Doc.Marked() {
+			if m.Heading {
+				continue
+			}
+			out = append(out, item{Kind: "promoted", ID: m.ID, Where: fmt.Sprintf("%s:%d", d.Name, m.Line), Section: m.Section, Text: m.Text})
+		}
+	}
+	if ts.Archive.Exists {
+		for _, r := range archive.Parse(ts.Archive.Content) {
+			out = append(out, item{Kind: "archived", ID: r.ID, Where: fmt.Sprintf("%s/%s:%d", targets.DetailDir, targets.ArchiveName, r.Line), Section: r.Section, Text: r.Block})
+		}
+	}
+	return out, ts, nil
+}
+
+const searchUsage = `Usage: intermem search TERMS... [--project DIR] [--json] [--limit N]
+
+Finds auto-memory entries, promoted facts (CLAUDE.md, AGENTS.md,
+docs/intermem/) and archived facts that mention the terms, best matches
+first (entries that hold every term, then the phrase, then the most
+occurrences), and says where each lives.
+`
+
+func runSearch(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem search", searchUsage, env.Stderr)
+	c.register(fset, true)
+	limit := fset.Int("limit", 20, "show at most `N` matches (0: all)")
+	terms, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(terms) == 0 {
+		return cli.Usagef("give at least one search term")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	items, _, err := knowledge(p)
+	if err != nil {
+		return err
+	}
+	var words []string
+	for _, t := range terms {
+		words = append(words, strings.Fields(match.Normalize(t))...)
+	}
+	if len(words) == 0 {
+		return cli.Usagef("the search terms are empty once punctuation is removed")
+	}
+	phrase := strings.Join(words, " ")
+	var hits []item
+	for _, it := range items {
+		norm := match.Normalize(it.Text + " " + it.Section)
+		matched, occ := 0, 0
+		for _, w := range words {
+			if n := strings.Count(norm, w); n > 0 {
+				matched++
+				occ += n
+			}
+		}
+		if matched == 0 {
+			continue
+		}
+		it.Score = float64(matched) / float64(len(words))
+		if len(words) > 1 && strings.Contains(norm, phrase) {
+			it.Score += 0.5
+		}
+		it.Score += float64(min(occ, 10)) / 100
+		it.Score = score.Clamp(it.Score / 1.6) // 0..1 for people; order is what matters
+		it.Text = redactText(it.Text)
+		hits = append(hits, it)
+	}
+	kindOrder := map[string]int{"promoted": 0, "memory": 1, "archived": 2}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		if kindOrder[hits[i].Kind] != kindOrder[hits[j].Kind] {
+			return kindOrder[hits[i].Kind] < kindOrder[hits[j].Kind]
+		}
+		return hits[i].Where < hits[j].Where
+	})
+	total := len(hits)
+	if *limit > 0 && len(hits) > *limit {
+		hits = hits[:*limit]
+	}
+	if hits == nil {
+		hits = []item{}
+	}
+	if c.json {
+		return writeJSON(env.Stdout, struct {
+			Terms   []string `json:"terms"`
+			Total   int      `json:"total"`
+			Matches []item   `json:"matches"`
+		}{words, total, hits})
+	}
+	w := env.Stdout
+	if total == 0 {
+		fmt.Fprintf(w, "No memory, promoted or archived fact mentions %q.\n", strings.Join(terms, " "))
+		return nil
+	}
+	fmt.Fprintf(w, "%d %s for %q:\n", total, plural(total, "match", "matches"), strings.Join(terms, " "))
+	for _, h := range hits {
+		fmt.Fprintf(w, "  %-8s %s  %s\n", h.Kind, h.Where, clip(firstLine(h.Text), 80))
+	}
+	if total > len(hits) {
+		fmt.Fprintf(w, "  … and %d more (--limit 0 shows all)\n", total-len(hits))
+	}
+	return nil
+}
+
+const topicsUsage = `Usage: intermem topics [--project DIR] [--json]
+
+Lists the sections of promoted knowledge (in CLAUDE.md, AGENTS.md and
+docs/intermem/) and of auto-memory, with how many entries each holds and
+their average confidence (from what they cite; see intermem validate).
+`
+
+// Topic is one line of intermem topics.
+type Topic struct {
+	Source     string  `json:"source"` // promoted | memory
+	File       string  `json:"file"`
+	Section    string  `json:"section"`
+	Count      int     `json:"count"`
+	Confidence float64 `json:"confidence"`
+}
+
+func runTopics(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem topics", topicsUsage, env.Stderr)
+	c.register(fset, true)
+	if _, err := cli.Parse(fset, args); err != nil {
+		return err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	items, _, err := knowledge(p)
+	if err != nil {
+		return err
+	}
+	// Stored confidences for promoted facts; otherwise score from citations.
+	stored := map[string]float64{}
+	if st, err := openRead(p); err == nil && st != nil {
+		_ = st.View(func(tx *bolt.Tx) error {
+			return store.Each(tx, store.BucketPromoted, func(id string, r *store.Promoted) error {
+				if r.Confidence > 0 {
+					stored[id] = r.Confidence
+				}
+				return nil
+			})
+		})
+		st.Close()
+	}
+	checker := cite.NewChecker(p.Root)
+	type key struct{ source, file, section string }
+	sums := map[key]*Topic{}
+	var order []key
+	for _, it := range items {
+		if it.Kind == "archived" {
+			continue
+		}
+		file, _, _ := strings.Cut(it.Where, ":")
+		if idx := strings.LastIndex(file, ":"); idx > 0 {
+			file = file[:idx]
+		}
+		k := key{it.Kind, file, it.Section}
+		t, ok := sums[k]
+		if !ok {
+			t = &Topic{Source: it.Kind, File: file, Section: it.Section}
+			sums[k] = t
+			order = append(order, k)
+		}
+		conf, ok := stored[it.ID]
+		if !ok {
+			conf = score.Of(score.Evidence{Results: checker.Check(cite.Extract(it.Text))}).Confidence
+		}
+		t.Count++
+		t.Confidence += conf
+	}
+	topics := make([]Topic, 0, len(order))
+	for _, k := range order {
+		t := sums[k]
+		t.Confidence = score.Clamp(t.Confidence / float64(t.Count))
+		topics = append(topics, *t)
+	}
+	sort.SliceStable(topics, func(i, j int) bool { return topics[i].Source == "promoted" && topics[j].Source != "promoted" })
+	if c.json {
+		return writeJSON(env.Stdout, struct {
+			Topics []Topic `json:"topics"`
+		}{topics})
+	}
+	w := env.Stdout
+	if len(topics) == 0 {
+		fmt.Fprintln(w, "No memory or promoted knowledge yet.")
+		return nil
+	}
+	fmt.Fprintf(w, "%-9s %-5s %-5s  %s\n", "source", "count", "conf", "section (file)")
+	for _, t := range topics {
+		sec := t.Section
+		if sec == "" {
+			sec = "(no section)"
+		}
+		fmt.Fprintf(w, "%-9s %5d %5.2f  %s (%s)\n", t.Source, t.Count, t.Confidence, sec, t.File)
+	}
+	return nil
+}
