@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test intermem has, in the order a failure is cheapest to find:
+#   1. gofmt and go vet
+#   2. go test -race ./...   (unit tests, testscripts driving the real
+#      binaries, corpus tests, crash matrices)
+#   3. a short run of every fuzz target (INTERMEM_FUZZTIME, default 4s each)
+#   4. the end-to-end suite against the real Claude Code (scripts/e2e.sh),
+#      unless INTERMEM_E2E=0
+set -euo pipefail
+root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+cd "$root"
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	export PATH=/usr/local/go/bin:$PATH
+fi
+start=$(date +%s)
+step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+go vet -tags failpoint ./...
+
+step "go test -race"
+go test -race -count=1 ./...
+
+step "fuzz (${INTERMEM_FUZZTIME:-4s} per target)"
+grep -rl --include='*_test.go' '^func Fuzz' pkg | while read -r f; do
+	dir=$(dirname "$f")
+	for fn in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$f"); do
+		echo "  $dir $fn"
+		go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${INTERMEM_FUZZTIME:-4s}" "./$dir" >/tmp/intermem-fuzz.log 2>&1 || {
+			cat /tmp/intermem-fuzz.log; exit 1; }
+	done
+done
+
+if [ "${INTERMEM_E2E:-1}" != "0" ]; then
+	step "end-to-end against the real Claude Code"
+	scripts/e2e.sh
+fi
+step "all tests passed"
