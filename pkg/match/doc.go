@@ -21,45 +21,59 @@
 // Similarity is the Sørensen–Dice coefficient over rune bigrams of the
 // normalized strings, computed by github.com/adrg/strutil:
 //
-//	dice(A, B) = 2·|A ∩ B| / (|A| + |B|)
+//	dice(Q, E) = 2·c / (a + b),  c = |Q ∩ E|
 //
-// where A and B are the bigram multisets (|A| = runes−1) and ∩ takes the
-// minimum count of each bigram. Two empty strings score 1; two strings
-// without bigrams otherwise score 0. Similarity is the oracle.
+// where Q and E are the bigram multisets, a = |Q| and b = |E| (runes − 1),
+// and ∩ takes the minimum count of each bigram. Two empty strings score 1;
+// two strings without bigrams otherwise score 0. Similarity is the oracle.
 //
 // # Index
 //
 // Scoring every candidate against every line is what made the original tool
 // take 15.9 s for 135 entries against an 802-line AGENTS.md; at 1,000
 // candidates × 10,000 lines strutil would need minutes. Index keeps, per
-// statement, its sorted bigram ids (a multiset, ids dense, ASCII pairs
-// without hashing) and, per bigram, the postings list of statements holding
-// it. Best(q, m) with a = |Q| bigrams reads only what can reach m:
+// statement, its bigram ids (dense ids, ASCII pairs without hashing) with
+// their counts and a 1,024-bit signature, and, built on the first query,
+// an inverted index: per bigram, the statements holding it, ordered by
+// length. Bigrams are ranked globally, rarest first. Best(q, m) then reads
+// only what can reach m:
 //
-//   - Length filter. Since |Q ∩ B| ≤ min(a, b), dice ≥ m requires
-//     b ∈ [a·m/(2−m), a·(2−m)/m]; other statements are skipped.
-//   - Prefix filter. A statement that qualifies shares at least
-//     t = ⌈m·(a+b_min)/2⌉ bigram occurrences with Q. Sort Q's distinct bigrams
-//     rarest first (by postings length; bigrams no statement has first, for
-//     free) and take the shortest prefix holding a−t+1 occurrences: a
-//     statement sharing none of those shares at most t−1, so only the
-//     prefix's postings — short lists — are read to find candidates.
-//   - Count bound. While reading them, shared occurrences are accumulated
-//     per candidate (min of the two counts); the rest of Q can add at most
-//     r, so a candidate whose 2·(acc+min(r, b−acc))/(a+b) is below m, or
-//     below the best score found so far, is dropped unscored.
-//   - The survivors get their exact multiset intersection by merging two
-//     sorted id lists, and the score 2·float64(c)/float64(a+b) — the same
-//     expression strutil evaluates, so the same bits.
+//   - Threshold. A statement of b bigrams qualifies iff c ≥ need(b), the
+//     least c with 2·c/(a+b) ≥ m, computed with that float expression
+//     itself; since c ≤ min(a, b), b must lie in [a·m/(2−m), a·(2−m)/m].
+//   - Prefix filter, per length. Take Q's bigrams rarest first (bigrams no
+//     statement has first, for free). A statement sharing none of the
+//     first a − need(b) + 1 occurrences shares at most need(b) − 1, so each
+//     query bigram's postings are read only for the lengths b whose prefix
+//     it is in: a short run of each length-ordered list. Rare bigrams are
+//     read for all lengths, common ones for short statements or not at all.
+//   - Positional filter. When a statement is met under query bigram g,
+//     every rarer query bigram has been read for its length, so its acc
+//     (query occurrences of the bigrams it was met under) bounds what it
+//     shares through them, and its own occurrences
+//     ranked before g are matched (in acc) or absent from Q: it shares at
+//     most acc + min(Q's occurrences from g on, b − its position of g).
+//     Below need(b) it is dropped on the spot.
+//   - Count bound. After reading, a statement shares at most acc plus the
+//     query occurrences not read for its length.
+//   - Signature bound. At most popcount(sigQ ∧ sigE) plus the query's (or
+//     the statement's) occurrences beyond its set bits — sixteen AND+POPCNT.
+//   - The survivors get their exact multiset intersection and the score
+//     2·float64(c)/float64(a+b) — the expression strutil evaluates, so the
+//     same bits — and the best (highest score, then lowest id, then first
+//     added) wins; once one is found, bounds below its score prune too.
 //
-// Each bound is rounded outward by at least one unit, and IEEE division is
-// monotone, so no statement whose exact score is ≥ m is ever pruned.
+// Every bound is an upper bound on c compared with need(b) or, as a score,
+// through IEEE division, which is monotone; the length and prefix limits
+// are widened by one for rounding. So no statement whose exact score is
+// ≥ m is ever pruned. Refinement uses the same machinery with the
+// thresholds 0.9·a (narrower) and a second, statement-side prefix index
+// (refines), described on the method.
 //
 // # Invariant
 //
 // For every index, query and threshold, Best returns exactly what scanning
-// every statement with Similarity returns: the same statement (highest
-// score ≥ m; ties to the lowest id, then the first added) and the same
+// every statement with Similarity returns: the same statement and the same
 // score, bit for bit. Refinement likewise equals its documented rule applied
 // to every statement. The tests check both against the all-pairs oracle on
 // random and real-world text, and FuzzBest keeps checking.
