@@ -15,6 +15,7 @@ import (
 func TestInject(t *testing.T) {
 	begin(t)
 	injectPiece.require(t)
+	cliPiece.require(t)
 	t.Parallel()
 	u := newUser(t)
 	proj := mkdir(t, scratch(t), "proj")

@@ -23,6 +23,7 @@ import (
 //     and one written where the launch directory would be keyed does not.
 func TestMemoryDir(t *testing.T) {
 	begin(t)
+	cliPiece.require(t)
 	t.Parallel()
 
 	// odd is a path segment with spaces, dots, underscores, an '@', a

@@ -48,6 +48,7 @@ Run scripts/build.sh; it builds every cmd/* into bin/ (%[1]s-TOPIC).
 func TestSessions(t *testing.T) {
 	begin(t)
 	snapshotPiece.require(t)
+	cliPiece.require(t)
 	t.Parallel()
 
 	t.Run("runs and resume", func(t *testing.T) {

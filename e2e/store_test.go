@@ -13,20 +13,19 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// status is what intermem knows about a project after some runs.
+// status is what intermem knows about a project after some runs: the
+// output of `intermem status --json`, and the sessions in its store.
 type status struct {
 	ProjectRoot string
 	MemoryDir   string
+	Store       string
 	Entries     int
-	Sessions    map[string]store.Session // by session id, from the store
-	// CLI is the raw `intermem status --json` output, when the CLI has
-	// landed; then ProjectRoot, MemoryDir and Entries come from it.
-	CLI map[string]json.RawMessage
+	Sessions    map[string]store.Session // by session id, read from Store
+	CLI         map[string]json.RawMessage
 }
 
 // ids returns the session ids in the store, sorted.
@@ -40,41 +39,10 @@ func (s status) ids() []string {
 }
 
 // observe reads intermem's view of the project containing dir, as the
-// user: `intermem status --json --project dir` once the CLI has landed
-// (cross-checked against the store), else the project package and the
-// store directly.
+// user: `intermem status --json --project dir`, and the sessions in the
+// store it names (their ended flags are not in the status output), which
+// must be as many as the status output counts.
 func (u *user) observe(t *testing.T, dir string) status {
-	t.Helper()
-	var st status
-	if cliPiece.landed() {
-		st = u.statusCLI(t, dir)
-	} else {
-		p, err := project.Resolve(cli.New(u.environ(), dir, nil, nil, nil), dir)
-		if err != nil {
-			t.Fatalf("resolving the project of %s: %v", dir, err)
-		}
-		st.ProjectRoot, st.MemoryDir = p.Root, p.MemoryDir
-		st.Entries = -1
-	}
-	sessions, entries, err := readStore(filepath.Join(st.ProjectRoot, project.StateDirName, "intermem.db"))
-	if err != nil {
-		t.Fatalf("reading the store of %s: %v", st.ProjectRoot, err)
-	}
-	st.Sessions = sessions
-	if st.CLI == nil {
-		st.Entries = entries
-	} else if st.Entries != entries {
-		t.Errorf("intermem status --json says %d entries, the store holds %d", st.Entries, entries)
-	}
-	if n, ok := st.number("sessions"); ok && n != len(sessions) {
-		t.Errorf("intermem status --json says %d sessions, the store holds %d: %v", n, len(sessions), st.ids())
-	}
-	return st
-}
-
-// statusCLI runs `intermem status --json --project dir` with the user's
-// environment.
-func (u *user) statusCLI(t *testing.T, dir string) status {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(repo, "bin", "intermem"), "status", "--json", "--project", dir)
 	cmd.Env = u.environ()
@@ -89,7 +57,7 @@ func (u *user) statusCLI(t *testing.T, dir string) status {
 	if err := json.Unmarshal(out, &st.CLI); err != nil {
 		t.Fatalf("intermem status --json printed something that is not a JSON object: %v\n%s", err, out)
 	}
-	for key, dst := range map[string]*string{"project_root": &st.ProjectRoot, "memory_dir": &st.MemoryDir} {
+	for key, dst := range map[string]*string{"project_root": &st.ProjectRoot, "memory_dir": &st.MemoryDir, "store": &st.Store} {
 		if err := json.Unmarshal(st.CLI[key], dst); err != nil || *dst == "" {
 			t.Fatalf("intermem status --json: no %q string: %s", key, out)
 		}
@@ -97,6 +65,12 @@ func (u *user) statusCLI(t *testing.T, dir string) status {
 	var ok bool
 	if st.Entries, ok = st.number("entries"); !ok {
 		t.Fatalf("intermem status --json: no %q number: %s", "entries", out)
+	}
+	if st.Sessions, err = readSessions(st.Store); err != nil {
+		t.Fatalf("reading the store %s: %v", st.Store, err)
+	}
+	if n, ok := st.number("sessions"); !ok || n != len(st.Sessions) {
+		t.Errorf("intermem status --json counts %s sessions, the store holds %d: %v", st.CLI["sessions"], len(st.Sessions), st.ids())
 	}
 	return st
 }
@@ -114,29 +88,24 @@ func (s status) number(key string) (int, bool) {
 	return n, true
 }
 
-// readStore returns the sessions and the number of entries in a store; a
-// missing store has none.
-func readStore(path string) (map[string]store.Session, int, error) {
+// readSessions returns the sessions in a store; a missing store has none.
+func readSessions(path string) (map[string]store.Session, error) {
 	sessions := map[string]store.Session{}
 	s, err := store.Open(path, store.Options{ReadOnly: true})
 	if errors.Is(err, store.ErrNotExist) {
-		return sessions, 0, nil
+		return sessions, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer s.Close()
-	entries := 0
 	err = s.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(store.BucketEntries); b != nil {
-			entries = b.Stats().KeyN
-		}
 		return store.Each(tx, store.BucketSessions, func(id string, v *store.Session) error {
 			sessions[id] = *v
 			return nil
 		})
 	})
-	return sessions, entries, err
+	return sessions, err
 }
 
 // requireStore fails the test unless the project's store exists.
