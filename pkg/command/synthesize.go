@@ -221,7 +221,8 @@ Promotes the approved entries of the saved plan into their target
 documents, each with its marker, and prunes them from auto-memory (with a
 backup under .intermem/backups/). Rejected entries are remembered and not
 proposed again unless their text changes. Numbers not mentioned stay in
-memory. --edit N=TEXT approves N with TEXT instead of its original wording
+memory ("--approve all --reject 2" approves all but 2). --edit N=TEXT
+approves N with TEXT instead of its original wording
 (the original is still pruned). --dry-run prints exactly what would change
 and writes nothing at all.
 `
@@ -330,6 +331,10 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if req.Reject, err = promote.ParseSpec(*reject, valid); err != nil {
 		return cli.WithHint(err, "use numbers from the last plan, e.g. --reject 2")
+	}
+	if strings.EqualFold(strings.TrimSpace(*approve), "all") {
+		// "approve all / reject 2": all means all that is not rejected.
+		req.Approve = without(req.Approve, req.Reject)
 	}
 	for _, e := range edits {
 		n, text, err := numberedValue(e)
@@ -455,6 +460,20 @@ func numberedValue(s string) (int, string, error) {
 	return n, v, nil
 }
 
+func without(ns, drop []int) []int {
+	skip := map[int]bool{}
+	for _, n := range drop {
+		skip[n] = true
+	}
+	var out []int
+	for _, n := range ns {
+		if !skip[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func findCandidate(pl *plan.Plan, n int) *plan.Candidate {
 	for i := range pl.Candidates {
 		if pl.Candidates[i].N == n {
@@ -503,6 +522,13 @@ func describeChanges(root string, op *journal.Op) []Change {
 			ch.Detail = "delete the memory file (its content was promoted)"
 		case promote.ActRemovePointers:
 			ch.Detail = "remove the index lines pointing to " + s.Extra
+		case tier.ActEnsureDetail:
+			if s.Before != "" {
+				continue // the detail document exists: nothing to say
+			}
+			ch.Detail = fmt.Sprintf("create the detail document for topic %q", s.Section)
+		case tier.ActSetIndex:
+			ch.Detail = "rewrite the managed index of topics (one line each)"
 		}
 		if s.Before == s.After {
 			ch.Detail += " (no change needed)"
