@@ -304,11 +304,15 @@ func b2i(b bool) int {
 func cleanTitle(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.TrimLeft(s, "#"))
-	if headingTitle([]byte("## "+s)) != s {
-		// A trailing " #" run or HTML comment would not survive parsing.
-		s = headingTitle([]byte("## " + s))
+	// A trailing " #" run or HTML comment would not survive parsing; what
+	// is left after dropping one might end in another ("a # #").
+	for {
+		t := headingTitle([]byte("## " + s))
+		if t == s {
+			return s
+		}
+		s = t
 	}
-	return s
 }
 
 // form is a candidate rendering of the entry, marker included.
@@ -363,8 +367,15 @@ func cleanBlock(block string) []string {
 	if len(lines) == 0 {
 		return nil
 	}
-	if n := len(lines[0]) - len(strings.TrimLeft(lines[0], " ")); n > 0 {
+	// Dedent by the first line's indentation: the same leading whitespace,
+	// or as many columns of spaces.
+	if lead := lines[0][:len(lines[0])-len(strings.TrimLeft(lines[0], " \t"))]; lead != "" {
+		n := indentCols(lead)
 		for i, l := range lines {
+			if strings.HasPrefix(l, lead) {
+				lines[i] = l[len(lead):]
+				continue
+			}
 			k := 0
 			for k < n && k < len(l) && l[k] == ' ' {
 				k++

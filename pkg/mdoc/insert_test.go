@@ -312,6 +312,13 @@ func TestPlace(t *testing.T) {
 		want:    "## A\n- x\n- y " + mk + "\n  more\n",
 		used:    "A",
 	}, {
+		name:    "block indented with a tab",
+		doc:     "## A\n- x\n",
+		section: "A",
+		block:   "\t- y\n\t  more",
+		want:    "## A\n- x\n- y " + mk + "\n  more\n",
+		used:    "A",
+	}, {
 		name:    "unclosed fence in the block gets closed",
 		doc:     "## A\n",
 		section: "A",
@@ -328,7 +335,7 @@ func TestPlace(t *testing.T) {
 	}, {
 		name:    "heading text in the requested title is cleaned",
 		doc:     "## A\n",
-		section: "  ## Deploy   notes ##\n",
+		section: "  ## Deploy   notes # ##\n",
 		block:   "- x",
 		want:    "## A\n\n## Deploy notes\n\n- x " + mk + "\n",
 		used:    "Deploy notes",
