@@ -98,6 +98,7 @@ func TestScripts(t *testing.T) {
 			"waitfile":  cmdWaitFile,
 			"jsonenv":   cmdJSONEnv,
 			"treehash":  cmdTreeHash,
+			"ctxcheck":  cmdCtxCheck,
 		},
 	})
 }

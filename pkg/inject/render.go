@@ -109,7 +109,7 @@ func Render(in *Inputs) Result {
 	secHeaders := [...]string{
 		"Health:",
 		"Promoted knowledge (curated documents):",
-		safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read one for detail):"),
+		safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):"),
 	}
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1

@@ -54,7 +54,7 @@ Promoted knowledge (curated documents):
 - CLAUDE.md (loaded): Working agreements (2)
 - AGENTS.md (not loaded; Read it when relevant): Architecture (1), (top) (1)
 - docs/intermem/billing.md: Billing (3 facts)
-Memories not loaded (topic files in /home/u/.claude/projects/-p/memory/; Read one for detail):
+Memories not loaded (topic files in /home/u/.claude/projects/-p/memory/; Read for detail):
 - project_late_fees.md [project]: Late fees are computed at render time (relevant: branch)
 - debugging.md:4: Flaky test: rerun with -count=1.`
 
