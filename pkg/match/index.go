@@ -513,13 +513,18 @@ func (qu *query) need(eb int) int {
 	return qu.needSlow(eb)
 }
 
+// tabMax caps the tables of tabulate: a query against statements of wildly
+// different lengths must not allocate per possible length. A variable so
+// the tests can force the computed path.
+var tabMax = 1 << 16
+
 // tabulate makes need and rest one load each for eb in [lo, hi] (the first
-// 65,536 of them; beyond, they are computed).
+// tabMax of them; beyond, they are computed).
 func (qu *query) tabulate(lo, hi int) {
 	qu.tabLo = lo
 	qu.needTab = qu.needTab[:0]
 	qu.restTab = qu.restTab[:0]
-	hi = min(hi, lo+1<<16-1)
+	hi = min(hi, lo+tabMax-1)
 	k := len(qu.lim) // lim[:k] ≥ eb
 	for eb := lo; eb <= hi; eb++ {
 		for k > 0 && qu.lim[k-1] < eb {

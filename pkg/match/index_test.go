@@ -256,6 +256,64 @@ func TestBestOracleRandom(t *testing.T) {
 	t.Logf("%d pairs, %d matching answers", pairs, hits)
 }
 
+// TestBestUntabulated runs the oracle comparison with the per-length
+// tables off, so need and rest take their computed path, as they do for
+// statements more than 65,536 bigrams apart in length.
+func TestBestUntabulated(t *testing.T) {
+	defer func(m int) { tabMax = m }(tabMax)
+	for _, m := range []int{0, 3} {
+		tabMax = m
+		r := rand.New(rand.NewPCG(11, 12))
+		var texts []string
+		for i := range 200 {
+			if i > 0 && r.IntN(2) == 0 {
+				texts = append(texts, perturb(r, texts[r.IntN(len(texts))]))
+			} else {
+				texts = append(texts, randWords(r, r.IntN(14)))
+			}
+		}
+		ids := make([]int, len(texts))
+		for i := range ids {
+			ids[i] = i
+		}
+		ix := buildIndex(texts, ids)
+		norms := normsOf(texts)
+		hits := 0
+		for range 60 {
+			q := perturb(r, texts[r.IntN(len(texts))])
+			hits += check(t, ix, norms, ids, q, []float64{0, 0.5, 0.8, 0.95})
+		}
+		if hits < 50 {
+			t.Fatalf("tabMax %d: only %d matches", m, hits)
+		}
+	}
+}
+
+// TestAddAfterQuery checks that an Add after queries is seen by the next
+// query, including one with the same text (prepared queries are reused).
+func TestAddAfterQuery(t *testing.T) {
+	ix := NewIndex()
+	ix.Add(1, "never push to the main branch directly")
+	q := "Always run go vet before committing"
+	if _, ok := ix.Best(q, 0.8); ok {
+		t.Fatal("matched before the statement was added")
+	}
+	if _, _, ok := ix.Refinement(q); ok {
+		t.Fatal("refinement before the statement was added")
+	}
+	ix.Add(2, "- always run `go vet` before committing.")
+	ix.Add(3, "always run go vet and go test before committing any change")
+	if m, ok := ix.Best(q, 0.8); !ok || m.ID != 2 || m.Score != 1 {
+		t.Fatalf("after Add: Best = %+v, %v; want statement 2 with score 1", m, ok)
+	}
+	if m, kind, ok := ix.Refinement(q); !ok || m.ID != 3 || kind != KindNarrower {
+		t.Fatalf("after Add: Refinement = %+v %q %v; want statement 3, narrower", m, kind, ok)
+	}
+	if id, ok := ix.Exact(q); !ok || id != 2 {
+		t.Fatalf("after Add: Exact = %d, %v; want 2", id, ok)
+	}
+}
+
 // TestScoreEveryPair checks the fast score of every pair, not only the
 // best: a one-statement index with min = -1 always returns that statement.
 func TestScoreEveryPair(t *testing.T) {
