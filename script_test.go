@@ -80,7 +80,7 @@ func TestScripts(t *testing.T) {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("PAYLOADS", filepath.Join(root, "testdata", "payloads"))
-			env.Setenv("CORPUS", filepath.Join(root, "..", "shared", "corpus"))
+			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("DEMO", filepath.Join(root, "testdata", "demo"))
 			env.Setenv("INTERMEM_NOW", "2026-11-01T09:00:00Z")
 			// Claude Code's own variables must not leak in from a developer's
