@@ -66,6 +66,6 @@ export INTERMEM_E2E=1 INTERMEM_E2E_NETNS=1 INTERMEM_CLAUDE="$claude"
 status=0
 # shellcheck disable=SC2016 # $0 and $@ belong to the inner shell
 unshare -n -- sh -c 'ip link set lo up && exec "$0" "$@"' \
-	"$tmp/e2e.test" -test.v -test.timeout=10m "$@" || status=$?
+	"$tmp/e2e.test" -test.v -test.timeout=20m "$@" || status=$?
 echo "intermem: end-to-end suite finished with status $status in $(elapsed)"
 exit "$status"
