@@ -235,9 +235,10 @@ type ranked struct {
 }
 
 // Rank orders the candidates: relevance points, then sessions seen, then
-// confidence (score.Base when unknown), then the latest sighting, then id,
-// file and line, so that every tie is broken. Repeated ids (the same text
-// in two files) are kept once, at their best rank. A candidate that a
+// confidence (score.Base when unknown), then the latest sighting, then
+// file and line (document order, so related facts stay together), then
+// id, so that every tie is broken. Repeated ids (the same text in two
+// files) are kept once, at their best rank. A candidate that a
 // loaded MEMORY.md pointer already names is dropped unless it is relevant
 // now: the model already has its pointer.
 func Rank(in *Inputs) []*ranked {
@@ -316,11 +317,13 @@ func compare(a, b *ranked) int {
 	if c := y.LastSeen.Compare(x.LastSeen); c != 0 {
 		return c
 	}
-	if c := strings.Compare(x.ID, y.ID); c != 0 {
-		return c
-	}
+	// Document order keeps related facts together; the id settles the
+	// rest (two entries on one line of one file do not exist).
 	if c := strings.Compare(x.File, y.File); c != 0 {
 		return c
 	}
-	return cmp.Compare(x.Line, y.Line)
+	if c := cmp.Compare(x.Line, y.Line); c != 0 {
+		return c
+	}
+	return strings.Compare(x.ID, y.ID)
 }

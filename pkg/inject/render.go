@@ -83,9 +83,19 @@ const (
 	prioOther           // the remaining memories, best first
 )
 
+// Lists whose items are shown as a prefix.
+const (
+	listNone = iota - 1 // health findings: each on its own
+	listStale
+	listLedger
+	listIndex
+	listMemories
+)
+
 type item struct {
 	sec    int
 	prio   int
+	list   int
 	parent int // index of the item that must be shown first, or -1
 	build  func() string
 	est    int // estimated bytes, for items never built
@@ -124,9 +134,14 @@ func Render(in *Inputs) Result {
 	selected := make([]bool, len(items))
 	opened := [3]bool{}
 	omitted, omittedBytes := 0, 0
-	relevantCap := 0
+	// A list (the ledger, the stale facts, the index, the memories) is
+	// shown as a prefix of its own order: once one of its items does not
+	// fit, the rest of it is left out, so a lower-ranked item never
+	// displaces a higher one. Health findings are independent: a long one
+	// does not hold back a shorter one after it.
+	closed := map[int]bool{}
 	for prio := prioHealth; prio <= prioOther; prio++ {
-		closed := false
+		relevantCap, deferring := 0, false
 		if prio == prioRelevant {
 			// Memories that matter now get at most half of what the
 			// health lines left; the rest of them compete after the
@@ -138,15 +153,12 @@ func Render(in *Inputs) Result {
 			if it.prio != prio {
 				continue
 			}
-			if prio == prioRelevant && (closed || usedBytes+it.est+1 > relevantCap) {
-				closed = true
+			if prio == prioRelevant && (deferring || usedBytes+it.est+1 > relevantCap) {
+				deferring = true
 				it.prio = prioOther
 				continue
 			}
-			// Health findings are independent: a long one does not hold
-			// back a shorter one after it. Every other group is shown as a
-			// prefix, so a lower-ranked item never displaces a higher one.
-			if (closed && prio != prioHealth) || (it.parent >= 0 && !selected[it.parent]) {
+			if (it.list != listNone && closed[it.list]) || (it.parent >= 0 && !selected[it.parent]) {
 				omitted++
 				omittedBytes += it.est + 1
 				continue
@@ -158,7 +170,7 @@ func Render(in *Inputs) Result {
 				c += Chars(secHeaders[it.sec]) + 1
 			}
 			if !fits(b, c) {
-				closed = true
+				closed[it.list] = true
 				omitted++
 				omittedBytes += len(line) + 1
 				continue
@@ -218,7 +230,18 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 // already loaded is not, on its own.
 func buildItems(in *Inputs) (items []item, worth bool) {
 	add := func(sec, prio, parent int, est int, build func() string) int {
-		items = append(items, item{sec: sec, prio: prio, parent: parent, build: build, est: est})
+		list := listNone
+		switch prio {
+		case prioStale:
+			list = listStale
+		case prioLedger:
+			list = listLedger
+		case prioIndex:
+			list = listIndex
+		case prioRelevant, prioOther:
+			list = listMemories
+		}
+		items = append(items, item{sec: sec, prio: prio, list: list, parent: parent, build: build, est: est})
 		return len(items) - 1
 	}
 	fixed := func(s string) func() string {

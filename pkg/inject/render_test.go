@@ -274,3 +274,45 @@ func BenchmarkRender1000(b *testing.B) {
 		Render(in)
 	}
 }
+
+// TestRenderPrefixes: under any budget, the memories shown are the first
+// k of the ranking and the ledger lines the first j past the cap — a
+// higher-ranked item that does not fit is never passed over for a
+// shorter, lower-ranked one.
+func TestRenderPrefixes(t *testing.T) {
+	in := many(300)
+	in.MemoryDir = "/" + strings.Repeat("long/", 30) + "memory"
+	// Make the most relevant memory long, so that shorter ones would fit
+	// where it does not.
+	in.Candidates[5].Text = strings.Repeat("Rendering invoices is subtle. ", 6)
+	var ranked []string
+	for _, r := range Rank(in) {
+		if r.c.Kind == "memory" {
+			ranked = append(ranked, "- "+r.c.File+" [")
+		} else {
+			ranked = append(ranked, fmt.Sprintf("- %s:%d: ", r.c.File, r.c.Line))
+		}
+	}
+	for b := 100; b <= 3000; b += 37 {
+		in.Budget = b
+		res := Render(in)
+		mem, ledger := 0, 0
+		section := ""
+		for _, l := range strings.Split(res.Text, "\n") {
+			switch {
+			case !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "  -"):
+				section = l
+			case strings.HasPrefix(section, "Memories"):
+				if !strings.HasPrefix(l, ranked[mem]) {
+					t.Fatalf("budget %d: memory %d is %q, want %q", b, mem, l, ranked[mem])
+				}
+				mem++
+			case strings.HasPrefix(l, "  - L"):
+				if want := fmt.Sprintf("  - L%d: ", 201+ledger); !strings.HasPrefix(l, want) {
+					t.Fatalf("budget %d: ledger line %q, want %q", b, l, want)
+				}
+				ledger++
+			}
+		}
+	}
+}

@@ -1,0 +1,96 @@
+// Package inject builds the context intermem-inject gives Claude Code at
+// SessionStart (startup, resume, clear, compact): a token-budgeted index
+// of the project's memory, the memories that matter now, and health
+// warnings — never a repeat of what Claude Code already loaded. The same
+// rendering is what "intermem context" prints.
+//
+// # Pipeline
+//
+// Gather reads the inputs (files, the git branch, the store) into an
+// Inputs value; Render is a pure function of Inputs. Render is what the
+// unit tests and BenchmarkRender1000 exercise; Gather is what costs time.
+//
+// # What is already in context
+//
+// Claude Code loads, at session start (claude-code.md §4.2–4.3): the
+// first 200 lines / 25,000 characters of MEMORY.md; ~/.claude/CLAUDE.md
+// and ~/.claude/rules/*.md; CLAUDE.md, .claude/CLAUDE.md and
+// CLAUDE.local.md in the cwd and every parent; .claude/rules/*.md without a
+// "paths:" frontmatter key; AGENTS.md when CLAUDE.md imports it or is the
+// same file, or when there is no CLAUDE.md (2.1.332; 2.1.197 never loads
+// it); and @imports of all of those, five hops deep. A memory entry is
+// already in context when its normalized text (match.Key) equals a
+// statement of one of those documents or an entry of MEMORY.md's loaded
+// part (for a one-memory file, its description counts too), or when a
+// loaded document carries its intermem marker. Such entries are never
+// shown. A one-memory file that a loaded MEMORY.md pointer already names
+// is shown only when it is relevant now (the model has its pointer).
+// MEMORY.md entries past the cap are listed in the ledger, not ranked.
+//
+// # Content, in rendering order
+//
+//   - Health, one line each, only when true: an interrupted journal
+//     operation (ask for intermem-recover); MEMORY.md over its load cap,
+//     with the truncation ledger — each entry past the cap as "L<line>:
+//     <clipped text>" under the path of MEMORY.md — or at 80% of it;
+//     promoted facts whose confidence fell below score.StaleBelow and whose
+//     marker is still in a curated document, named; AGENTS.md holding
+//     promoted facts that not every client loads; how many entries are
+//     ready for /intermem:synthesize (stable, not pointers, not promoted in
+//     the store or by a marker, not rejected, not already said in a curated
+//     document: the plan's filters without citation checks).
+//   - The index of promoted knowledge: the sections of CLAUDE.md and
+//     AGENTS.md holding intermem markers, with counts and whether Claude
+//     Code loads the document, and docs/intermem/*.md with their titles.
+//   - Memories not loaded: topic-file entries, best first. A fact shows
+//     "file:line: text", a one-memory file "file [type]: description", so
+//     the model can Read it; the memory directory is named once.
+//
+// # Ranking
+//
+// Relevance to now is an integer (see the Points constants): the branch
+// name's words found in the entry (HEAD is read from the .git directory or
+// a linked worktree's gitdir, never by running git); the cited files'
+// modification times relative to Now (each file cited is stat'ed, relative
+// to the work tree holding the session's cwd); the cwd below the work
+// tree (a cited path under it, or its directory names in the text). Ties
+// go to more sessions seen, then higher confidence (unknown counts as
+// score.Base), then the latest sighting, then file and line, then id.
+//
+// # Budget
+//
+// Tokens are estimated conservatively as ceil(UTF-8 bytes / 3); the text
+// stays within 3 × budget bytes and, whatever the budget, under MaxChars
+// (9,000) characters counted in UTF-16 code units as Claude Code counts
+// (its limit is 10,000). Items are whole lines, never cut; long texts are
+// clipped at a character boundary with "…" before they become items.
+// Items get the budget by priority — health lines (each independently),
+// then names of stale facts, then memories relevant now (at most half of
+// what is left), the index, the ledger, and the remaining memories — each
+// group as a prefix of its own order, so a lower-ranked item never
+// displaces a higher one. What is left out is counted on a closing line,
+// "… N more: intermem context --budget B", B being the budget that would
+// show it (rounded up to 100, capped where the character limit binds).
+// Nothing is printed when nothing is worth saying (the index of documents
+// Claude Code already loads is not worth a context on its own).
+//
+// # Determinism and secrets
+//
+// Same inputs, same bytes: every list is sorted with every tie broken,
+// relevance is integer arithmetic, and the clock is an input. Every
+// printed line goes through redact.String; text is redacted before it is
+// clipped, so a cut cannot hide part of a secret from the detector.
+//
+// # Speed and failure
+//
+// The hook opens the store read-only with a 50 ms lock wait and reads only
+// the fields it needs. What is derived from each memory file and document
+// (entries, normalized keys, citations, markers, imports) is cached in
+// .intermem/context.index, keyed by file name or real path, size and
+// modification time, so a session start re-derives only files that
+// changed. The last rendering is kept in .intermem/context.cache (written
+// atomically, only when it changed); when the store is locked or damaged
+// the hook serves it, headed by a line saying it is cached and from when,
+// or prints nothing. Neither file is a store write; "intermem context"
+// reads them and writes nothing. The hook always exits 0.
+package inject
