@@ -16,10 +16,8 @@
 // (CI or INTERMEM_E2E=1) and cannot run — not root, no unshare, Claude Code
 // cannot be installed — it fails; it never skips.
 //
-// Assertions about pieces of intermem that have not landed yet are gated on
-// the piece being present in the repository (see landed in main_test.go):
-// a gated test skips with a message naming what is missing, and switches
-// itself on when the piece lands.
+// Every piece the suite exercises (the hook binaries, the CLI, the skill)
+// must be present: a missing piece fails the test that needs it.
 //
 // Environment:
 //

@@ -109,9 +109,8 @@ func TestInstall(t *testing.T) {
 		}
 	}
 	checkDeclaredHooksRan(t, r)
-	if snapshotPiece.landed() {
-		requireStore(t, proj)
-	}
+	snapshotPiece.require(t)
+	requireStore(t, proj)
 }
 
 // checkDeclaredHooksRan checks that every hook hooks.json declares for

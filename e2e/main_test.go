@@ -191,8 +191,9 @@ func version(claude string) (string, error) {
 	return v, nil
 }
 
-// A piece is a part of intermem that lands separately. Assertions about a
-// piece are switched on by its presence in the repository.
+// A piece is a part of intermem the suite exercises. Every piece is part
+// of the product now: a missing one is a failure, never a skip, so that
+// removing a binary or the skill cannot make its assertions vanish.
 type piece struct {
 	what string // what it is, for messages
 	path string // the file or directory whose presence means it has landed
@@ -211,11 +212,11 @@ func (p piece) landed() bool {
 	return err == nil
 }
 
-// require skips the test until p has landed.
+// require fails the test when p is missing from the repository.
 func (p piece) require(t *testing.T) {
 	t.Helper()
 	if !p.landed() {
-		t.Skipf("%s has not landed (no %s): these assertions switch on when it does", p.what, p.path)
+		t.Fatalf("%s is missing (no %s)", p.what, p.path)
 	}
 }
 

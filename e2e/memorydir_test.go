@@ -99,11 +99,10 @@ func TestMemoryDir(t *testing.T) {
 			second.requireSent("MEMDIR-RIGHT: errors are wrapped", "MEMORY.md in intermem's memory_dir")
 			second.requireNotSent("MEMDIR-DECOY", "MEMORY.md keyed by the launch directory")
 
-			if snapshotPiece.landed() {
-				requireStore(t, root)
-				if st := u.observe(t, launch); st.Entries == 0 {
-					t.Errorf("the store of %s holds no entries after a session over a seeded MEMORY.md", root)
-				}
+			snapshotPiece.require(t)
+			requireStore(t, root)
+			if st := u.observe(t, launch); st.Entries == 0 {
+				t.Errorf("the store of %s holds no entries after a session over a seeded MEMORY.md", root)
 			}
 		})
 	}

@@ -30,23 +30,19 @@ func followSkill(req *fakeapi.Request) fakeapi.Reply {
 // TestSynthesizeSkill checks, in one `claude -p "/intermem:synthesize"`
 // session, that the skill is offered (it is a slash command and in the
 // skills list the model sees), that invoking it expands the SKILL.md body
-// into the request, and, once intermem-synthesize has landed, that the
+// into the request, and that the
 // plan command the body tells the model to run is allowed by the skill's
 // allowed-tools and runs: in -p mode nothing prompts, so a command the
 // rules do not cover is refused.
 func TestSynthesizeSkill(t *testing.T) {
 	begin(t)
 	skillPiece.require(t)
+	synthesizePiece.require(t)
 	t.Parallel()
 	u := newUser(t)
 	proj := mkdir(t, scratch(t), "proj")
 	skill := pluginName(t) + ":synthesize"
-	var opts []option
-	if synthesizePiece.landed() {
-		opts = append(opts, model(followSkill))
-	}
-
-	r := u.claude(t, proj, "/"+skill, opts...)
+	r := u.claude(t, proj, "/"+skill, model(followSkill))
 	if in := r.init(); in == nil || !slices.Contains(in.SlashCommands, skill) {
 		t.Errorf("%s: /%s is not among the session's slash commands", r.label, skill)
 	}
@@ -54,10 +50,6 @@ func TestSynthesizeSkill(t *testing.T) {
 	r.requireSent(skillBody(t, filepath.Join(repo, skillPiece.path)), "the SKILL.md body")
 	r.requireSent("Base directory for this skill: "+filepath.Join(repo, "skills", "synthesize"), "the skill's base directory")
 
-	if !synthesizePiece.landed() {
-		t.Logf("%s has not landed: the plan command is not run", synthesizePiece.what)
-		return
-	}
 	res := r.toolResults()
 	if len(res) == 0 {
 		t.Fatalf("%s: the skill's plan command never ran (no tool_result); the expanded skill has no line matching %s\n%s",

@@ -2,9 +2,10 @@
 # Runs every test intermem has, in the order a failure is cheapest to find:
 #   1. gofmt and go vet
 #   2. go test -race ./...   (unit tests, testscripts driving the real
-#      binaries, corpus tests, crash matrices)
+#      binaries, corpus tests, crash matrices and the other proofs)
 #   3. a short run of every fuzz target (INTERMEM_FUZZTIME, default 4s each)
-#   4. the end-to-end suite against the real Claude Code (scripts/e2e.sh),
+#   4. the demo (scripts/demo.sh), which must run start to finish
+#   5. the end-to-end suite against the real Claude Code (scripts/e2e.sh),
 #      unless INTERMEM_E2E=0
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
@@ -26,7 +27,8 @@ go vet ./...
 go vet -tags failpoint ./...
 
 step "go test -race"
-go test -race -count=1 ./...
+# The end-to-end suite runs once, below, in its network namespace.
+INTERMEM_E2E=0 go test -race -count=1 ./...
 
 step "fuzz (${INTERMEM_FUZZTIME:-4s} per target)"
 grep -rl --include='*_test.go' '^func Fuzz' pkg | while read -r f; do
@@ -37,6 +39,13 @@ grep -rl --include='*_test.go' '^func Fuzz' pkg | while read -r f; do
 			cat /tmp/intermem-fuzz.log; exit 1; }
 	done
 done
+
+step "demo"
+scripts/demo.sh >/tmp/intermem-demo.log 2>&1 || { cat /tmp/intermem-demo.log; echo "scripts/demo.sh failed"; exit 1; }
+for want in "intermem synthesis plan:" "Promoted 11 entries" "Added \"@AGENTS.md\" to CLAUDE.md" "intermem validate:" "intermem sweep:"; do
+	grep -qF "$want" /tmp/intermem-demo.log || { cat /tmp/intermem-demo.log; echo "demo output lacks: $want"; exit 1; }
+done
+echo "  demo ran: $(grep -c '━━' /tmp/intermem-demo.log) steps"
 
 if [ "${INTERMEM_E2E:-1}" != "0" ]; then
 	step "end-to-end against the real Claude Code"
