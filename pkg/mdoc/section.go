@@ -71,19 +71,25 @@ func dropParen(s string) string {
 	return s
 }
 
-// normTitle is the form titles are compared in.
+// normTitle is the form titles are compared in: lower case, no "*", "_" or
+// "`", single spaces, no leading "#"s, no trailing colons.
 func normTitle(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch r {
-		case '*', '_', '`':
-			return -1
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '*' || r == '_' || r == '`':
+			continue
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
 		}
-		if unicode.IsSpace(r) {
-			return ' '
+		if space {
+			b.WriteByte(' ')
+			space = false
 		}
-		return unicode.ToLower(r)
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.TrimLeft(s, "# ")
-	return strings.TrimRight(s, " :：")
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return strings.TrimRight(strings.TrimLeft(b.String(), "# "), " :：")
 }
