@@ -232,8 +232,8 @@ func (ix *Index) runs(s int32, f func(g uint32, n int)) {
 // ordered by their bigram count, so a length window is one contiguous run
 // found by binary search, each with its position in the statement's own
 // rarest-first order; and Refinement's containment postings. A counting
-// sort by length, then one pass over the statements: linear in the index
-// size, plus a sort of each statement's hundred-odd bigrams.
+// sort by length, a sort of the distinct bigrams, and two passes over the
+// postings: linear in the index size.
 func (ix *Index) freeze() {
 	if ix.frozen.Load() {
 		return
@@ -275,42 +275,51 @@ func (ix *Index) freeze() {
 		ix.rank[g] = uint32(r)
 	}
 
+	// Postings in length order, with each statement's count of the bigram.
 	ix.postOff = make([]uint32, len(ix.df)+1)
 	for g, d := range ix.df {
 		ix.postOff[g+1] = ix.postOff[g] + uint32(d)
 	}
 	fill := slices.Clone(ix.postOff[:len(ix.df)])
 	ix.postS = make([]int32, ix.postOff[len(ix.df)])
+	counts := make([]uint32, len(ix.postS))
+	for _, s := range order {
+		ix.runs(s, func(g uint32, n int) {
+			ix.postS[fill[g]] = s
+			counts[fill[g]] = uint32(n)
+			fill[g]++
+		})
+	}
+
+	// Positions: walking the bigrams in rank order and adding each
+	// statement's count as its bigram comes up gives, for every posting,
+	// the statement's occurrences of rarer bigrams — no per-statement sort.
+	// The same walk cuts each statement's containment prefix for
+	// Refinement: the rarest bigrams holding u+1+prefixSlack occurrences,
+	// u = eb − ⌈0.9·eb⌉; its lists come out in length order too.
 	ix.postP = make([]uint16, len(ix.postS))
 	ix.refPost = make([][]int32, len(ix.df))
 	ix.refCnt = make([][]uint32, len(ix.df))
 	ix.refOcc = make([]int32, n)
-	var keys []uint64 // rank<<32 | count, for one statement
-	for _, s := range order {
-		keys = keys[:0]
-		ix.runs(s, func(g uint32, n int) {
-			keys = append(keys, uint64(ix.rank[g])<<32|uint64(n))
-		})
-		slices.Sort(keys)
-		pos := 0
-		eb := int(ix.nbs[s])
-		// Containment prefix for Refinement: the rarest bigrams holding
-		// u+1+prefixSlack occurrences, u = eb − ⌈0.9·eb⌉ (see Refinement).
-		refNeed := -1
-		if int(ix.runes[s]) >= MinRefinementRunes {
-			refNeed = eb - (9*eb+9)/10 + 1 + prefixSlack
+	refNeed := make([]int32, n)
+	for s := range n {
+		refNeed[s] = -1
+		if eb := int(ix.nbs[s]); int(ix.runes[s]) >= MinRefinementRunes {
+			refNeed[s] = int32(eb - (9*eb+9)/10 + 1 + prefixSlack)
 		}
-		for _, k := range keys {
-			g := byRank[k>>32]
-			ix.postS[fill[g]] = s
-			ix.postP[fill[g]] = uint16(min(pos, math.MaxUint16))
-			fill[g]++
-			if pos < refNeed {
+	}
+	pos := make([]int32, n)
+	for _, g := range byRank {
+		for j := ix.postOff[g]; j < ix.postOff[g+1]; j++ {
+			s := ix.postS[j]
+			p := pos[s]
+			ix.postP[j] = uint16(min(p, math.MaxUint16))
+			if p < refNeed[s] {
 				ix.refPost[g] = append(ix.refPost[g], s)
-				ix.refCnt[g] = append(ix.refCnt[g], uint32(k))
-				ix.refOcc[s] = int32(pos) + int32(uint32(k))
+				ix.refCnt[g] = append(ix.refCnt[g], counts[j])
+				ix.refOcc[s] = p + int32(counts[j])
 			}
-			pos += int(uint32(k))
+			pos[s] = p + int32(counts[j])
 		}
 	}
 	ix.frozen.Store(true)

@@ -83,22 +83,43 @@ func keyOfRunes(rs []rune) uint64 {
 // normalize thousands of statements without allocating per statement.
 func appendNormalized(dst []rune, s string) []rune {
 	b := dst[:0]
-	// Step 1: decode, lower-case, drop '*' and '`'.
+	// Step 1: decode, lower-case, drop '*' and '`', and note which of the
+	// characters the later steps act on occur: a step whose trigger is
+	// absent would change nothing, and most statements have no '~', '<' or
+	// '[' at all.
+	var underscore, tilde, lt, bracket bool
 	for _, r := range s { // invalid bytes decode as utf8.RuneError
 		switch {
+		case r >= 'a' && r <= 'z' || r == ' ':
 		case r == '*' || r == '`':
 			continue
 		case r >= 'A' && r <= 'Z':
 			r += 'a' - 'A'
+		case r == '_':
+			underscore = true
+		case r == '~':
+			tilde = true
+		case r == '<':
+			lt = true
+		case r == '[':
+			bracket = true
 		case r >= utf8.RuneSelf:
 			r = unicode.ToLower(r)
 		}
 		b = append(b, r)
 	}
-	b = dropUnderscores(b)
-	b = dropTildeRuns(b)
-	b = blankComments(b)
-	blankLinks(b)
+	if underscore {
+		b = dropUnderscores(b)
+	}
+	if tilde {
+		b = dropTildeRuns(b)
+	}
+	if lt {
+		b = blankComments(b)
+	}
+	if bracket {
+		blankLinks(b)
+	}
 	b = stripLinesAndCollapse(b)
 	return trimEnds(b)
 }
@@ -110,9 +131,13 @@ func isWord(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// asciiSpace marks the ASCII runes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
+
+// isSpace is unicode.IsSpace with an inlinable ASCII path.
 func isSpace(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+	if uint32(r) < utf8.RuneSelf {
+		return asciiSpace[r]
 	}
 	return unicode.IsSpace(r)
 }
