@@ -85,6 +85,7 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return fmt.Errorf("read memory: %w", err)
 	}
+	in.Redact = ix.Redact
 	res := inject.Render(in)
 	if c.json {
 		return writeJSON(env.Stdout, &ContextReport{

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cite"
@@ -21,7 +22,7 @@ const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
 // from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v2\n"
+const indexMagic = "intermem context index v3\n"
 
 // Bounds on what is kept of an entry's text: enough for every clip and
 // for relevance, not the whole of a long memory.
@@ -74,16 +75,82 @@ type mark struct {
 // hook does. A record whose file changed size or time is derived again; a
 // record no file used is dropped on save. The cache holds redacted text
 // only, owner-readable, under the state directory.
+//
+// It also remembers which strings redact.String leaves unchanged (see
+// Index.Redact), so that a session start whose lines were all printed
+// before never builds the redaction engine, which costs more than the
+// rest of the hook. Everything in the index is tied to the executable
+// that wrote it (path, size, modification time): a new build, with
+// possibly different parsing or redaction rules, starts from nothing.
 type Index struct {
 	mem   map[string]*memFile
 	docs  map[string]*docData
 	used  map[any]bool
+	fixed map[memoKey]bool // strings redact.String returns unchanged
+	fused map[memoKey]bool // … of which used in this run
 	dirty bool
+}
+
+// memoKey identifies a string by its length and 64-bit FNV-1a hash.
+type memoKey struct {
+	h uint64
+	n int
+}
+
+func keyOf(s string) memoKey {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return memoKey{h, len(s)}
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, used: map[any]bool{}}
+	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, used: map[any]bool{},
+		fixed: map[memoKey]bool{}, fused: map[memoKey]bool{}}
+}
+
+// Redact returns redact.String(s). A string this executable already found
+// to be a fixed point of redact.String (one it returned unchanged, or one
+// it produced: its output always is) is returned without running the
+// detector again. A false match would need a 64-bit hash collision of two
+// strings of equal length.
+func (ix *Index) Redact(s string) string {
+	k := keyOf(s)
+	if ix.fixed[k] {
+		ix.fused[k] = true
+		return s
+	}
+	r := redact.String(s)
+	if r != s {
+		k = keyOf(r)
+	}
+	ix.fixed[k], ix.fused[k], ix.dirty = true, true, true
+	return r
+}
+
+var (
+	exeOnce sync.Once
+	exeVal  string
+)
+
+// exeID identifies the running executable; "" when it cannot be known
+// (then no index is trusted).
+func exeID() string {
+	exeOnce.Do(func() {
+		p, err := os.Executable()
+		if err != nil {
+			return
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return
+		}
+		exeVal = fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
+	})
+	return exeVal
 }
 
 // memFile returns the derived record of a memory file, computing it (and
@@ -218,14 +285,20 @@ func deriveDoc(real string, content []byte, size, mod int64) *docData {
 	return dd
 }
 
-// LoadIndex reads an index file; any problem gives an empty index.
+// LoadIndex reads an index file; any problem, or an index written by
+// another executable, gives an empty index.
 func LoadIndex(path string) *Index {
 	ix := NewIndex()
 	b, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(b, []byte(indexMagic)) {
 		return ix
 	}
-	if err := ix.decode(b[len(indexMagic):]); err != nil {
+	b = b[len(indexMagic):]
+	exe, rest, ok := bytes.Cut(b, []byte("\n"))
+	if id := exeID(); !ok || id == "" || string(exe) != "X\t"+esc(id) {
+		return ix
+	}
+	if err := ix.decode(rest); err != nil {
 		return NewIndex()
 	}
 	return ix
@@ -244,11 +317,16 @@ func (ix *Index) Save(path string) error {
 	for _, d := range ix.docs {
 		stale = stale || !ix.used[d]
 	}
-	if !ix.dirty && !stale {
+	for k := range ix.fixed {
+		stale = stale || !ix.fused[k]
+	}
+	id := exeID()
+	if (!ix.dirty && !stale) || id == "" {
 		return nil
 	}
 	var buf bytes.Buffer
 	buf.WriteString(indexMagic)
+	fields(&buf, "X", esc(id))
 	ix.encode(&buf)
 	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
 	if err := os.WriteFile(tmp, buf.Bytes(), 0o600); err != nil {
@@ -265,13 +343,16 @@ func (ix *Index) Save(path string) error {
 // The file is one record a line, fields separated by tabs, with "\\",
 // "\t", "\n" and "\r" escaped:
 //
-//	F name size mod lines chars loadedLines loadedChars truncated
+//	F name size mod lines chars loadedLines loadedChars truncated entries
 //	E id kind line key link type name desc desckey hasdesc text
 //	C path…            (citations of the entry before)
 //	D path size mod haspaths title
 //	K key,key,…        (statement keys of the document before)
 //	M id section text  (a marker of the document before)
 //	I import           (an @import of the document before)
+//	R hash length      (a fixed point of redact.String)
+//
+// after a first line "X <executable identity>".
 func (ix *Index) encode(w *bytes.Buffer) {
 	names := make([]string, 0, len(ix.mem))
 	for n, f := range ix.mem {
@@ -283,7 +364,7 @@ func (ix *Index) encode(w *bytes.Buffer) {
 	for _, n := range names {
 		f := ix.mem[n]
 		l := f.Load
-		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated))
+		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated), itoa(len(f.Entries)))
 		for _, e := range f.Entries {
 			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text))
 			if len(e.Cites) > 0 {
@@ -302,6 +383,19 @@ func (ix *Index) encode(w *bytes.Buffer) {
 		}
 	}
 	sort.Strings(paths)
+	keys := make([]memoKey, 0, len(ix.fused))
+	for k := range ix.fused {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].h != keys[j].h {
+			return keys[i].h < keys[j].h
+		}
+		return keys[i].n < keys[j].n
+	})
+	for _, k := range keys {
+		fields(w, "R", hex(k.h), itoa(k.n))
+	}
 	for _, p := range paths {
 		d := ix.docs[p]
 		fields(w, "D", esc(d.Path), i64(d.Size), i64(d.Mod), bit(d.HasPaths), esc(d.Title))
@@ -353,10 +447,10 @@ func (ix *Index) decode(b []byte) error {
 		bad := func() error { return fmt.Errorf("context index: bad %q record", tag) }
 		switch tag {
 		case "F":
-			if n != 8 {
+			if n != 9 {
 				return bad()
 			}
-			f = &memFile{Name: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2])}
+			f = &memFile{Name: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), Entries: make([]memEntry, 0, max(0, min(atoi(fs[8]), 1<<16)))}
 			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
 			ix.mem[f.Name], d = f, nil
 		case "E":
@@ -372,8 +466,9 @@ func (ix *Index) decode(b []byte) error {
 				return bad()
 			}
 			e := &f.Entries[len(f.Entries)-1]
-			for _, c := range fs[:n] {
-				e.Cites = append(e.Cites, unesc(c))
+			e.Cites = make([]string, n)
+			for i, c := range fs[:n] {
+				e.Cites[i] = unesc(c)
 			}
 		case "D":
 			if n != 5 {
@@ -406,6 +501,11 @@ func (ix *Index) decode(b []byte) error {
 				return bad()
 			}
 			d.Imports = append(d.Imports, unesc(fs[0]))
+		case "R":
+			if n != 2 {
+				return bad()
+			}
+			ix.fixed[memoKey{unhex(fs[0]), atoi(fs[1])}] = true
 		default:
 			return bad()
 		}

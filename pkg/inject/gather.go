@@ -378,8 +378,14 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec map[string]entryRec) {
 // store.Entry (compact, known field names); anything unexpected falls back
 // to gjson.
 func entryFields(raw []byte) (int, string) {
-	sessions, ok1 := rawInt(raw, `"sessions":`)
-	last, ok2 := rawString(raw, `"last_seen":"`)
+	// Both keys follow the long preview, near the end of the record.
+	tail := raw[max(0, len(raw)-320):]
+	sessions, ok1 := rawInt(tail, `"sessions":`)
+	last, ok2 := rawString(tail, `"last_seen":"`)
+	if !ok1 || !ok2 {
+		sessions, ok1 = rawInt(raw, `"sessions":`)
+		last, ok2 = rawString(raw, `"last_seen":"`)
+	}
 	if !ok1 || !ok2 {
 		v := gjson.GetManyBytes(raw, "sessions", "last_seen")
 		sessions, last = int(v[0].Int()), v[1].String()
@@ -387,6 +393,9 @@ func entryFields(raw []byte) (int, string) {
 	return sessions, last
 }
 
+// rawInt and rawString find a key: a key with its closing quote and
+// colon cannot occur inside a JSON string (a quote there is escaped), so
+// its one occurrence is the field.
 func rawInt(raw []byte, key string) (int, bool) {
 	i := bytes.Index(raw, []byte(key))
 	if i < 0 {

@@ -410,3 +410,75 @@ func TestHasPathsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactMemo: the index's memo of redact.String returns exactly what
+// redact.String returns, remembers only fixed points, and survives a
+// save; an index written by another executable is not trusted.
+func TestRedactMemo(t *testing.T) {
+	secret := "token ghp_" + strings.Repeat("aB3dE5", 6)
+	ix := NewIndex()
+	for i := 0; i < 2; i++ {
+		for _, s := range []string{"clean line", secret, "", "[REDACTED:github-token]"} {
+			if got, want := ix.Redact(s), redact.String(s); got != want {
+				t.Errorf("Redact(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
+	if ix.fixed[keyOf(secret)] || !ix.fixed[keyOf(redact.String(secret))] || !ix.fixed[keyOf("clean line")] {
+		t.Error("wrong fixed points")
+	}
+	path := filepath.Join(t.TempDir(), IndexName)
+	if err := ix.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	ix2 := LoadIndex(path)
+	if !ix2.fixed[keyOf("clean line")] || ix2.fixed[keyOf(secret)] {
+		t.Error("fixed points not kept")
+	}
+	if ix2.Redact("clean line"); ix2.dirty {
+		t.Error("a known fixed point was learned again")
+	}
+	b, _ := os.ReadFile(path)
+	other := strings.Replace(string(b), "X\t", "X\tsomething else ", 1)
+	if err := os.WriteFile(path, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ix3 := LoadIndex(path); len(ix3.fixed) != 0 {
+		t.Error("an index from another executable was trusted")
+	}
+}
+
+// TestWarmRenderNeedsNoRedaction: once a rendering was made, the next one
+// of the same inputs finds every line already checked, and is identical.
+func TestWarmRenderNeedsNoRedaction(t *testing.T) {
+	f := newFixture(t, map[string]string{"CLAUDE.md": "# C\n"}, map[string]string{
+		"MEMORY.md": "# M\n- Loaded.\n",
+		"topic.md":  "# T\n- Push token: ghp_" + strings.Repeat("aB3dE5", 6) + "\n- Plain fact.\n",
+	}, nil)
+	path := filepath.Join(t.TempDir(), IndexName)
+	plainIn, err := Gather(f.env, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Render(plainIn).Text
+	for i := 0; i < 3; i++ {
+		ix := LoadIndex(path)
+		in, err := Gather(f.env, nil, ix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Redact = ix.Redact
+		if got := Render(in).Text; got != want {
+			t.Fatalf("run %d:\n%s\nwant\n%s", i, got, want)
+		}
+		if i == 2 && ix.dirty {
+			t.Error("the third run still had something to derive or redact")
+		}
+		if err := ix.Save(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(want, "aB3dE5") || !strings.Contains(want, "[REDACTED:") {
+		t.Errorf("secret handling:\n%s", want)
+	}
+}

@@ -42,6 +42,11 @@ type Inputs struct {
 	// Candidates are the memory entries Claude Code did not load, in any
 	// order: Render ranks them.
 	Candidates []Candidate
+
+	// Redact scrubs secrets from every printed line; nil means
+	// redact.String. Any other function must return exactly what
+	// redact.String returns (the hook passes a memo of it).
+	Redact func(string) string
 }
 
 // IndexInfo is MEMORY.md measured against Claude Code's load cap.

@@ -52,6 +52,11 @@ func (ds *docSet) targets() []namedDoc {
 // docAt returns the derived record of the regular file at path (symlinks
 // followed), or nil.
 func docAt(ix *Index, path string) *docData {
+	// Most candidate paths do not exist: one lstat says so, where
+	// resolving symlinks would lstat every component first.
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil

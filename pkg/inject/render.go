@@ -110,7 +110,8 @@ func Render(in *Inputs) Result {
 	}
 	res := Result{Budget: budget}
 	limitBytes := BytesPerToken * budget
-	items, worth := buildItems(in)
+	rd := in.redactor()
+	items, worth := buildItems(in, rd)
 	if !worth || len(items) == 0 {
 		return res
 	}
@@ -119,7 +120,7 @@ func Render(in *Inputs) Result {
 	secHeaders := [...]string{
 		"Health:",
 		"Promoted knowledge (curated documents):",
-		safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):"),
+		rd.safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):"),
 	}
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1
@@ -228,7 +229,7 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 // buildItems lists every item in rendering order. worth reports whether
 // anything is worth saying at all: the index of documents Claude Code
 // already loaded is not, on its own.
-func buildItems(in *Inputs) (items []item, worth bool) {
+func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 	add := func(sec, prio, parent int, est int, build func() string) int {
 		list := listNone
 		switch prio {
@@ -245,12 +246,12 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 		return len(items) - 1
 	}
 	fixed := func(s string) func() string {
-		return func() string { return safe(s) }
+		return func() string { return rd.safe(s) }
 	}
 
 	// Health, most urgent first.
 	if n := len(in.Interrupted); n > 0 {
-		s := fmt.Sprintf("- An intermem change was interrupted (%s", clip(in.Interrupted[0], clipSummary))
+		s := fmt.Sprintf("- An intermem change was interrupted (%s", rd.clip(in.Interrupted[0], clipSummary))
 		if n > 1 {
 			s += fmt.Sprintf(", and %d more", n-1)
 		}
@@ -271,7 +272,7 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 			for _, e := range ix.Beyond {
 				e := e
 				add(secHealth, prioLedger, parent, 10+min(len(e.Text), clipLedger), func() string {
-					return safe(fmt.Sprintf("  - L%d: %s", e.Line, clip(e.Text, clipLedger)))
+					return rd.safe(fmt.Sprintf("  - L%d: %s", e.Line, rd.clip(e.Text, clipLedger)))
 				})
 			}
 			worth = true
@@ -291,9 +292,9 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 			add(secHealth, prioStale, parent, 30+min(len(f.Text), clipStale), func() string {
 				where := f.Doc
 				if f.Section != "" {
-					where += " § " + clip(f.Section, clipTitle)
+					where += " § " + rd.clip(f.Section, clipTitle)
 				}
-				return safe(fmt.Sprintf("  - %s: %q (%.2f)", where, clip(f.Text, clipStale), f.Confidence))
+				return rd.safe(fmt.Sprintf("  - %s: %q (%.2f)", where, rd.clip(f.Text, clipStale), f.Confidence))
 			})
 		}
 		worth = true
@@ -332,15 +333,15 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 			if title == "" {
 				title = "(top)"
 			}
-			fmt.Fprintf(&b, "%s (%d)", clip(title, clipTitle), s.Facts)
+			fmt.Fprintf(&b, "%s (%d)", rd.clip(title, clipTitle), s.Facts)
 		}
-		s := clip(b.String(), 400)
+		s := rd.clip(b.String(), 400)
 		add(secIndex, prioIndex, -1, len(s), fixed(s))
 	}
 	for _, d := range in.Details {
 		s := "- " + d.Name
 		if d.Title != "" {
-			s += ": " + clip(d.Title, clipTitle)
+			s += ": " + rd.clip(d.Title, clipTitle)
 		}
 		if d.Facts > 0 {
 			s += fmt.Sprintf(" (%d %s)", d.Facts, plural(d.Facts, "fact", "facts"))
@@ -368,20 +369,40 @@ func buildItems(in *Inputs) (items []item, worth bool) {
 				if c.Type != "" {
 					s += " [" + c.Type + "]"
 				}
-				s += ": " + clip(c.Text, clipMemory)
+				s += ": " + rd.clip(c.Text, clipMemory)
 			} else {
-				s = fmt.Sprintf("- %s:%d: %s", c.File, c.Line, clip(c.Text, clipFact))
+				s = fmt.Sprintf("- %s:%d: %s", c.File, c.Line, rd.clip(c.Text, clipFact))
 			}
-			return safe(s + r.rel.why())
+			return rd.safe(s + r.rel.why())
 		})
 		worth = true
 	}
 	return items, worth
 }
 
+// redactor scrubs secrets. Render uses Inputs.Redact, which must return
+// what redact.String returns (a memo of it, say).
+type redactor func(string) string
+
+// plain redacts with redact.String itself.
+var plain = redactor(redact.String)
+
+func (in *Inputs) redactor() redactor {
+	if in.Redact != nil {
+		return redactor(in.Redact)
+	}
+	return plain
+}
+
+// safe makes a line printable with redact.String.
+func safe(s string) string { return plain.safe(s) }
+
+// clip is redactor.clip with redact.String.
+func clip(text string, n int) string { return plain.clip(text, n) }
+
 // safe makes a line printable: secrets redacted, valid UTF-8, one line.
-func safe(s string) string {
-	s = redact.String(s)
+func (red redactor) safe(s string) string {
+	s = red(s)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
@@ -399,12 +420,12 @@ func clean(s string) string {
 // clip redacts text, puts it on one line and cuts it to at most n bytes
 // at a character boundary, marking a cut with "…". Redaction comes first
 // so that a cut can never hide part of a secret from the detector.
-func clip(text string, n int) string {
+func (red redactor) clip(text string, n int) string {
 	// Bound the work on huge entries; whatever is past this is never shown.
 	if len(text) > 8*n+1024 {
 		text = text[:8*n+1024]
 	}
-	s := clean(redact.String(text))
+	s := clean(red(text))
 	if len(s) <= n {
 		return s
 	}
