@@ -20,9 +20,20 @@ type Statement struct {
 // paragraph — a run of text lines bounded by blank lines, headings, list
 // items and fences. Lines made only of HTML comments are not statements.
 // Markers are kept; normalization is the caller's business.
-func (d *Doc) Statements() []Statement {
+func (d *Doc) Statements() []Statement { return d.statements(true) }
+
+// AllStatements is Statements including the text inside other tools'
+// managed blocks: everything Claude Code reads when it loads the document.
+// Dedup uses it — a rule another tool keeps in its block is already said —
+// while edits stay outside those blocks.
+func (d *Doc) AllStatements() []Statement { return d.statements(false) }
+
+func (d *Doc) statements(skipBlocks bool) []Statement {
 	var out []Statement
 	inBlock := d.blockLineMask()
+	if !skipBlocks {
+		inBlock = make([]bool, len(d.lines))
+	}
 	bounds := d.boundaryLines()
 	for i := 0; i < len(d.lines); i++ {
 		l := &d.lines[i]

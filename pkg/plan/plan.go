@@ -153,7 +153,7 @@ func Build(in Inputs) *Plan {
 		for _, m := range d.Doc.Marked() {
 			marked[m.ID] = true
 		}
-		for _, s := range d.Doc.Statements() {
+		for _, s := range d.Doc.AllStatements() {
 			ix.Add(len(stmts), s.Text)
 			stmts = append(stmts, s.Text)
 		}

@@ -168,7 +168,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 				}
 			}
 		}
-		for i, s := range d.Doc.Statements() {
+		for i, s := range d.Doc.AllStatements() {
 			existing.Add(i, s.Text)
 		}
 	}
