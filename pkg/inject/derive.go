@@ -39,6 +39,7 @@ type memFile struct {
 	Size, Mod int64 // identity of the bytes it was derived from
 	Load      automem.LoadInfo
 	Entries   []memEntry
+	used      bool // by this run
 }
 
 type memEntry struct {
@@ -62,6 +63,7 @@ type docData struct {
 	Keys      []uint64 // match.Key of every statement
 	Marks     []mark
 	Imports   []string
+	used      bool // by this run
 }
 
 type mark struct {
@@ -85,7 +87,6 @@ type mark struct {
 type Index struct {
 	mem   map[string]*memFile
 	docs  map[string]*docData
-	used  map[any]bool
 	fixed map[memoKey]bool // strings redact.String returns unchanged
 	fused map[memoKey]bool // … of which used in this run
 	dirty bool
@@ -108,8 +109,7 @@ func keyOf(s string) memoKey {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, used: map[any]bool{},
-		fixed: map[memoKey]bool{}, fused: map[memoKey]bool{}}
+	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{}}
 }
 
 // Redact returns redact.String(s). A string this executable already found
@@ -160,7 +160,7 @@ func (ix *Index) memFile(name string, size, mod int64, read func() ([]byte, erro
 		ix = NewIndex()
 	}
 	if f, ok := ix.mem[name]; ok && f.Size == size && f.Mod == mod {
-		ix.used[f] = true
+		f.used = true
 		return f, nil
 	}
 	b, err := read()
@@ -168,7 +168,8 @@ func (ix *Index) memFile(name string, size, mod int64, read func() ([]byte, erro
 		return nil, err
 	}
 	f := deriveMem(name, b, size, mod)
-	ix.mem[name], ix.used[f], ix.dirty = f, true, true
+	f.used = true
+	ix.mem[name], ix.dirty = f, true
 	return f, nil
 }
 
@@ -178,7 +179,7 @@ func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) 
 		ix = NewIndex()
 	}
 	if d, ok := ix.docs[real]; ok && d.Size == size && d.Mod == mod {
-		ix.used[d] = true
+		d.used = true
 		return d, nil
 	}
 	b, err := read()
@@ -186,7 +187,8 @@ func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) 
 		return nil, err
 	}
 	d := deriveDoc(real, b, size, mod)
-	ix.docs[real], ix.used[d], ix.dirty = d, true, true
+	d.used = true
+	ix.docs[real], ix.dirty = d, true
 	return d, nil
 }
 
@@ -312,10 +314,10 @@ func (ix *Index) Save(path string) error {
 	}
 	stale := false
 	for _, f := range ix.mem {
-		stale = stale || !ix.used[f]
+		stale = stale || !f.used
 	}
 	for _, d := range ix.docs {
-		stale = stale || !ix.used[d]
+		stale = stale || !d.used
 	}
 	for k := range ix.fixed {
 		stale = stale || !ix.fused[k]
@@ -356,7 +358,7 @@ func (ix *Index) Save(path string) error {
 func (ix *Index) encode(w *bytes.Buffer) {
 	names := make([]string, 0, len(ix.mem))
 	for n, f := range ix.mem {
-		if ix.used[f] {
+		if f.used {
 			names = append(names, n)
 		}
 	}
@@ -378,7 +380,7 @@ func (ix *Index) encode(w *bytes.Buffer) {
 	}
 	paths := make([]string, 0, len(ix.docs))
 	for p, d := range ix.docs {
-		if ix.used[d] {
+		if d.used {
 			paths = append(paths, p)
 		}
 	}

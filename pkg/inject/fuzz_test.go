@@ -15,10 +15,10 @@ func FuzzIndexDecode(f *testing.F) {
 	ix.mem["t.md"] = deriveMem("t.md", []byte("---\nname: t\ndescription: d\ttab\n---\nbody\\ with `a/b.go`\n"), 1, 2)
 	ix.docs["/p/CLAUDE.md"] = deriveDoc("/p/CLAUDE.md", []byte("# C\n\n- x <!-- intermem:00000000000000aa -->\n\n@AGENTS.md\n"), 3, 4)
 	for k := range ix.mem {
-		ix.used[ix.mem[k]] = true
+		ix.mem[k].used = true
 	}
 	for k := range ix.docs {
-		ix.used[ix.docs[k]] = true
+		ix.docs[k].used = true
 	}
 	ix.Redact("clean")
 	var seed bytesBuffer
@@ -33,10 +33,10 @@ func FuzzIndexDecode(f *testing.F) {
 			return
 		}
 		for _, m := range ix.mem {
-			ix.used[m] = true
+			m.used = true
 		}
 		for _, d := range ix.docs {
-			ix.used[d] = true
+			d.used = true
 		}
 		for k := range ix.fixed {
 			ix.fused[k] = true
@@ -48,10 +48,10 @@ func FuzzIndexDecode(f *testing.F) {
 			t.Fatalf("re-encoded index does not decode: %v\n%q", err, one.Bytes())
 		}
 		for k := range ix2.mem {
-			ix2.used[ix2.mem[k]] = true
+			ix2.mem[k].used = true
 		}
 		for k := range ix2.docs {
-			ix2.used[ix2.docs[k]] = true
+			ix2.docs[k].used = true
 		}
 		for k := range ix2.fixed {
 			ix2.fused[k] = true
@@ -68,7 +68,7 @@ func FuzzIndexDecode(f *testing.F) {
 func TestIndexSaveLoad(t *testing.T) {
 	ix := NewIndex()
 	ix.mem["t.md"] = deriveMem("t.md", []byte("# T\n- a\n  b\\c\td\n"), 1, 2)
-	ix.used[ix.mem["t.md"]] = true
+	ix.mem["t.md"].used = true
 	ix.dirty = true
 	path := filepath.Join(t.TempDir(), IndexName)
 	if err := ix.Save(path); err != nil {
