@@ -36,9 +36,10 @@
 //     promoted facts whose confidence fell below score.StaleBelow and whose
 //     marker is still in a curated document, named; AGENTS.md holding
 //     promoted facts that not every client loads; how many entries are
-//     ready for /intermem:synthesize (stable, not pointers, not promoted in
-//     the store or by a marker, not rejected, not already said in a curated
-//     document: the plan's filters without citation checks).
+//     stable and not promoted yet, for /intermem:synthesize (not pointers,
+//     not promoted in the store or by a marker, not rejected, not already
+//     said in a curated document: the plan's filters without its citation
+//     checks, so the plan may block a few of them as stale).
 //   - The index of promoted knowledge: the sections of CLAUDE.md and
 //     AGENTS.md holding intermem markers, with counts and whether Claude
 //     Code loads the document, and docs/intermem/*.md with their titles.

@@ -306,7 +306,7 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 		worth = true
 	}
 	if n := in.Stable; n > 0 {
-		s := fmt.Sprintf("- %d stable %s ready to promote: suggest `/intermem:synthesize` to the user.",
+		s := fmt.Sprintf("- %d stable %s not promoted yet: suggest `/intermem:synthesize` to the user.",
 			n, plural(n, "entry is", "entries are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
