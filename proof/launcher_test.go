@@ -83,3 +83,64 @@ func TestLauncherBuildsMissingBinaries(t *testing.T) {
 		t.Errorf("the hook ran but recorded nothing: %v", err)
 	}
 }
+
+// When the background build fails (offline, no module cache), the next
+// events do not start a doomed build each: hooks/run waits 10 minutes
+// after a failure, still exiting 0 silently.
+func TestLauncherBacksOffAfterAFailedBuild(t *testing.T) {
+	repo, _ := filepath.Abs("..")
+	plugin := filepath.Join(t.TempDir(), "plugin")
+	for _, d := range []string{"hooks", "scripts"} {
+		if err := os.MkdirAll(filepath.Join(plugin, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"hooks/run", "scripts/build.sh"} {
+		b, err := os.ReadFile(filepath.Join(repo, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(plugin, f), b, 0o755)
+	}
+	os.MkdirAll(filepath.Join(plugin, ".claude-plugin"), 0o755)
+	os.WriteFile(filepath.Join(plugin, ".claude-plugin", "plugin.json"), []byte(`{"name":"intermem","version":"0.0.0"}`), 0o644)
+	fakeBin := t.TempDir()
+	os.WriteFile(filepath.Join(fakeBin, "go"), []byte("#!/bin/sh\necho 'go: cannot download modules: network unreachable' >&2\nexit 1\n"), 0o755)
+	hook := func() {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(plugin, "hooks", "run"), "intermem-snapshot")
+		cmd.Env = []string{"PATH=" + fakeBin + ":/usr/bin:/bin", "CLAUDE_PLUGIN_ROOT=" + plugin, "HOME=" + t.TempDir()}
+		cmd.Stdin = strings.NewReader(`{"session_id":"s","cwd":"/tmp","hook_event_name":"Stop"}`)
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v, output %q", err, out)
+		}
+	}
+	waitIdle := func() {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; {
+			if _, err := os.Stat(filepath.Join(plugin, "bin", ".build.lock")); os.IsNotExist(err) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the background build never finished")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	hook()
+	waitIdle()
+	if _, err := os.Stat(filepath.Join(plugin, "bin", ".build-failed")); err != nil {
+		t.Fatalf("a failed build must leave bin/.build-failed: %v", err)
+	}
+	hook()
+	hook()
+	waitIdle()
+	log, _ := os.ReadFile(filepath.Join(plugin, "bin", "build.log"))
+	if n := strings.Count(string(log), "building all binaries in the background"); n != 1 {
+		t.Errorf("%d builds started, want 1 (back off after a failure):\n%s", n, log)
+	}
+	if !strings.Contains(string(log), "network unreachable") || !strings.Contains(string(log), "the build failed; the next try is in 10 minutes") {
+		t.Errorf("build.log does not say why:\n%s", log)
+	}
+}
