@@ -111,10 +111,34 @@ func hiddenChars(fs []Flag, s string) []Flag {
 		runStart, count, names = -1, 0, names[:0]
 		tags.Reset()
 	}
-	prev := rune(-1)
 	flagEnd := -1 // end of the subdivision flag's tag sequence being walked
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		// Skip to the next byte that can start a flagged character.
+		for i < len(s) && !leadByte[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		name, hidden := hiddenName(r)
+		if !hidden {
+			if runStart >= 0 {
+				flush()
+			}
+			i += size
+			continue
+		}
+		// The character before, skipping tag characters (they follow their base).
+		prev := rune(-1)
+		for j, k := i, 0; j > 0 && k < 10; k++ { // a flag has at most 8 tags
+			p, n := utf8.DecodeLastRuneInString(s[:j])
+			j -= n
+			if p < 0xE0000 || p > 0xE007F {
+				prev = p
+				break
+			}
+		}
 		isTag := r >= 0xE0000 && r <= 0xE007F
 		if isTag && prev == 0x1F3F4 && i > flagEnd {
 			flagEnd = i + flagSequence(s[i:])
@@ -138,13 +162,17 @@ func hiddenChars(fs []Flag, s string) []Flag {
 		} else if runStart >= 0 {
 			flush()
 		}
-		if !isTag {
-			prev = r
-		}
+		i += size
 	}
 	flush()
 	return fs
 }
+
+// leadByte marks the UTF-8 lead bytes of every flagged character.
+var leadByte = func() (t [256]bool) {
+	t[0xE1], t[0xE2], t[0xEF], t[0xF3] = true, true, true, true
+	return t
+}()
 
 // flagSequence returns the byte length of the emoji subdivision-flag tag sequence at the
 // start of s (lower-case letter or digit tags ended by U+E007F, as in 🏴 + "gbeng" + cancel),
