@@ -19,7 +19,7 @@ const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--js
 
 Prints the context intermem-inject would give Claude Code at the start of
 a session in DIR: health warnings (MEMORY.md past its load cap, with the
-entries it cuts off; entries ready for /intermem:synthesize; interrupted
+entries it cuts off; stable entries not promoted yet; interrupted
 changes; promoted facts Claude Code will not load or should not trust),
 where promoted knowledge lives, and the memories not already loaded,
 most relevant first (git branch, recently changed files, DIR below the
@@ -45,7 +45,7 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
 	fs := cli.FlagSet("intermem context", contextUsage, env.Stderr)
 	c.register(fs, true)
-	budget := fs.Int("budget", inject.Budget(env), "token `budget` (estimated as UTF-8 bytes / 3)")
+	budget := fs.Int("budget", inject.Budget(env), "token budget `N` (tokens are estimated as UTF-8 bytes / 3)")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
