@@ -66,8 +66,10 @@
 //
 // Not detected: unlabelled high-entropy strings (SHAs, UUIDs, base64 ids and our 16-hex
 // markers are left alone by design), values on the line after their label, passwords
-// written as "the password is x", values shorter than 8 bytes after a label, and secrets
-// that are all-lowercase words.
+// written as "the password is x", values shorter than 8 bytes or longer than 512 bytes after
+// a label, secrets that are all-lowercase words, Discord bot tokens on a line that does not
+// say "discord" (a "token:" label still catches them), and PEM blocks longer than 64 KiB
+// (the part after 64 KiB is treated as a truncated block).
 //
 // # Guarantees
 //
@@ -75,7 +77,10 @@
 //     the secret value only (the label and the surrounding text stay).
 //   - String replaces every finding with "[REDACTED:<kind>]", is idempotent, and its result
 //     has no findings; no rule ever matches marker text.
-//   - Time is linear in the input: one Aho–Corasick pass over the text finds rule anchors,
-//     and each rule's RE2 expression runs only on the lines (or, for lines over 32 KiB,
-//     bounded windows) that contain one of its anchors.
+//   - Work is linear in the input. One Aho–Corasick pass over the ASCII-case-folded text
+//     finds every rule anchor; a rule then runs only there: hand-written matchers (labels,
+//     URLs, PEM blocks) at the anchor, anchored RE2 expressions on at most 1 KiB after it,
+//     unanchored ones on windows at least 1 KiB apart, and contextual rules on the anchor's
+//     line (or 17 KiB windows of a line over 32 KiB). Scans that could repeat (the value
+//     run after many labels, the closing quote, the PEM END line) are memoised per call.
 package redact

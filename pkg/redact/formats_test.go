@@ -332,3 +332,43 @@ func TestNegatives(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecExamples pins the output shapes the package contract promises.
+func TestSpecExamples(t *testing.T) {
+	key := fake("spec", alnumA, 32)
+	pass := fake("spec-pw", alnumA, 14)
+	for in, want := range map[string]string{
+		"API key: " + key:                      "API key: [REDACTED:api-key]",
+		"https://user:" + pass + "@host/x":     "https://user:[REDACTED:url-credentials]@host/x",
+		"http://user:" + pass + "@host:8080/x": "http://user:[REDACTED:url-credentials]@host:8080/x",
+	} {
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestMemoryFile redacts a whole MEMORY.md-shaped file: every secret goes, every other
+// line stays byte for byte (CRLF included).
+func TestMemoryFile(t *testing.T) {
+	recs := readSecrets(t)
+	var in, want strings.Builder
+	in.WriteString("# Memory\r\n\r\n## Ops\r\n")
+	want.WriteString("# Memory\r\n\r\n## Ops\r\n")
+	for i, r := range recs {
+		plain := "- fact " + strings.Repeat("x", i%7) + " see `pkg/a.go:12`, commit 0223a0c <!-- intermem:0123456789abcdef -->\r\n"
+		in.WriteString(plain)
+		want.WriteString(plain)
+		in.WriteString(r.line + "\r\n")
+		want.WriteString(String(r.line) + "\r\n")
+	}
+	got := String(in.String())
+	if got != want.String() {
+		t.Fatalf("whole-file redaction differs from line-by-line redaction")
+	}
+	for _, r := range recs {
+		if strings.Contains(got, r.secret) {
+			t.Errorf("secret of secrets.txt:%d survives", r.lineNo)
+		}
+	}
+}
