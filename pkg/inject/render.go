@@ -50,8 +50,10 @@ const (
 	clipSummary = 80
 )
 
-// omitReserve is kept free for the closing "… N more" line.
-const omitReserve = 64
+// omitReserve is kept free for the closing "… N more" line: its longest
+// form, "\n… 99999 more (past the 9,000-character limit): intermem
+// context --json", is 73 bytes.
+const omitReserve = 80
 
 // Result is a rendering and its measurements.
 type Result struct {

@@ -131,7 +131,7 @@ func TestRenderCutsWholeItems(t *testing.T) {
 // the other memories.
 func TestRenderPriorities(t *testing.T) {
 	in := small()
-	in.Budget = 220 // 660 bytes
+	in.Budget = 240 // 720 bytes
 	res := Render(in)
 	for _, want := range []string{"interrupted", "MEMORY.md is 203 lines", "1 promoted fact is stale", "AGENTS.md holds 1"} {
 		if !strings.Contains(res.Text, want) {
