@@ -559,9 +559,9 @@ func isPathLike(v string) bool {
 	return false
 }
 
-// lenient is the policy where the context already says "this is a credential" (a URL's
-// password, a .netrc password, curl -u): not a placeholder, reference or path, at least
-// minLen bytes.
+// lenientOK is the policy where the context already says "this is a credential" (a URL's
+// password, a .netrc password, curl -u, mysql -p): not a placeholder, reference or path, at
+// least minLen bytes.
 func lenientOK(v string, minLen int) bool {
 	if len(v) < minLen || strings.Contains(v, Marker) || isPlaceholder(v) {
 		return false
@@ -572,6 +572,7 @@ func lenientOK(v string, minLen int) bool {
 	return true
 }
 
+// lenient returns a check that applies lenientOK (6 bytes) to the value in group.
 func lenient(kind string, group int) func(s string, m []int) (Finding, bool) {
 	return func(s string, m []int) (Finding, bool) {
 		start, end, ok := valueSpan(s, m[2*group], m[2*group+1], false)
