@@ -3,6 +3,7 @@ package inject
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -291,19 +292,37 @@ func deriveDoc(real string, content []byte, size, mod int64) *docData {
 // another executable, gives an empty index.
 func LoadIndex(path string) *Index {
 	ix := NewIndex()
-	b, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(b, []byte(indexMagic)) {
+	src, err := readString(path)
+	if err != nil || !strings.HasPrefix(src, indexMagic) {
 		return ix
 	}
-	b = b[len(indexMagic):]
-	exe, rest, ok := bytes.Cut(b, []byte("\n"))
-	if id := exeID(); !ok || id == "" || string(exe) != "X\t"+esc(id) {
+	src = src[len(indexMagic):]
+	exe, rest, ok := strings.Cut(src, "\n")
+	if id := exeID(); !ok || id == "" || exe != "X\t"+esc(id) {
 		return ix
 	}
 	if err := ix.decode(rest); err != nil {
 		return NewIndex()
 	}
 	return ix
+}
+
+// readString reads a file into a string without the copy a []byte to
+// string conversion makes: the decoded records are substrings of it.
+func readString(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var sb strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() < 64<<20 {
+		sb.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := io.Copy(&sb, io.LimitReader(f, 64<<20)); err != nil {
+		return "", err
+	}
+	return sb.String(), nil
 }
 
 // Save writes the records used since the index was loaded, atomically,
@@ -420,10 +439,9 @@ func (ix *Index) encode(w *bytes.Buffer) {
 	}
 }
 
-func (ix *Index) decode(b []byte) error {
-	// One string for the whole file: every field is a substring of it, so
-	// decoding allocates little beyond the records themselves.
-	src := string(b)
+func (ix *Index) decode(src string) error {
+	// Every field is a substring of the file's one string, so decoding
+	// allocates little beyond the records themselves.
 	var fs [12]string
 	var f *memFile
 	var d *docData

@@ -157,7 +157,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	for _, f := range mem {
 		n += len(f.Entries)
 	}
-	rec := make(map[string]entryRec, n)
+	rec := &records{idx: make(map[string]int32, n), recs: make([]entryRec, 0, n)}
 	promoted := map[string]bool{}
 	rejected := map[string]bool{}
 	if s != nil {
@@ -195,23 +195,23 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	// Entries ready for synthesis, approximately as the plan would count
 	// them: stable, not a pointer, not promoted (store or marker), not
 	// rejected, not already said in a curated document.
-	if len(rec) > 0 {
+	if s != nil && len(rec.recs) > 0 {
 		targetKeys := map[uint64]bool{}
 		for _, td := range ds.targets() {
 			for _, k := range td.d.Keys {
 				targetKeys[k] = true
 			}
 		}
-		counted := map[string]bool{}
 		for _, f := range mem {
 			for _, en := range f.Entries {
-				if en.Kind == string(automem.Pointer) || counted[en.ID] || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
+				r := rec.get(en.ID)
+				if r == nil || r.counted || en.Kind == string(automem.Pointer) || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
 					continue
 				}
-				if stability.Of(&store.Entry{Sessions: rec[en.ID].sessions}, e.Threshold) != stability.Stable {
+				if stability.Of(&store.Entry{Sessions: r.sessions}, e.Threshold) != stability.Stable {
 					continue
 				}
-				counted[en.ID] = true
+				r.counted = true
 				in.Stable++
 			}
 		}
@@ -219,6 +219,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 
 	// Candidates: topic-file entries that nothing loaded already says.
 	st := statCache{root: wt, m: map[string]Cited{}}
+	in.Candidates = make([]Candidate, 0, min(n, maxCandidates))
 	for _, f := range mem {
 		if f.Name == automem.IndexName {
 			continue
@@ -236,7 +237,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
 				c.Pointed = pointed[f.Name]
 			}
-			if r, ok := rec[en.ID]; ok {
+			if r := rec.get(en.ID); r != nil {
 				c.Sessions, c.Confidence = r.sessions, r.confidence
 				c.LastSeen, _ = time.Parse(time.RFC3339Nano, r.lastSeen)
 			}
@@ -328,13 +329,27 @@ type entryRec struct {
 	sessions   int
 	lastSeen   string  // RFC 3339, parsed only for candidates
 	confidence float64 // -1: unknown
+	counted    bool    // in Inputs.Stable already
+}
+
+// records holds an entryRec for every current entry id.
+type records struct {
+	idx  map[string]int32
+	recs []entryRec
+}
+
+func (r *records) get(id string) *entryRec {
+	if i, ok := r.idx[id]; ok {
+		return &r.recs[i]
+	}
+	return nil
 }
 
 // readEntries reads, for every current entry, the fields of its
 // store.Entry that ranking needs (and a confidence from the facts bucket
 // when one is recorded), without decoding whole records: a JSON decode per
 // entry would cost more than the rest of the hook at 1,000 entries.
-func readEntries(tx *bolt.Tx, mem []*memFile, rec map[string]entryRec) {
+func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
 	eb := tx.Bucket(store.BucketEntries)
 	fb := tx.Bucket(store.BucketFacts)
 	if fb != nil {
@@ -347,7 +362,10 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec map[string]entryRec) {
 	}
 	for _, f := range mem {
 		for _, en := range f.Entries {
-			rec[en.ID] = entryRec{confidence: -1}
+			if _, ok := rec.idx[en.ID]; !ok {
+				rec.idx[en.ID] = int32(len(rec.recs))
+				rec.recs = append(rec.recs, entryRec{confidence: -1})
+			}
 		}
 	}
 	// One pass over the bucket in key order costs less than a B+tree
@@ -356,19 +374,18 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec map[string]entryRec) {
 	if eb != nil {
 		c := eb.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			r, ok := rec[string(k)]
+			i, ok := rec.idx[string(k)]
 			if !ok || v == nil {
 				continue
 			}
+			r := &rec.recs[i]
 			r.sessions, r.lastSeen = entryFields(v)
-			rec[string(k)] = r
 		}
 	}
 	if fb != nil {
-		for id, r := range rec {
+		for id, i := range rec.idx {
 			if v := gjson.GetBytes(fb.Get([]byte(id)), "confidence"); v.Exists() {
-				r.confidence = v.Float()
-				rec[id] = r
+				rec.recs[i].confidence = v.Float()
 			}
 		}
 	}

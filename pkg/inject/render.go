@@ -232,6 +232,11 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 // anything is worth saying at all: the index of documents Claude Code
 // already loaded is not, on its own.
 func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
+	n := 8 + len(in.Stale) + len(in.Docs) + len(in.Details) + len(in.Candidates)
+	if in.Index != nil {
+		n += len(in.Index.Beyond)
+	}
+	items = make([]item, 0, n)
 	add := func(sec, prio, parent int, est int, build func() string) int {
 		list := listNone
 		switch prio {
