@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"github.com/intermem/intermem/pkg/keyscan"
 	"regexp"
 	"slices"
 	"strings"
@@ -92,7 +93,7 @@ type rule struct {
 
 type engine struct {
 	rules       []*rule
-	ac          *acMatcher
+	ac          *keyscan.Matcher
 	anchorLen   []int
 	anchorRules [][]int32 // anchor id -> rule indexes
 }
@@ -125,7 +126,7 @@ func newEngine(rules []*rule) *engine {
 			e.anchorRules[id] = append(e.anchorRules[id], int32(ri))
 		}
 	}
-	e.ac = newACMatcher(anchors)
+	e.ac = keyscan.New(anchors)
 	return e
 }
 
@@ -167,7 +168,7 @@ func (e *engine) find(s string) []Finding {
 	lineStart, searched := 0, 0
 	lineEndFor, lineEnd := -1, 0
 
-	e.ac.scan(s, func(id int32, end int) {
+	e.ac.Scan(s, func(id int32, end int) {
 		start := end - e.anchorLen[id]
 		if end > searched {
 			if i := strings.LastIndexByte(s[searched:end], '\n'); i >= 0 {

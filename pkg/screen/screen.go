@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"github.com/intermem/intermem/pkg/keyscan"
 	"regexp"
 	"slices"
 	"strings"
@@ -218,7 +219,7 @@ func isWordByte(c byte) bool {
 }
 
 var (
-	keyAC    *acMatcher
+	keyAC    *keyscan.Matcher
 	keyRules [][]int32 // key id -> rule indexes
 	keyLen   []int
 )
@@ -239,7 +240,7 @@ func init() {
 			keyRules[id] = append(keyRules[id], int32(ri))
 		}
 	}
-	keyAC = newACMatcher(keys)
+	keyAC = keyscan.New(keys)
 	for i := range rules {
 		if r := &rules[i]; r.all == nil && r.back == 0 && !r.head {
 			r.all = regexp.MustCompile(strings.TrimPrefix(r.re.String(), "^"))
@@ -253,7 +254,7 @@ func init() {
 // and line is bounded: after maxAttempts tries, one unanchored pass covers the rest.
 func lineRules(fs []Flag, s string) []Flag {
 	hits := make([][]int, len(rules))
-	keyAC.scan(s, func(id int32, end int) {
+	keyAC.Scan(s, func(id int32, end int) {
 		h := end - keyLen[id]
 		if isWordByte(s[h]) && h > 0 && isWordByte(s[h-1]) {
 			return // a key that starts with a letter must start a word

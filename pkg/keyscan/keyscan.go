@@ -1,10 +1,14 @@
-package screen
+// Package keyscan finds every occurrence of a set of keywords in one pass:
+// an Aho–Corasick automaton over ASCII-case-folded bytes, compiled to a
+// dense DFA over byte equivalence classes. Package redact uses it to run a
+// rule's regular expression only where one of the rule's anchors occurs,
+// and package screen the same way for its rule keys; with dozens of rules
+// that is the difference between one pass over the text and dozens.
+package keyscan
 
-// acMatcher is an Aho–Corasick automaton over ASCII-case-folded bytes, compiled to a dense
-// DFA over byte equivalence classes. One pass over the input reports every occurrence of
-// every rule key, so a rule's regular expression is only tried where one of its keys occurs.
-// (The same automaton as pkg/redact's prefilter; packages share no code.)
-type acMatcher struct {
+// Matcher is a compiled keyword set. One pass over the input reports every
+// occurrence of every keyword. It is safe for concurrent use.
+type Matcher struct {
 	class  [256]uint8 // byte -> equivalence class; 0 is "byte in no anchor"
 	nclass int32
 	// delta[row+class] is the row of the next state, where a state's row is its number
@@ -23,15 +27,17 @@ func foldByte(b byte) byte {
 	return b
 }
 
-func newACMatcher(anchors []string) *acMatcher {
-	m := &acMatcher{}
+// New compiles keywords (matched ASCII-case-insensitively). Keyword i is
+// reported as id i.
+func New(anchors []string) *Matcher {
+	m := &Matcher{}
 	next := 1
 	for _, a := range anchors {
 		for i := 0; i < len(a); i++ {
 			b := foldByte(a[i])
 			if m.class[b] == 0 {
 				if next > 255 {
-					panic("screen: too many distinct key bytes")
+					panic("keyscan: too many distinct keyword bytes")
 				}
 				m.class[b] = uint8(next)
 				next++
@@ -127,7 +133,9 @@ func newACMatcher(anchors []string) *acMatcher {
 
 // scan calls f(anchorID, end) for every anchor occurrence, end being the byte offset just
 // past it, in increasing order of end.
-func (m *acMatcher) scan(s string, f func(id int32, end int)) {
+// Scan calls f for every occurrence of every keyword in s, with the
+// keyword's id and the offset just past the occurrence, in order of end.
+func (m *Matcher) Scan(s string, f func(id int32, end int)) {
 	row := int32(0)
 	delta := m.delta
 	class := &m.class
