@@ -191,7 +191,7 @@ func TestTagDecoding(t *testing.T) {
 }
 
 // corpusExpected lists every flag Check raises on the real-world corpus
-// (../../../shared/corpus) as "file: kind: detail", with why each is right.
+// (../../testdata/corpus) as "file: kind: detail", with why each is right.
 var corpusExpected = map[string]int{
 	// A Claude Code tool-call template (<function_calls><invoke …><parameter …>) inside a
 	// global CLAUDE.md: tool-call markup in an instruction file can be taken for a real call.
@@ -209,9 +209,9 @@ var corpusExpected = map[string]int{
 }
 
 func TestRealCorpus(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "corpus")
+	root := filepath.Join("..", "..", "testdata", "corpus")
 	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not present: %v", err)
+		t.Fatalf("the vendored corpus is part of the repository: %v", err)
 	}
 	got := map[string]int{}
 	files, total := 0, 0
