@@ -16,8 +16,9 @@ import (
 	"github.com/intermem/intermem/pkg/redact"
 )
 
-// corpusDir is the shared real-world corpus, relative to this package.
-var corpusDir = filepath.Join("..", "..", "..", "shared", "corpus")
+// corpusDir is the real-world corpus vendored in testdata, relative to
+// this package.
+var corpusDir = filepath.Join("..", "..", "testdata", "corpus")
 
 // corpusMemoryDirs rebuilds every auto-memory folder of the corpus: the
 // files of one repository and directory (MANIFEST.tsv says which), under
@@ -26,7 +27,7 @@ func corpusMemoryDirs(t *testing.T) map[string]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(corpusDir, "MANIFEST.tsv"))
 	if err != nil {
-		t.Fatalf("the shared corpus is required: %v", err)
+		t.Fatalf("the vendored corpus is part of the repository: %v", err)
 	}
 	defer f.Close()
 	dirs := map[string]string{}
