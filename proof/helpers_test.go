@@ -226,3 +226,13 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	}
 	return sorted[i]
 }
+
+// candidates lists the texts a plan offers.
+func candidates(plan map[string]any) []string {
+	var out []string
+	list, _ := plan["candidates"].([]any)
+	for _, c := range list {
+		out = append(out, c.(map[string]any)["text"].(string))
+	}
+	return out
+}
