@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -165,6 +166,11 @@ type Body func(ctx context.Context, h *Hook) ([]byte, error)
 // which is always 0.
 func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 	start := time.Now()
+	// A hook lives for milliseconds and allocates a few megabytes: garbage
+	// collection would only cost time. The memory limit makes the collector
+	// run after all if a pathological input ever drives the heap up.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
 	h := &Hook{Name: opts.Name, Env: env}
 	defer func() {
 		if r := recover(); r != nil {

@@ -45,6 +45,9 @@ type Env struct {
 	Now       time.Time
 	Budget    int
 	Threshold int // sessions that make an entry stable
+	// Deps, when set, records every filesystem fact Gather relies on
+	// (for the render cache).
+	Deps *Deps
 }
 
 // Gather reads everything Render needs: auto-memory, the curated
@@ -64,10 +67,10 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	if cwd == "" {
 		cwd = e.Root
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+	if real, err := e.Deps.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	wt, branch := gitInfo(cwd)
+	wt, branch := gitInfo(e.Deps, cwd)
 	if wt == "" {
 		wt = e.Root
 	}
@@ -76,7 +79,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		in.CwdRel = filepath.ToSlash(rel)
 	}
 
-	mem, err := memFiles(e.MemoryDir, ix)
+	mem, err := memFiles(e.Deps, e.MemoryDir, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +221,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	}
 
 	// Candidates: topic-file entries that nothing loaded already says.
-	st := statCache{root: wt, m: map[string]Cited{}}
+	st := statCache{root: wt, m: map[string]Cited{}, deps: e.Deps}
 	in.Candidates = make([]Candidate, 0, min(n, maxCandidates))
 	for _, f := range mem {
 		if f.Name == automem.IndexName {
@@ -251,8 +254,8 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 // memFiles lists the memory files the way automem.Scan does (top-level
 // *.md regular files or symlinks to them, no dot files, at most
 // automem.MaxFileBytes, sorted by name) and returns their derived records.
-func memFiles(dir string, ix *Index) ([]*memFile, error) {
-	des, err := os.ReadDir(dir)
+func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
+	des, err := deps.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -268,9 +271,9 @@ func memFiles(dir string, ix *Index) ([]*memFile, error) {
 		path := filepath.Join(dir, name)
 		var fi fs.FileInfo
 		if de.Type().IsRegular() {
-			fi, err = de.Info()
+			fi, err = deps.Info(path, de)
 		} else if de.Type()&fs.ModeSymlink != 0 {
-			fi, err = os.Stat(path)
+			fi, err = deps.Stat(path)
 		} else {
 			continue
 		}
@@ -513,6 +516,7 @@ type statCache struct {
 	root  string
 	m     map[string]Cited
 	stats int
+	deps  *Deps
 }
 
 // cites stats the cited paths, relative to the work tree.
@@ -531,7 +535,7 @@ func (s *statCache) cites(paths []string) []Cited {
 		}
 		s.stats++
 		got := Cited{Path: p}
-		if fi, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil {
+		if fi, err := s.deps.Stat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil {
 			got.Exists, got.ModTime = true, fi.ModTime().UTC()
 		}
 		s.m[p] = got

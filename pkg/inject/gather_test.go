@@ -174,13 +174,13 @@ func TestGitInfo(t *testing.T) {
 		{"detached", "detached", ""},
 		{"sub", "sub", "sub-main"},
 	} {
-		wt, br := gitInfo(filepath.Join(dir, c.dir))
+		wt, br := gitInfo(nil, filepath.Join(dir, c.dir))
 		if wt != filepath.Join(dir, c.wt) || br != c.branch {
 			t.Errorf("%s: %q %q, want %q %q", c.dir, wt, br, c.wt, c.branch)
 		}
 	}
 	// Outside git (dir itself is in a temp directory without .git above).
-	if wt, br := gitInfo(filepath.Join(dir, "plain")); br != "" || (wt != "" && !strings.HasPrefix(filepath.Join(dir, "plain"), wt)) {
+	if wt, br := gitInfo(nil, filepath.Join(dir, "plain")); br != "" || (wt != "" && !strings.HasPrefix(filepath.Join(dir, "plain"), wt)) {
 		t.Errorf("plain: %q %q", wt, br)
 	}
 }

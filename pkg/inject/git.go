@@ -12,16 +12,16 @@ import (
 // file "gitdir: <path>" naming it; its HEAD is "ref: refs/heads/<branch>"
 // on a branch and a commit id when detached (branch "" then). A dir
 // outside git gives ("", "").
-func gitInfo(dir string) (worktree, branch string) {
+func gitInfo(deps *Deps, dir string) (worktree, branch string) {
 	for d, i := dir, 0; i < 128; i++ {
 		gitPath := filepath.Join(d, ".git")
-		if st, err := os.Lstat(gitPath); err == nil {
+		if st, err := deps.Lstat(gitPath); err == nil {
 			gitDir := ""
 			switch {
 			case st.IsDir():
 				gitDir = gitPath
 			case st.Mode().IsRegular():
-				b, _ := readHead(gitPath)
+				b, _ := deps.ReadHead(gitPath)
 				line, _, _ := strings.Cut(string(b), "\n")
 				if g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:"); ok {
 					g = strings.TrimSpace(g)
@@ -32,7 +32,7 @@ func gitInfo(dir string) (worktree, branch string) {
 				}
 			}
 			if gitDir != "" {
-				return d, headBranch(gitDir)
+				return d, headBranch(deps, gitDir)
 			}
 			return d, ""
 		}
@@ -46,8 +46,8 @@ func gitInfo(dir string) (worktree, branch string) {
 }
 
 // headBranch reads gitDir/HEAD and returns the branch it names.
-func headBranch(gitDir string) string {
-	b, err := readHead(filepath.Join(gitDir, "HEAD"))
+func headBranch(deps *Deps, gitDir string) string {
+	b, err := deps.ReadHead(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -35,9 +34,6 @@ var HookOptions = hookio.Options{
 
 // Main is the whole of cmd/intermem-inject.
 func Main(env *cli.Env, args []string) int {
-	// A hook lives a few milliseconds with a few megabytes of bounded
-	// work: collecting garbage less often saves time and costs little.
-	debug.SetGCPercent(400)
 	return hookio.Run(env, args, HookOptions, Hook)
 }
 
@@ -74,6 +70,20 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	p := h.Project
 	budget := Budget(h.Env)
 	cache := cachePath(p.StateDir)
+	// When nothing the last rendering depended on has changed, it is
+	// exactly what a fresh one would be: serve it without opening the
+	// store or reading any memory.
+	deps := NewDeps()
+	env := EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget)
+	env.Deps = deps
+	key, renderPath := renderKey(env), p.Path(RenderCacheName)
+	if text, ok := loadRender(renderPath, key, h.Now); ok {
+		if text == "" {
+			return nil, nil
+		}
+		return hookio.SessionStartOutput(text)
+	}
+	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
 	switch {
 	case errors.Is(err, store.ErrNotExist):
@@ -82,7 +92,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return serveCached(h, cache, budget, err)
 	}
 	ix := LoadIndex(p.Path(IndexName))
-	in, err := Gather(EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget), s, ix)
+	in, err := Gather(env, s, ix)
 	s.Close()
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
@@ -105,6 +115,9 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 				h.Logf("%v", err)
 			}
 			if err := WriteCache(cache, res.Text, h.Now); err != nil {
+				h.Logf("%v", err)
+			}
+			if err := saveRender(renderPath, key, renderValidUntil(in, h.Now), deps, res.Text); err != nil {
 				h.Logf("%v", err)
 			}
 		}

@@ -2,7 +2,6 @@ package inject
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +16,7 @@ type namedDoc struct {
 
 // docSet is every markdown document that matters to injection.
 type docSet struct {
+	deps *Deps
 	// loaded are the documents Claude Code loads at session start.
 	loaded []*docData
 	// claude and agents are the root CLAUDE.md and AGENTS.md (nil when
@@ -51,17 +51,17 @@ func (ds *docSet) targets() []namedDoc {
 
 // docAt returns the derived record of the regular file at path (symlinks
 // followed), or nil.
-func docAt(ix *Index, path string) *docData {
+func docAt(ix *Index, deps *Deps, path string) *docData {
 	// Most candidate paths do not exist: one lstat says so, where
 	// resolving symlinks would lstat every component first.
-	if _, err := os.Lstat(path); err != nil {
+	if _, err := deps.Lstat(path); err != nil {
 		return nil
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := deps.EvalSymlinks(path)
 	if err != nil {
 		return nil
 	}
-	fi, err := os.Stat(real)
+	fi, err := deps.Stat(real)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLoadedBytes {
 		return nil
 	}
@@ -91,11 +91,11 @@ func docAt(ix *Index, path string) *docData {
 // Files are read once each (by real path), at most maxLoadedDocs of them
 // and maxLoadedBytes of each.
 func discover(e Env, cwd string, ix *Index) *docSet {
-	ds := &docSet{}
+	ds := &docSet{deps: e.Deps}
 	claudePath := filepath.Join(e.Root, targets.Claude)
 	ds.agentsPath = filepath.Join(e.Root, targets.Agents)
-	ds.claude = docAt(ix, claudePath)
-	ds.agents = docAt(ix, ds.agentsPath)
+	ds.claude = docAt(ix, e.Deps, claudePath)
+	ds.agents = docAt(ix, e.Deps, ds.agentsPath)
 	if ds.claude != nil {
 		ds.claudeReal = ds.claude.Path
 	}
@@ -107,14 +107,14 @@ func discover(e Env, cwd string, ix *Index) *docSet {
 	ds.agentsLoaded = ds.agentsStrict || ds.claude == nil
 
 	// Detail docs.
-	if ents, err := os.ReadDir(filepath.Join(e.Root, filepath.FromSlash(targets.DetailDir))); err == nil {
+	if ents, err := e.Deps.ReadDir(filepath.Join(e.Root, filepath.FromSlash(targets.DetailDir))); err == nil {
 		for _, en := range ents {
 			n := en.Name()
 			if !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") || en.IsDir() || len(ds.details) >= maxDetails {
 				continue
 			}
 			name := targets.DetailDir + "/" + n
-			if d := docAt(ix, filepath.Join(e.Root, filepath.FromSlash(name))); d != nil {
+			if d := docAt(ix, e.Deps, filepath.Join(e.Root, filepath.FromSlash(name))); d != nil {
 				ds.details = append(ds.details, namedDoc{name, d})
 			}
 		}
@@ -130,7 +130,7 @@ func discover(e Env, cwd string, ix *Index) *docSet {
 	var queue []pending
 	push := func(p string, depth int) { queue = append(queue, pending{path: p, depth: depth}) }
 	pushRules := func(dir string) {
-		for _, r := range ruleFiles(dir) {
+		for _, r := range ruleFiles(e.Deps, dir) {
 			queue = append(queue, pending{path: r, rule: true})
 		}
 	}
@@ -161,7 +161,7 @@ func discover(e Env, cwd string, ix *Index) *docSet {
 	for len(queue) > 0 && len(ds.loaded) < maxLoadedDocs {
 		p := queue[0]
 		queue = queue[1:]
-		d := docAt(ix, p.path)
+		d := docAt(ix, e.Deps, p.path)
 		if d == nil || seen[d.Path] || (p.rule && d.HasPaths) {
 			continue
 		}
@@ -195,7 +195,7 @@ func (ds *docSet) importsAgents() bool {
 	agentsReal := ds.agentsReal
 	if agentsReal == "" {
 		agentsReal = ds.agentsPath
-		if real, err := filepath.EvalSymlinks(ds.agentsPath); err == nil {
+		if real, err := ds.deps.EvalSymlinks(ds.agentsPath); err == nil {
 			agentsReal = real
 		}
 	}
@@ -213,11 +213,11 @@ func (ds *docSet) importsAgents() bool {
 
 // ruleFiles lists the *.md files under a rules directory, two levels deep
 // at most, sorted.
-func ruleFiles(dir string) []string {
+func ruleFiles(deps *Deps, dir string) []string {
 	var out []string
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
-		ents, err := os.ReadDir(d)
+		ents, err := deps.ReadDir(d)
 		if err != nil {
 			return
 		}

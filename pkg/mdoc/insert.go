@@ -77,7 +77,7 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 // section, the entry goes into a new section; if that fails too, Place
 // returns ErrUnsafe and the document is left alone.
 func (d *Doc) Place(section, block, id string) (Insertion, error) {
-	if !idRE.MatchString(id) {
+	if !validID(id) {
 		return Insertion{}, ErrBadID
 	}
 	old := d.marked(false, "")

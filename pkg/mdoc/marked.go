@@ -4,13 +4,32 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// MarkerRE matches an intermem marker, legacy 8-hex and current 16-hex alike;
-// the first group is the id.
-var MarkerRE = regexp.MustCompile(`<!--\s*intermem:([0-9a-f]{8,64})\s*-->`)
+// markerRE matches an intermem marker, legacy 8-hex and current 16-hex
+// alike; the first group is the id. It is compiled on first use (the hot
+// paths use the hand-written scanner, and hooks must not pay for regexp
+// compilation at start-up); FuzzMarkerScan holds the two equal.
+var markerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<!--\s*intermem:([0-9a-f]{8,64})\s*-->`)
+})
 
-var idRE = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
+// StripMarkers removes every intermem marker from s.
+func StripMarkers(s string) string { return markerRE().ReplaceAllString(s, "") }
+
+// validID reports whether id is 8 to 64 lower-case hex digits.
+func validID(id string) bool {
+	if len(id) < 8 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Marker returns the marker that tags a promoted entry with id.
 func Marker(id string) string { return "<!-- intermem:" + id + " -->" }
@@ -107,7 +126,7 @@ func hasID(raw []byte, locs [][4]int, id string) bool {
 }
 
 // markerLocs returns the markers in s that are not inside an inline code
-// span, as [start, end, id start, id end]. It is MarkerRE's leftmost-first
+// span, as [start, end, id start, id end]. It is markerRE's leftmost-first
 // matching, written out because it runs on every line that mentions
 // "intermem:".
 func markerLocs(s []byte) [][4]int {
@@ -368,7 +387,7 @@ func (d *Doc) columnOffset(i, col int) int {
 // lines loses its heading the same way (pass it only for sections intermem
 // created). Every other byte is preserved. ok is false if no entry carries id.
 func (d *Doc) Remove(id string, removeEmptySection bool) (out []byte, removed []byte, ok bool) {
-	if !idRE.MatchString(id) {
+	if !validID(id) {
 		return d.Content, nil, false
 	}
 	ms := d.marked(false, id)

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -209,7 +208,7 @@ func (m *scanMemo) closingQuote(s string, i int, q byte) int {
 	return -1
 }
 
-var continuationRe = regexp.MustCompile(`[;&,][A-Za-z_][A-Za-z0-9_ -]*=`)
+var continuationRe = lazy(`[;&,][A-Za-z_][A-Za-z0-9_ -]*=`)
 
 // valueSpan turns a matched value (possibly quoted) into the span of the secret itself:
 // quotes dropped, an unquoted value cut at a following "key=" and stripped of trailing
@@ -412,19 +411,19 @@ func classifyLabel(label string) (string, bool) {
 }
 
 var (
-	envNameRe    = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
-	wordsRe      = regexp.MustCompile(`^[A-Za-z]+(?:[-_.][A-Za-z]+)*$`)
-	humpRe       = regexp.MustCompile(`^(?:[a-z]+|[A-Z]+|[a-z]*(?:[A-Z][a-z]+)+)$`)
-	dottedRe     = regexp.MustCompile(`^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+(?:\(.*\))?$`)
-	callRe       = regexp.MustCompile(`^[\w.$:]+\(.*\)$`)
-	dateRe       = regexp.MustCompile(`^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}`)
-	versionRe    = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$`)
-	numericRe    = regexp.MustCompile(`^[\d.,:_ -]+$`)
-	emailRe      = regexp.MustCompile(`^[^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$`)
-	fileNameRe   = regexp.MustCompile(`(?i)^[\w-]+\.(?:txt|json|pem|key|env|ya?ml|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|pub|md|sh|py|js|ts|go)$`)
-	extensionRe  = regexp.MustCompile(`/[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$`)
-	lowerPathRe  = regexp.MustCompile(`^[a-z0-9._-]+(?:/[a-z0-9._-]*)+$`)
-	appPassRe    = regexp.MustCompile(`^[a-z]{4}(?: [a-z]{4}){3}$`)
+	envNameRe    = lazy(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	wordsRe      = lazy(`^[A-Za-z]+(?:[-_.][A-Za-z]+)*$`)
+	humpRe       = lazy(`^(?:[a-z]+|[A-Z]+|[a-z]*(?:[A-Z][a-z]+)+)$`)
+	dottedRe     = lazy(`^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+(?:\(.*\))?$`)
+	callRe       = lazy(`^[\w.$:]+\(.*\)$`)
+	dateRe       = lazy(`^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}`)
+	versionRe    = lazy(`^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$`)
+	numericRe    = lazy(`^[\d.,:_ -]+$`)
+	emailRe      = lazy(`^[^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$`)
+	fileNameRe   = lazy(`(?i)^[\w-]+\.(?:txt|json|pem|key|env|ya?ml|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|pub|md|sh|py|js|ts|go)$`)
+	extensionRe  = lazy(`/[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$`)
+	lowerPathRe  = lazy(`^[a-z0-9._-]+(?:/[a-z0-9._-]*)+$`)
+	appPassRe    = lazy(`^[a-z]{4}(?: [a-z]{4}){3}$`)
 	placeholders = set("placeholder", "example", "sample", "dummy", "test", "testing", "changeme",
 		"changeit", "secret", "password", "passwd", "token", "apikey", "none", "null", "nil",
 		"undefined", "empty", "unset", "notset", "required", "optional", "string", "default",
@@ -695,8 +694,8 @@ func cliUserPass(s string, m []int) (Finding, bool) {
 }
 
 var (
-	attachedPContext = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b`)
-	spacedPContext   = regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl)\s+login|helm\s+registry\s+login)\b`)
+	attachedPContext = lazy(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b`)
+	spacedPContext   = lazy(`\b(?:sshpass|(?:docker|podman|nerdctl)\s+login|helm\s+registry\s+login)\b`)
 )
 
 // cliDashP accepts the password of "-p'secret'", "-p\"secret\"" or "-psecret" (groups 1 to 3),

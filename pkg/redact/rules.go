@@ -235,7 +235,7 @@ func discordID(v string) bool {
 	return true
 }
 
-var awsKeyIDRe = regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)
+var awsKeyIDRe = lazy(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)
 
 // awsSecretNearKeyID accepts an unlabelled 40-character base64 run (on a line that also holds
 // an AWS access key id: the usual "AKIA… / wJalr…" pair).
@@ -266,8 +266,8 @@ func hexAfter(prefix string) []string {
 	return as
 }
 
-var pemHeaderRe = regexp.MustCompile(`^-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
-var pemFooterRe = regexp.MustCompile(`^-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
+var pemHeaderRe = lazy(`^-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
+var pemFooterRe = lazy(`^-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
 
 // findPEM redacts a whole PEM private-key block, BEGIN line to END line. Without an END line
 // (a truncated memory), it takes the run of base64 (and PEM header) lines after BEGIN.

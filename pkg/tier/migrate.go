@@ -38,7 +38,7 @@ type Move struct {
 // moves.
 func RawBlock(content []byte, m mdoc.Marked) string {
 	b := string(content[m.Start:m.End])
-	b = mdoc.MarkerRE.ReplaceAllString(b, "")
+	b = mdoc.StripMarkers(b)
 	b = strings.ReplaceAll(b, "\r\n", "\n")
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(b, "\n"), "\n") {
