@@ -76,6 +76,9 @@ var corpusExpected = map[string]bool{
 	// A Google OAuth client credential written under the label "client_secret" in a private
 	// memory file: conservative redaction of a value its author called a secret.
 	"1000ssam__claude-config__memory_project_book-writer.md: client-secret 358410151364-ijasavahhiuifcnjh75vsdpkrghc507a": true,
+	// A real admin password written as "Auth: <user> / <password>" in a project memory: the
+	// SessionStart context printed it before the credential-pair rule existed.
+	"zatiads__projeto-jake-23-03-2026__.claude_projects_-root_memory_projeto.md: password Jake@2024!": true,
 }
 
 // TestRealCorpus runs String over every real memory, CLAUDE.md and solution file: it may

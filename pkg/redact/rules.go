@@ -189,6 +189,20 @@ func buildRules() []*rule {
 			return cliDashP(s, []int{m[0], m[1], -1, -1, -1, -1, -1, -1, m[2], m[3]})
 		}})
 	line("password", []string{"machine"}, `(?i)\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+(\S+)`, lenient("password", 1))
+	// A user and password pair after a credential label: "Auth: admin@x.local / Jake@2024!",
+	// "Login: deploy:S3cret-99", "**Credentials** — ops / hunter2!". The user is kept; the
+	// password must look like one (two character classes, not a path or a placeholder).
+	line("password", []string{"auth", "login", "credential", "creds", "account"},
+		`(?i)\b(?:auth|login|credentials?|creds|account)\b\**[ \t]*(?:[:=]|—|–|-)[ \t]*\**[ \t]*[^\s/:]{1,64}(?:[ \t]+/[ \t]+|:|[ \t]+:[ \t]+)([^\s]{4,128})`,
+		func(s string, m []int) (Finding, bool) {
+			start, end := m[2], m[3]
+			v := strings.TrimRight(s[start:end], ".,;)")
+			end = start + len(v)
+			if !lenientOK(v, 6) || classes(v) < 2 || isPathLike(v) || strings.Contains(v, "://") {
+				return Finding{}, false
+			}
+			return Finding{"password", start, end}, true
+		})
 
 	// Generic: a value after a key-like label, in prose, YAML, JSON, env files, code, flags.
 	add(&rule{kind: "secret", anchors: labelAnchors, hit: labelAt})
