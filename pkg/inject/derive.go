@@ -278,7 +278,7 @@ func citePaths(text string) []string {
 func deriveDoc(real string, content []byte, size, mod int64) *docData {
 	d := mdoc.Parse(content)
 	dd := &docData{Path: real, Size: size, Mod: mod, HasPaths: hasPathsKey(content), Title: keep(docTitle(d), keepMark)}
-	for _, s := range d.Statements() {
+	for _, s := range d.AllStatements() {
 		dd.Keys = append(dd.Keys, match.Key(s.Text))
 	}
 	for _, m := range d.Marked() {
@@ -598,7 +598,7 @@ func docTitle(d *mdoc.Doc) string {
 			return s.Title
 		}
 	}
-	for _, s := range d.Statements() {
+	for _, s := range d.AllStatements() {
 		first, _, _ := strings.Cut(s.Text, "\n")
 		if t := strings.TrimSpace(first); t != "" {
 			return t
