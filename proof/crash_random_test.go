@@ -86,7 +86,8 @@ func (s *killStats) String() string {
 
 // TestRandomKill is the randomized crash proof: for INTERMEM_PROOF_ROUNDS
 // rounds (default 100) it starts one of the journaled operations above,
-// SIGKILLs it after a uniformly random 0–30 ms, recovers with
+// SIGKILLs it after a uniformly random 0–30 ms (INTERMEM_PROOF_MAXDELAY_MS
+// widens the window for operations that start late), recovers with
 // intermem-recover --resume, and checks, every round:
 //
 //   - at the kill, every file is whole: byte-equal to its state before the
@@ -107,8 +108,9 @@ func (s *killStats) String() string {
 // timing of the process under the kill is the machine's).
 func TestRandomKill(t *testing.T) {
 	rounds := envInt(t, "INTERMEM_PROOF_ROUNDS", 100)
+	maxDelay := time.Duration(envInt(t, "INTERMEM_PROOF_MAXDELAY_MS", 30)) * time.Millisecond
 	seed := envSeed(t)
-	t.Logf("random kill loop: %d rounds, INTERMEM_PROOF_SEED=%d", rounds, seed)
+	t.Logf("random kill loop: %d rounds, kills after 0–%v, INTERMEM_PROOF_SEED=%d", rounds, maxDelay, seed)
 	stats := make([]killStats, len(killKinds))
 	t.Run("kinds", func(t *testing.T) {
 		for k, kind := range killKinds {
@@ -121,7 +123,7 @@ func TestRandomKill(t *testing.T) {
 			}
 			t.Run(kind.name, func(t *testing.T) {
 				t.Parallel()
-				randomKill(t, kind, n, rand.New(rand.NewSource(seed+int64(k))), &stats[k])
+				randomKill(t, kind, n, maxDelay, rand.New(rand.NewSource(seed+int64(k))), &stats[k])
 			})
 		}
 	})
@@ -197,11 +199,11 @@ func placesWithMemory(t *testing.T, f *fixture) map[string]int {
 	return where
 }
 
-func randomKill(t *testing.T, kind killKind, rounds int, rng *rand.Rand, st *killStats) {
+func randomKill(t *testing.T, kind killKind, rounds int, maxDelay time.Duration, rng *rand.Rand, st *killStats) {
 	f := promoteFixture(t, kind.layout)
 	ref := prepareKind(t, f, kind)
 	for i := 0; i < rounds; i++ {
-		delay := time.Duration(rng.Int63n(int64(30*time.Millisecond) + 1))
+		delay := time.Duration(rng.Int63n(int64(maxDelay) + 1))
 		ref.template.restore(t, f.dir)
 		f.now = ref.now
 		ok := t.Run(fmt.Sprintf("round%d-%s", i, delay.Round(10*time.Microsecond)), func(rt *testing.T) {

@@ -1,6 +1,7 @@
 package proof
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/sjson"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/journal"
@@ -235,4 +237,111 @@ func candidates(plan map[string]any) []string {
 		out = append(out, c.(map[string]any)["text"].(string))
 	}
 	return out
+}
+
+// hookTimeouts reads each event's timeout from hooks.json: the only
+// wall-clock bound the proofs assert.
+func hookTimeouts(t *testing.T) map[string]time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("../hooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Timeout float64 `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	decodeJSON(t, "hooks.json", string(b), &cfg)
+	out := map[string]time.Duration{}
+	for ev, groups := range cfg.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Timeout <= 0 {
+					t.Fatalf("hooks.json: %s hook without an explicit timeout", ev)
+				}
+				out[ev] = time.Duration(h.Timeout * float64(time.Second))
+			}
+		}
+	}
+	for _, ev := range []string{"Stop", "SessionEnd", "SessionStart"} {
+		if out[ev] == 0 {
+			t.Fatalf("hooks.json has no %s hook", ev)
+		}
+	}
+	return out
+}
+
+// payload loads a captured payload and points it at a session and a cwd.
+func payload(t *testing.T, name, session, cwd string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "payloads", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sjson.Set(string(b), "session_id", session)
+	if err == nil {
+		s, err = sjson.Set(s, "cwd", cwd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkSessionStartOutput: nothing, or exactly one JSON object in the
+// shape Claude Code validates, with a context under its 10,000-character
+// inline cap.
+func checkSessionStartOutput(out string) error {
+	if out == "" {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	var v struct {
+		HookSpecificOutput *struct {
+			HookEventName     string  `json:"hookEventName"`
+			AdditionalContext *string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("more than one JSON value")
+	}
+	var rest bytes.Buffer
+	rest.ReadFrom(dec.Buffered())
+	if strings.TrimSpace(rest.String()) != "" {
+		return fmt.Errorf("trailing bytes after the JSON object: %q", rest.String())
+	}
+	h := v.HookSpecificOutput
+	switch {
+	case h == nil:
+		return fmt.Errorf("no hookSpecificOutput")
+	case h.HookEventName != "SessionStart":
+		return fmt.Errorf("hookEventName %q", h.HookEventName)
+	case h.AdditionalContext == nil:
+		return fmt.Errorf("no additionalContext string")
+	case len([]rune(*h.AdditionalContext)) >= 10000:
+		return fmt.Errorf("additionalContext of %d characters: Claude Code would replace it with a preview", len([]rune(*h.AdditionalContext)))
+	}
+	return nil
+}
+
+// countFiles counts the entries of dir whose names end in suffix.
+func countFiles(t *testing.T, dir, suffix string) int {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), suffix) && !e.IsDir() {
+			n++
+		}
+	}
+	return n
 }
