@@ -221,10 +221,8 @@ func TestBadHookInput(t *testing.T) {
 	f.sessions(3)
 	before := f.tree()
 
-	cases := corpusCases(t, f.root)
-	cases = append(cases, generatedCases(t, f)...)
-	wt := wrongTypeCases(t, f)
-	cases = append(cases, wt...)
+	corpus, gen, wt := corpusCases(t, f.root), generatedCases(t, f), wrongTypeCases(t, f)
+	cases := append(append(append([]hookCase(nil), corpus...), gen...), wt...)
 
 	type job struct {
 		c   hookCase
@@ -322,7 +320,14 @@ func TestBadHookInput(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("invalid session ids reached the store: %v", bad)
 	}
+	usable, injects := 0, 0
 	for _, c := range cases {
+		if c.recorded != "" {
+			usable++
+		}
+		if c.inject {
+			injects++
+		}
 		if c.recorded != "" && !recorded[c.recorded] {
 			t.Errorf("%s (%s): the usable payload's session %s was not recorded", c.name, c.proves, c.recorded)
 		}
@@ -338,8 +343,8 @@ func TestBadHookInput(t *testing.T) {
 	if n := countFiles(t, filepath.Join(f.root, ".intermem", "spool", "bad"), ""); n != 0 {
 		t.Errorf("%d spool files set aside as unreadable", n)
 	}
-	t.Logf("bad hook input: %d cases (%d corpus files, %d generated, %d wrong-type fields), %d hook runs, worst %v",
-		len(cases), len(cases)-len(wt)-8, 8, len(wt), len(outs), worst.Round(time.Millisecond))
+	t.Logf("bad hook input: %d cases (%d corpus files, %d generated, %d wrong-type fields), %d hook runs, worst %v; %d usable odd inputs recorded, %d injected",
+		len(cases), len(corpus), len(gen), len(wt), len(outs), worst.Round(time.Millisecond), usable, injects)
 }
 
 // clip shortens output for failure messages.
