@@ -170,7 +170,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 	// collection would only cost time. The memory limit makes the collector
 	// run after all if a pathological input ever drives the heap up.
 	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(256 << 20)
+	debug.SetMemoryLimit(64 << 20)
 	h := &Hook{Name: opts.Name, Env: env}
 	defer func() {
 		if r := recover(); r != nil {

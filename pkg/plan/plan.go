@@ -190,49 +190,24 @@ func Build(in Inputs) *Plan {
 		}
 		results := in.Checker.Check(cite.Extract(it.Text))
 		sc := score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: cat.Threshold})
-		safe := redact.String(block)
 		c := Candidate{
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
 			Sessions: it.Sessions(), Confidence: sc.Confidence, Dedup: Novel,
-			Block: safe, Text: strings.TrimPrefix(safe, "- "), Redacted: safe != block,
-			Injection: []string{}, Annotations: []string{},
+			Block: block, Injection: []string{}, Annotations: []string{},
 		}
 		if it.Rec != nil {
 			c.FirstSeen = it.Rec.FirstSeen
 		}
 		if sc.Stale {
 			p.Blocked = append(p.Blocked, Blocked{
-				ID: it.ID, Text: preview(c.Text), Reason: strings.Join(sc.Reasons, "; "),
+				ID: it.ID, Text: preview(strings.TrimPrefix(redact.String(block), "- ")), Reason: strings.Join(sc.Reasons, "; "),
 				File: it.File, Line: it.StartLine, Confidence: sc.Confidence,
 			})
 			continue
 		}
 		c.Target, c.Route = Route(it.Entry)
 		c.Section = Section(it.Entry, cat.Dir)
-		if m, ok := ix.Best(block, Similar); ok {
-			c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, preview(stmts[m.ID]), round2(m.Score)
-			c.Annotations = append(c.Annotations, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
-		}
-		if m, kind, ok := ix.Refinement(block); ok {
-			c.Refinement, c.RefinesText = kind, preview(stmts[m.ID])
-			if kind == "refines" {
-				c.Annotations = append(c.Annotations, fmt.Sprintf("refines existing: %q", c.RefinesText))
-			} else {
-				c.Annotations = append(c.Annotations, fmt.Sprintf("narrower than existing: %q", c.RefinesText))
-			}
-		}
-		if c.Redacted {
-			c.Annotations = append(c.Annotations, "secret redacted")
-		}
-		if in.Screen != nil {
-			c.Injection = append(c.Injection, in.Screen(block)...)
-		}
-		if len(c.Injection) > 0 {
-			c.Annotations = append(c.Annotations, "possible prompt injection: "+strings.Join(c.Injection, "; "))
-		}
-		for _, r := range sc.Reasons {
-			c.Annotations = append(c.Annotations, r)
-		}
+		c.Annotations = append(c.Annotations, sc.Reasons...)
 		cands = append(cands, c)
 	}
 	p.Baseline = p.Stable == 0
@@ -255,6 +230,12 @@ func Build(in Inputs) *Plan {
 		p.Capped = len(cands) - in.Max
 		cands = cands[:in.Max]
 	}
+	// The fuzzy comparisons, redaction and screening are done only for the
+	// entries that made the list: they are what a person reads, and on a
+	// large memory they are most of the cost.
+	for i := range cands {
+		annotate(&cands[i], ix, stmts, in.Screen)
+	}
 	// Group by target, keeping rank order within each group, and number.
 	sort.SliceStable(cands, func(a, b int) bool {
 		return strings.Index(targetOrder, cands[a].Target) < strings.Index(targetOrder, cands[b].Target)
@@ -266,6 +247,38 @@ func Build(in Inputs) *Plan {
 
 	p.warn(in.Targets, marked)
 	return p
+}
+
+// annotate adds what a person needs to judge a candidate: the closest
+// existing statement when it is similar, a refinement of one, a redacted
+// secret, signs of a prompt injection.
+func annotate(c *Candidate, ix *match.Index, stmts []string, screenText func(string) []string) {
+	raw := c.Block
+	safe := redact.String(raw)
+	c.Block, c.Text, c.Redacted = safe, strings.TrimPrefix(safe, "- "), safe != raw
+	var notes []string
+	if m, ok := ix.Best(raw, Similar); ok {
+		c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, preview(redact.String(stmts[m.ID])), round2(m.Score)
+		notes = append(notes, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
+	}
+	if m, kind, ok := ix.Refinement(raw); ok {
+		c.Refinement, c.RefinesText = kind, preview(redact.String(stmts[m.ID]))
+		if kind == "refines" {
+			notes = append(notes, fmt.Sprintf("refines existing: %q", c.RefinesText))
+		} else {
+			notes = append(notes, fmt.Sprintf("narrower than existing: %q", c.RefinesText))
+		}
+	}
+	if c.Redacted {
+		notes = append(notes, "secret redacted")
+	}
+	if screenText != nil {
+		c.Injection = append(c.Injection, screenText(raw)...)
+	}
+	if len(c.Injection) > 0 {
+		notes = append(notes, "possible prompt injection: "+strings.Join(c.Injection, "; "))
+	}
+	c.Annotations = append(notes, c.Annotations...)
 }
 
 func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {

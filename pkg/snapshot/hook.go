@@ -57,6 +57,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	}
 	s, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: writeWait, Logf: h.Logf, Now: h.Now})
 	if err != nil {
+		obs.FillPreviews()
 		if errors.Is(err, store.ErrLocked) {
 			if serr := Spool(p.StateDir, obs); serr != nil {
 				return nil, fmt.Errorf("store busy and spool failed: %w", serr)

@@ -66,6 +66,28 @@ type Seen struct {
 	Preview string `json:"preview"`
 	Type    string `json:"type,omitempty"`
 	Name    string `json:"name,omitempty"`
+
+	// text and redact make the preview on demand: most entries of an
+	// observation were already recorded for the session, and redacting
+	// every one would be most of a Stop hook's work on a large memory.
+	text   string
+	redact func(string) string
+}
+
+// preview returns the entry's redacted preview, computing it once.
+func (e *Seen) preview() string {
+	if e.Preview == "" && e.text != "" {
+		e.Preview = Preview(e.text, e.redact)
+	}
+	return e.Preview
+}
+
+// FillPreviews computes every preview (before an observation is spooled:
+// the spool holds previews, never raw text).
+func (o *Observation) FillPreviews() {
+	for i := range o.Entries {
+		o.Entries[i].preview()
+	}
 }
 
 // Fingerprint summarises the memory directory without reading any file:
@@ -117,7 +139,8 @@ func Observe(dir, sessionID, event string, at time.Time, redact func(string) str
 	return obs, nil
 }
 
-// SeenOf summarises an entry for the store.
+// SeenOf summarises an entry for the store; its preview is made on
+// demand.
 func SeenOf(e automem.Entry, redact func(string) string) Seen {
 	text := e.Text
 	if e.Kind == automem.Memory && e.Description != "" {
@@ -125,7 +148,7 @@ func SeenOf(e automem.Entry, redact func(string) string) Seen {
 	}
 	return Seen{
 		ID: e.ID, Kind: string(e.Kind), File: e.File, Section: e.Section,
-		Preview: Preview(text, redact), Type: e.Type, Name: e.Name,
+		Type: e.Type, Name: e.Name, text: text, redact: redact,
 	}
 }
 
@@ -210,7 +233,13 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				}
 			}
 		}
-		for _, e := range cur {
+		for i := range cur {
+			e := &cur[i]
+			if seen.Get([]byte(e.ID)) != nil {
+				// Already recorded for this session: its count and lineage
+				// are settled, and later turns of one session add nothing.
+				continue
+			}
 			var rec store.Entry
 			exists, err := store.Get(tx, store.BucketEntries, e.ID, &rec)
 			if err != nil {
@@ -218,25 +247,23 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			}
 			if !exists {
 				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At}
-				if i := bestPredecessor(e, vanished); i >= 0 {
-					rec.Prev = vanished[i].ID
-					vanished = append(vanished[:i], vanished[i+1:]...)
+				if j := bestPredecessor(e, vanished); j >= 0 {
+					rec.Prev = vanished[j].ID
+					vanished = append(vanished[:j], vanished[j+1:]...)
 				}
 			}
-			if seen.Get([]byte(e.ID)) == nil {
-				if err := seen.Put([]byte(e.ID), nil); err != nil {
-					return err
-				}
-				rec.Sessions++
-				rec.LastSession = obs.SessionID
+			if err := seen.Put([]byte(e.ID), nil); err != nil {
+				return err
 			}
+			rec.Sessions++
+			rec.LastSession = obs.SessionID
 			if obs.At.Before(rec.FirstSeen) {
 				rec.FirstSeen = obs.At
 			}
 			if !obs.At.Before(rec.LastSeen) || !exists {
 				rec.LastSeen = obs.At
 				rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
-				rec.Preview, rec.Type, rec.Name = e.Preview, e.Type, e.Name
+				rec.Preview, rec.Type, rec.Name = e.preview(), e.Type, e.Name
 			}
 			if err := store.Put(tx, store.BucketEntries, e.ID, &rec); err != nil {
 				return err
@@ -299,7 +326,7 @@ func sortedKeys(m map[string][]Seen, files []string) []string {
 
 var dice = &metrics.SorensenDice{CaseSensitive: false, NgramSize: 2}
 
-func bestPredecessor(e Seen, vanished []store.Entry) int {
+func bestPredecessor(e *Seen, vanished []store.Entry) int {
 	best, bestScore := -1, lineageMin
 	for i, v := range vanished {
 		if v.Section != e.Section || v.Kind != e.Kind {
@@ -308,7 +335,7 @@ func bestPredecessor(e Seen, vanished []store.Entry) int {
 		if e.Kind == string(automem.Memory) && v.File == e.File {
 			return i // the same memory file rewritten
 		}
-		if s := strutil.Similarity(v.Preview, e.Preview, dice); s >= bestScore {
+		if s := strutil.Similarity(v.Preview, e.preview(), dice); s >= bestScore {
 			best, bestScore = i, s
 		}
 	}
@@ -324,6 +351,7 @@ func Spool(stateDir string, obs Observation) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
+	obs.FillPreviews()
 	b, err := json.Marshal(&obs)
 	if err != nil {
 		return fmt.Errorf("spool: %w", err)

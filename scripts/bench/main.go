@@ -5,9 +5,11 @@
 // Each row is a binary, its arguments, its stdin and its environment, run
 // many times after a few warm-up runs; the table gives the median (p50) and
 // 95th percentile (p95) wall time of fork+exec+exit as seen by this
-// process, which is what Claude Code waits for. The floor row is a static
-// Go binary that does nothing: no hook can be faster. To add a row (the
-// snapshot hook, synthesize plan, other scales), append to rows in main.
+// process, which is what Claude Code waits for, the child's CPU time and
+// its peak resident set. The floor row is a static Go binary that does
+// nothing: no hook can be faster. Projects are generated at three scales
+// (about 50, 1,000 and 20,000 memory entries; INTERMEM_BENCH_LARGE=0 skips
+// the largest).
 package main
 
 import (
@@ -32,14 +34,18 @@ type row struct {
 	args   []string
 	stdin  []byte
 	env    []string
-	before func() // run before each timed run, untimed
+	runs   int          // timed runs, 0 for the default
+	setup  func() error // run once before the row, untimed
+	before func()       // run before each timed run, untimed
 }
 
 type result struct {
 	row      row
+	n        int
 	p50, p95 time.Duration
 	min      time.Duration
 	cpu50    time.Duration // median user+system CPU time of the child
+	rssKB    int64         // peak resident set of one run, measured apart
 	out      int           // bytes of stdout of the last run
 }
 
@@ -59,6 +65,12 @@ func main() {
 	}
 }
 
+// scale is one generated project size.
+type scale struct {
+	name string
+	opts benchgen.Options
+}
+
 func run(bin, work, demo string, runs int) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
@@ -68,50 +80,107 @@ func run(bin, work, demo string, runs int) error {
 		return err
 	}
 	now := time.Now().UTC()
-	big, err := benchgen.Write(filepath.Join(work, "k1"), benchgen.Options{Now: now})
-	if err != nil {
-		return fmt.Errorf("generate project: %w", err)
+	scales := []scale{
+		{"~50", benchgen.Options{IndexLines: 30, FactFiles: 1, FactsEach: 10, MemoryFiles: 10, DocLines: 100, Now: now}},
+		{"~1,000", benchgen.Options{Now: now}},
+		{"~20,000", benchgen.Options{IndexLines: 260, FactFiles: 200, FactsEach: 96, MemoryFiles: 500, DocLines: 10000, Now: now}},
 	}
-	demoProj := filepath.Join(work, "demo")
-	if err := copyTree(filepath.Join(demo, "project"), demoProj); err != nil {
-		return fmt.Errorf("copy demo: %w", err)
-	}
-	demoMem, err := filepath.Abs(filepath.Join(demo, "memory"))
-	if err != nil {
-		return err
+	if os.Getenv("INTERMEM_BENCH_LARGE") == "0" {
+		scales = scales[:2]
 	}
 	baseEnv := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	payload := func(cwd string) []byte {
-		b, _ := json.Marshal(map[string]string{
-			"session_id": "42d98da9-b0e8-412c-9577-fa32f4125807", "cwd": cwd,
-			"hook_event_name": "SessionStart", "source": "startup",
-			"transcript_path": filepath.Join(home, ".claude", "projects", "x", "42d98da9.jsonl"),
-		})
+	payload := func(cwd, event, session string) []byte {
+		m := map[string]string{
+			"session_id": session, "cwd": cwd, "hook_event_name": event,
+			"transcript_path": filepath.Join(home, ".claude", "projects", "x", session+".jsonl"),
+		}
+		if event == "SessionStart" {
+			m["source"] = "startup"
+		}
+		b, _ := json.Marshal(m)
 		return append(b, '\n')
 	}
-	injectEnv := func(mem string) []string { return append([]string{"INTERMEM_MEMORY_DIR=" + mem}, baseEnv...) }
-	bigIndex := filepath.Join(big.Root, ".intermem", inject.IndexName)
+	cliRuns := max(5, runs/20)
 
-	rows := []row{
-		{name: "floor: static do-nothing binary", bin: "floor", stdin: payload(big.Root), env: baseEnv},
-		{name: fmt.Sprintf("intermem-inject, %d entries", big.Entries), bin: "intermem-inject", stdin: payload(big.Root), env: injectEnv(big.MemoryDir)},
-		{name: fmt.Sprintf("intermem-inject, %d entries, cold index", big.Entries), bin: "intermem-inject", stdin: payload(big.Root), env: injectEnv(big.MemoryDir),
-			before: func() { os.Remove(bigIndex) }},
-		{name: "intermem-inject, demo project", bin: "intermem-inject", stdin: payload(demoProj), env: injectEnv(demoMem)},
+	rows := []row{{name: "floor: static do-nothing binary", bin: "floor", stdin: payload(work, "Stop", "s"), env: baseEnv}}
+	var projects []*benchgen.Project
+	for i, sc := range scales {
+		pr, err := benchgen.Write(filepath.Join(work, fmt.Sprintf("scale%d", i)), sc.opts)
+		if err != nil {
+			return fmt.Errorf("generate %s project: %w", sc.name, err)
+		}
+		projects = append(projects, pr)
+		env := append([]string{"INTERMEM_MEMORY_DIR=" + pr.MemoryDir}, baseEnv...)
+		label := fmt.Sprintf("%d entries", pr.Entries)
+		state := filepath.Join(pr.Root, ".intermem")
+		topic := filepath.Join(pr.MemoryDir, "topic_00.md")
+		rows = append(rows,
+			row{name: "intermem-inject (SessionStart), " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env},
+			row{name: "intermem-inject, inputs changed, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env,
+				before: func() {
+					os.Remove(filepath.Join(state, inject.RenderCacheName))
+					os.Remove(filepath.Join(state, inject.IndexName))
+				}},
+			row{name: "intermem-snapshot (Stop), memory unchanged, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env},
+			row{name: "intermem-snapshot (Stop), memory changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env,
+				before: func() { touchAppend(topic) }},
+			row{name: "intermem-synthesize plan (top 20), " + label, bin: "intermem-synthesize", args: []string{"plan", "--project", pr.Root}, env: env, runs: cliRuns},
+			row{name: "intermem-synthesize apply --dry-run (20), " + label, bin: "intermem-synthesize", args: []string{"apply", "--project", pr.Root, "--approve", "1-20", "--dry-run"}, env: env, runs: cliRuns,
+				setup: func() error {
+					return runCLI(bin, env, "intermem-synthesize", "plan", "--project", pr.Root, "--max", "20")
+				}},
+		)
 	}
+	// The design's scale target: every stable entry planned (no cap) for
+	// about 1,000 candidates.
+	mid := projects[min(1, len(projects)-1)]
+	midEnv := append([]string{"INTERMEM_MEMORY_DIR=" + mid.MemoryDir}, baseEnv...)
+	rows = append(rows, row{name: fmt.Sprintf("intermem-synthesize plan --max 0, %d entries", mid.Entries), bin: "intermem-synthesize",
+		args: []string{"plan", "--project", mid.Root, "--max", "0"}, env: midEnv, runs: cliRuns})
+	// A real apply, on a fresh copy of the ~1,000-entry project each run.
+	pristine := filepath.Join(work, "pristine")
+	applyDir := filepath.Join(work, "apply")
+	applyEnv := append([]string{"INTERMEM_MEMORY_DIR=" + filepath.Join(applyDir, "memory")}, baseEnv...)
+	rows = append(rows, row{name: fmt.Sprintf("intermem-synthesize apply (20), %d entries", mid.Entries), bin: "intermem-synthesize",
+		args: []string{"apply", "--project", filepath.Join(applyDir, "proj"), "--approve", "1-20"}, env: applyEnv, runs: cliRuns,
+		setup: func() error {
+			if err := copyAll(filepath.Dir(mid.Root), pristine); err != nil {
+				return err
+			}
+			return nil
+		},
+		before: func() {
+			os.RemoveAll(applyDir)
+			if err := copyAll(pristine, applyDir); err != nil {
+				panic(err)
+			}
+			// The generated project's memory dir sits beside it.
+			if err := runCLI(bin, applyEnv, "intermem-synthesize", "plan", "--project", filepath.Join(applyDir, "proj"), "--max", "20"); err != nil {
+				panic(err)
+			}
+		}})
 
 	var results []result
 	for _, r := range rows {
-		res, err := measure(bin, r, runs)
+		if r.setup != nil {
+			if err := r.setup(); err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+		}
+		n := runs
+		if r.runs > 0 {
+			n = r.runs
+		}
+		res, err := measure(bin, r, n)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
 		results = append(results, res)
 	}
-	fmt.Printf("exec-to-exit wall time, %d runs per row after 10 warm-up runs (cpu: the child's user+system time, p50)\n\n", runs)
-	fmt.Printf("%-44s %9s %9s %9s %9s %9s\n", "row", "p50", "p95", "min", "cpu", "stdout")
+	fmt.Printf("exec-to-exit wall time after warm-up runs; hooks %d runs per row, CLI rows %d (cpu: the child's user+system time, p50; rss: peak resident set of one run)\n\n", runs, cliRuns)
+	fmt.Printf("%-58s %6s %10s %10s %10s %8s\n", "row", "runs", "p50", "p95", "cpu", "rss")
 	for _, r := range results {
-		fmt.Printf("%-44s %9s %9s %9s %9s %8dB\n", r.row.name, ms(r.p50), ms(r.p95), ms(r.min), ms(r.cpu50), r.out)
+		fmt.Printf("%-58s %6d %10s %10s %10s %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), ms(r.cpu50), float64(r.rssKB)/1024)
 	}
 	fmt.Printf("\nbinary sizes\n\n")
 	ents, err := os.ReadDir(bin)
@@ -120,17 +189,26 @@ func run(bin, work, demo string, runs int) error {
 	}
 	for _, e := range ents {
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			fmt.Printf("%-44s %9.2f MB\n", e.Name(), float64(fi.Size())/(1<<20))
+			fmt.Printf("%-58s %9.2f MB\n", e.Name(), float64(fi.Size())/(1<<20))
 		}
 	}
 
+	demoProj := filepath.Join(work, "demo")
+	if err := copyTree(filepath.Join(demo, "project"), demoProj); err != nil {
+		return fmt.Errorf("copy demo: %w", err)
+	}
+	demoMem, err := filepath.Abs(filepath.Join(demo, "memory"))
+	if err != nil {
+		return err
+	}
 	fmt.Printf("\nbudget fill: UTF-8 bytes of context used of 3 × budget (intermem context --json)\n\n")
-	fmt.Printf("%-44s %14s %14s %14s\n", "project", "budget 200", "budget 1200", "budget 5000")
-	for _, p := range []struct{ name, dir, mem string }{
-		{fmt.Sprintf("generated, %d entries", big.Entries), big.Root, big.MemoryDir},
-		{"demo", demoProj, demoMem},
-	} {
-		fmt.Printf("%-44s", p.name)
+	fmt.Printf("%-58s %14s %14s %14s\n", "project", "budget 200", "budget 1200", "budget 5000")
+	fills := []struct{ name, dir, mem string }{{"demo", demoProj, demoMem}}
+	for _, pr := range projects {
+		fills = append(fills, struct{ name, dir, mem string }{fmt.Sprintf("generated, %d entries", pr.Entries), pr.Root, pr.MemoryDir})
+	}
+	for _, p := range fills {
+		fmt.Printf("%-58s", p.name)
 		for _, b := range []int{200, 1200, 5000} {
 			cmd := exec.Command(filepath.Join(bin, "intermem"), "context", "--project", p.dir, "--budget", fmt.Sprint(b), "--json")
 			cmd.Env = append([]string{"INTERMEM_MEMORY_DIR=" + p.mem}, baseEnv...)
@@ -149,11 +227,54 @@ func run(bin, work, demo string, runs int) error {
 	return nil
 }
 
+// touchAppend changes a memory file, so the next Stop observes a change.
+func touchAppend(path string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "- Bench note %d.\n", time.Now().UnixNano())
+	f.Close()
+}
+
+func runCLI(bin string, env []string, name string, args ...string) error {
+	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return nil
+}
+
+// copyAll copies a directory tree, dot files included.
+func copyAll(src, dst string) error {
+	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, fi.Mode().Perm())
+	})
+}
+
 func measure(bin string, r row, runs int) (result, error) {
 	path := filepath.Join(bin, r.bin)
 	var times, cpu []time.Duration
 	var last []byte
-	for i := 0; i < runs+10; i++ {
+	var rss int64
+	warm := min(10, max(2, runs/5))
+	for i := 0; i < runs+warm; i++ {
 		if r.before != nil {
 			r.before()
 		}
@@ -166,18 +287,49 @@ func measure(bin string, r row, runs int) (result, error) {
 		err := cmd.Run()
 		d := time.Since(start)
 		if err != nil {
-			return result{}, err
+			return result{}, fmt.Errorf("%v: %s", err, out.String())
 		}
-		if i >= 10 {
+		if i >= warm {
 			times = append(times, d)
 			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+
 		}
 		last = out.Bytes()
 	}
+	rss = peakRSS(path, r)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
 	pct := func(ts []time.Duration, p float64) time.Duration { return ts[int(p*float64(len(ts)-1)+0.5)] }
-	return result{row: r, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), out: len(last)}, nil
+	return result{row: r, n: runs, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), rssKB: rss, out: len(last)}, nil
+}
+
+// peakRSS runs the row once under /usr/bin/time and returns the child's
+// peak resident set in KB (0 when time is not installed). The rusage of a
+// child started from this process would count this process's own memory:
+// Go starts children with vfork, and the kernel's high-water mark covers
+// the time before exec.
+func peakRSS(path string, r row) int64 {
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		return 0
+	}
+	if r.before != nil {
+		r.before()
+	}
+	var errb bytes.Buffer
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "rss=%M", path}, r.args...)...)
+	cmd.Stdin = bytes.NewReader(r.stdin)
+	cmd.Stderr = &errb
+	cmd.Env = r.env
+	if cmd.Run() != nil {
+		return 0
+	}
+	i := strings.LastIndex(errb.String(), "rss=")
+	if i < 0 {
+		return 0
+	}
+	var kb int64
+	fmt.Sscan(strings.TrimSpace(errb.String()[i+4:]), &kb)
+	return kb
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
