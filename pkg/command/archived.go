@@ -42,7 +42,7 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
+	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
 )
 
 // common holds the flags every subcommand shares.
@@ -49,17 +53,28 @@ const cliWait = 3 * time.Second
 // (nil, nil) so callers can report an empty history.
 func openRead(p *project.Project) (*store.Store, error) {
 	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: cliWait})
-	switch {
-	case errors.Is(err, store.ErrNotExist):
+	if errors.Is(err, store.ErrNotExist) {
 		return nil, nil
-	case errors.Is(err, store.ErrLocked):
-		return nil, cli.WithHint(err, "another intermem command is running; try again in a moment")
-	case errors.Is(err, store.ErrCorrupt):
-		return nil, cli.WithHint(err, "the next hook or write command moves it aside and rebuilds it")
-	case err != nil:
-		return nil, err
+	}
+	if err != nil {
+		return nil, storeError(err)
 	}
 	return s, nil
+}
+
+// storeError gives a store failure the hint a person needs.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return cli.WithHint(err, "another intermem command or a hook is using it; try again in a moment")
+	case errors.Is(err, store.ErrCorrupt):
+		return cli.WithHint(err, "the next hook or write command moves it aside (.intermem/intermem.db.corrupt-…) and rebuilds it")
+	case errors.Is(err, store.ErrNewerSchema):
+		return cli.WithHint(err, "a newer intermem wrote this project's store: upgrade intermem (git pull, then scripts/install.sh)")
+	case errors.Is(err, fs.ErrPermission):
+		return cli.WithHint(err, "check the ownership and mode of the project's .intermem directory")
+	}
+	return cli.WithHint(err, "see the project's .intermem/log")
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -67,4 +82,38 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// loadTargets reads the curated documents, with a hint when one is
+// unusable (a directory, a FIFO, a symlink loop…).
+func loadTargets(p *project.Project) (*targets.Set, error) {
+	ts, err := targets.Load(p.Root)
+	if err != nil {
+		return nil, cli.WithHint(err, "CLAUDE.md, AGENTS.md and docs/intermem/*.md must be regular files (or symlinks to them); fix or move the one named, then run this again")
+	}
+	return ts, nil
+}
+
+// scanMemory scans the auto-memory directory; a missing directory is an
+// empty memory (nil, nil), anything else unusable gets a hint.
+func scanMemory(p *project.Project) (*automem.Dir, error) {
+	d, err := automem.Scan(p.MemoryDir)
+	switch {
+	case err == nil:
+		return d, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	}
+	return nil, memoryError(p, err)
+}
+
+// memoryError gives an unusable memory directory its hint.
+func memoryError(p *project.Project, err error) error {
+	return cli.WithHint(fmt.Errorf("read auto-memory: %w", err),
+		fmt.Sprintf("Claude Code keeps this project's auto-memory in %s, which must be a readable directory (INTERMEM_MEMORY_DIR chooses another)", p.MemoryDir))
+}
+
+// stateDirError gives a failure to create .intermem its hint.
+func stateDirError(p *project.Project, err error) error {
+	return cli.WithHint(err, fmt.Sprintf("intermem keeps its state in %s, which must be a directory it can create and write; move whatever is there away", p.StateDir))
 }

@@ -81,9 +81,9 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	in, err := inject.Gather(inject.EnvFor(env, p, cwd, now, *budget), s, ix)
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
-			return cli.WithHint(err, "the next hook or write command moves it aside and rebuilds it")
+			return storeError(err)
 		}
-		return fmt.Errorf("read memory: %w", err)
+		return memoryError(p, err)
 	}
 	in.Redact = ix.Redact
 	res := inject.Render(in)

@@ -2,9 +2,7 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 
@@ -40,9 +38,9 @@ type item struct {
 // and archived fact of a project.
 func knowledge(p *project.Project) ([]item, *targets.Set, error) {
 	var out []item
-	mem, err := automem.Scan(p.MemoryDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("read memory: %w", err)
+	mem, err := scanMemory(p)
+	if err != nil {
+		return nil, nil, err
 	}
 	if mem != nil {
 		for _, e := range mem.Entries() {
@@ -56,7 +54,7 @@ func knowledge(p *project.Project) ([]item, *targets.Set, error) {
 			out = append(out, item{Kind: "memory", ID: e.ID, Where: fmt.Sprintf("memory/%s:%d", e.File, e.StartLine), Section: e.Section, Text: text})
 		}
 	}
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return nil, nil, err
 	}

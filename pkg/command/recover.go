@@ -117,7 +117,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	if err := p.EnsureStateDir(); err != nil {
-		return err
+		return stateDirError(p, err)
 	}
 	unlock, err := journal.Lock(p.StateDir, cliWait)
 	if err != nil {
@@ -127,7 +127,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	log := logfile.New(p.Path("log"), "intermem-recover", func() time.Time { return now }, redact.String)
 	st, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: cliWait, Logf: log.Printf, Now: now})
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	defer st.Close()
 	j := &journal.Journal{Store: st, StateDir: p.StateDir, Apply: applyStep, Now: func() time.Time { return now }, Logf: log.Printf}

@@ -14,7 +14,6 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/stability"
-	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
@@ -91,7 +90,10 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 	load := func(tx *bolt.Tx) error {
 		var err error
 		cat, err = catalog.Load(tx, p.MemoryDir, threshold)
-		return err
+		if err != nil {
+			return memoryError(p, err)
+		}
+		return nil
 	}
 	if s != nil {
 		defer s.Close()
@@ -123,7 +125,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		r.BeyondLoadCap = len(r.Beyond)
 		r.Warnings = append(r.Warnings, cat.Dir.Warnings...)
 	}
-	if ts, err := targets.Load(p.Root); err == nil {
+	if ts, err := loadTargets(p); err == nil {
 		for _, d := range ts.Docs() {
 			for _, m := range d.Doc.Marked() {
 				if !m.Heading {

@@ -18,7 +18,6 @@ import (
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/sweep"
-	"github.com/intermem/intermem/pkg/targets"
 )
 
 func init() {
@@ -81,7 +80,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 		st, now = w.store, w.now
 	}
 
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}
@@ -111,7 +110,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 			seen[e.ID] = now
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read memory: %w", err)
+		return memoryError(p, err)
 	}
 
 	res := sweep.Evaluate(ts, recs, seen, cite.NewChecker(p.Root), sweep.Options{

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
-	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
@@ -108,7 +106,7 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 }
 
 func buildPlan(env *cli.Env, w *writer, max int) (*plan.Plan, error) {
-	ts, err := targets.Load(w.p.Root)
+	ts, err := loadTargets(w.p)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +118,7 @@ func buildPlan(env *cli.Env, w *writer, max int) (*plan.Plan, error) {
 		var err error
 		in.Catalog, err = catalog.Load(tx, w.p.MemoryDir, stability.Threshold(env.Get))
 		if err != nil {
-			return err
+			return memoryError(w.p, err)
 		}
 		store.Each(tx, store.BucketPromoted, func(id string, _ *store.Promoted) error {
 			in.Promoted[id] = true
@@ -351,11 +349,11 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		req.Targets[n] = doc
 	}
 
-	mem, err := automem.Scan(p.MemoryDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read memory: %w", err)
+	mem, err := scanMemory(p)
+	if err != nil {
+		return err
 	}
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		defer w.Close()
 	}
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}

@@ -2,21 +2,17 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
-	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/validate"
 )
 
@@ -62,13 +58,13 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	defer w.Close()
 
-	ts, err := targets.Load(p.Root)
+	ts, err := loadTargets(p)
 	if err != nil {
 		return err
 	}
-	mem, err := automem.Scan(p.MemoryDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read memory: %w", err)
+	mem, err := scanMemory(p)
+	if err != nil {
+		return err
 	}
 	sessions := map[string]int{}
 	_ = w.store.View(func(tx *bolt.Tx) error {

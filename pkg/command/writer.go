@@ -41,7 +41,7 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 		return nil, cli.WithHint(err, "set INTERMEM_NOW to an RFC 3339 time such as 2026-11-25T09:00:00Z, or unset it")
 	}
 	if err := p.EnsureStateDir(); err != nil {
-		return nil, err
+		return nil, stateDirError(p, err)
 	}
 	unlock, err := journal.Lock(p.StateDir, cliWait)
 	if err != nil {
@@ -55,13 +55,7 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 	w.store, err = store.Open(p.Path("intermem.db"), store.Options{Timeout: cliWait, Logf: w.log.Printf, Now: now})
 	if err != nil {
 		unlock()
-		if errors.Is(err, store.ErrLocked) {
-			return nil, cli.WithHint(err, "a hook is writing; try again in a moment")
-		}
-		if errors.Is(err, store.ErrNewerSchema) {
-			return nil, cli.WithHint(err, "upgrade intermem (scripts/install.sh) to use this project")
-		}
-		return nil, err
+		return nil, storeError(err)
 	}
 	if _, err := snapshot.Ingest(w.store, p.StateDir, w.log.Printf); err != nil {
 		w.log.Printf("%v", err)

@@ -252,7 +252,10 @@ func Record(tx *bolt.Tx, obs Observation) error {
 					vanished = append(vanished[:j], vanished[j+1:]...)
 				}
 			}
-			if err := seen.Put([]byte(e.ID), nil); err != nil {
+			// A non-empty value: bbolt reads a nil value back as absent
+			// within the same transaction, which would let one batch of
+			// spooled observations count a session several times.
+			if err := seen.Put([]byte(e.ID), seenMark); err != nil {
 				return err
 			}
 			rec.Sessions++
@@ -325,6 +328,9 @@ func sortedKeys(m map[string][]Seen, files []string) []string {
 }
 
 var dice = &metrics.SorensenDice{CaseSensitive: false, NgramSize: 2}
+
+// seenMark is the value stored for an entry seen in a session.
+var seenMark = []byte{1}
 
 func bestPredecessor(e *Seen, vanished []store.Entry) int {
 	best, bestScore := -1, lineageMin

@@ -32,6 +32,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -139,6 +140,7 @@ func Open(path string, o Options) (*Store, error) {
 }
 
 func open(path string, o Options) (s *Store, err error) {
+	defer faultsAsPanics()()
 	defer func() {
 		// bbolt can panic on some kinds of damage while reading meta pages.
 		if r := recover(); r != nil {
@@ -292,6 +294,7 @@ func (s *Store) Close() error {
 // View runs fn in a read transaction, turning a panic from damaged pages
 // into ErrCorrupt.
 func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
+	defer faultsAsPanics()()
 	defer recoverCorrupt(&err)
 	return s.DB.View(fn)
 }
@@ -299,8 +302,20 @@ func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
 // Update runs fn in a write transaction, turning a panic from damaged
 // pages into ErrCorrupt.
 func (s *Store) Update(fn func(tx *bolt.Tx) error) (err error) {
+	defer faultsAsPanics()()
 	defer recoverCorrupt(&err)
 	return s.DB.Update(fn)
+}
+
+// faultsAsPanics makes a memory fault in this goroutine a recoverable
+// panic until the returned function runs. bbolt reads the database through
+// mmap: a file truncated below the size its pages claim makes a read fault
+// (SIGBUS), which Go otherwise treats as a fatal error that no recover can
+// catch — a hook would die with exit status 2 on every turn, and the store
+// would never be moved aside.
+func faultsAsPanics() func() {
+	old := debug.SetPanicOnFault(true)
+	return func() { debug.SetPanicOnFault(old) }
 }
 
 func recoverCorrupt(err *error) {

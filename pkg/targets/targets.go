@@ -37,6 +37,11 @@ const (
 // MaxBytes bounds what is read of one document.
 const MaxBytes = 8 << 20
 
+// ErrUnusable is returned when a curated document exists but cannot be
+// used: it is a directory, a FIFO or a device, a symlink loop, too large,
+// or unreadable. intermem reports it and never writes into it.
+var ErrUnusable = errors.New("unusable document")
+
 // Doc is one curated document.
 type Doc struct {
 	Name    string // relative to the root, slash-separated ("AGENTS.md", "docs/intermem/build.md")
@@ -97,7 +102,7 @@ func LoadWith(root string, contents map[string][]byte, exists map[string]bool) (
 	dir := filepath.Join(root, filepath.FromSlash(DetailDir))
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", DetailDir, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnusable, DetailDir, err)
 	}
 	names := map[string]bool{}
 	for _, e := range ents {
@@ -146,18 +151,25 @@ func load(root, name string) (*Doc, error) {
 	st, err := os.Stat(d.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(d.Path); lerr == nil && d.Real == d.Path {
+			// It exists but does not resolve: a symlink loop.
+			return nil, fmt.Errorf("%w: %s is a symlink that does not resolve", ErrUnusable, name)
+		}
 		d.Doc = mdoc.Parse(nil)
 		return d, nil
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnusable, name, err)
 	case st.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a file", name)
+		return nil, fmt.Errorf("%w: %s is a directory, not a file", ErrUnusable, name)
+	case !st.Mode().IsRegular():
+		// Reading a FIFO would block forever.
+		return nil, fmt.Errorf("%w: %s is not a regular file (%v)", ErrUnusable, name, st.Mode().Type())
 	case st.Size() > MaxBytes:
-		return nil, fmt.Errorf("%s is %d bytes, larger than intermem handles (%d)", name, st.Size(), MaxBytes)
+		return nil, fmt.Errorf("%w: %s is %d bytes, larger than intermem handles (%d)", ErrUnusable, name, st.Size(), MaxBytes)
 	}
 	b, err := os.ReadFile(d.Real)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnusable, name, err)
 	}
 	d.Exists, d.Content, d.Doc, d.Hash = true, b, mdoc.Parse(b), journal.Hash(b)
 	return d, nil
