@@ -292,6 +292,7 @@ func killRound(t *testing.T, f *fixture, ref *kindRef, delay time.Duration, st *
 		t.Errorf("temporary files left behind: %v", tmp)
 	}
 	checkJournalAgrees(t, f)
+	checkStoreAgrees(t, f)
 }
 
 // checkJournalAgrees: no incomplete operation, and what status and

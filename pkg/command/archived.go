@@ -130,14 +130,21 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		defer w.Close()
 		op.ID = journal.NewID(w.now)
-		if err := w.journal.Run(op, func(tx *bolt.Tx) error {
-			var pr store.Promoted
-			if ok, _ := store.Get(tx, store.BucketPromoted, rec.ID, &pr); !ok {
+		var pr store.Promoted
+		if err := w.store.View(func(tx *bolt.Tx) error {
+			ok, err := store.Get(tx, store.BucketPromoted, rec.ID, &pr)
+			if !ok {
 				pr = store.Promoted{ID: rec.ID, Target: rec.From, Section: rec.Section, At: w.now, Text: rec.Block}
 			}
-			pr.Archived, pr.StaleSweeps, pr.Reason, pr.LastEvidence = false, 0, "", w.now
-			return store.Put(tx, store.BucketPromoted, rec.ID, &pr)
+			return err
 		}); err != nil {
+			return err
+		}
+		pr.Archived, pr.StaleSweeps, pr.Reason, pr.LastEvidence = false, 0, "", w.now
+		if err := (book{Promoted: []store.Promoted{pr}}).attach(op); err != nil {
+			return err
+		}
+		if err := w.journal.Run(op); err != nil {
 			return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
 		}
 		out.Restored = true

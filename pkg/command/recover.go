@@ -130,7 +130,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 		return storeError(err)
 	}
 	defer st.Close()
-	j := &journal.Journal{Store: st, StateDir: p.StateDir, Apply: applyStep, Now: func() time.Time { return now }, Logf: log.Printf}
+	j := &journal.Journal{Store: st, StateDir: p.StateDir, Apply: applyStep, OnCommit: applyBook, Now: func() time.Time { return now }, Logf: log.Printf}
 	var ops []*journal.Op
 	if err := st.View(func(tx *bolt.Tx) error {
 		var err error

@@ -121,10 +121,18 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 
 	var ops []*journal.Op
 	if len(res.Archive) > 0 {
-		ops = append(ops, archiveOp(ts, res.Archive, now))
+		op := archiveOp(ts, res.Archive, now)
+		if err := bookFor(res, op).attach(op); err != nil {
+			return err
+		}
+		ops = append(ops, op)
 	}
 	if len(res.Restore) > 0 {
-		ops = append(ops, restoreOp(ts, res.Restore))
+		op := restoreOp(ts, res.Restore)
+		if err := bookFor(res, op).attach(op); err != nil {
+			return err
+		}
+		ops = append(ops, op)
 	}
 	if *dry {
 		for _, op := range ops {
@@ -139,7 +147,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 			if _, _, err := journal.Simulate(op, applyStep); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
-			if err := w.journal.Run(op, nil); err != nil {
+			if err := w.journal.Run(op); err != nil {
 				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
 			}
 			rep.Ops = append(rep.Ops, op.Summary)
@@ -160,6 +168,18 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	printSweep(env.Stdout, &rep)
 	return nil
+}
+
+// bookFor is the bookkeeping of an archive or restore operation of a
+// sweep: the updated records of the facts it moves, committed with it.
+func bookFor(res *sweep.Result, op *journal.Op) book {
+	var b book
+	for _, id := range op.Entries {
+		if r, ok := res.Records[id]; ok {
+			b.Promoted = append(b.Promoted, *r)
+		}
+	}
+	return b
 }
 
 func printSweep(w io.Writer, r *SweepReport) {

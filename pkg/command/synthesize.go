@@ -382,39 +382,32 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		for _, op := range w.Recovered {
 			rep.Recovered = append(rep.Recovered, op.Summary)
 		}
-		decide := func(tx *bolt.Tx) error {
-			for _, c := range prep.Rejected {
-				if err := store.Put(tx, store.BucketDecisions, c.ID, &store.Decision{ID: c.ID, At: now, Preview: c.Text}); err != nil {
-					return err
-				}
+		b := book{PlanCreated: pl.Created}
+		for _, c := range prep.Rejected {
+			b.Rejected = append(b.Rejected, store.Decision{ID: c.ID, At: now, Preview: c.Text})
+		}
+		for _, pm := range rep.Promoted {
+			rec := store.Promoted{
+				ID: pm.ID, Target: pm.File, Section: pm.Section, At: now,
+				Text: pm.Text, Origin: pm.Origin, Kind: pm.Kind, LastEvidence: now,
+				Cited: cite.Checkable(cite.Extract(pm.Text)) > 0,
 			}
-			for _, pm := range rep.Promoted {
-				cand := findCandidate(&pl, pm.N)
-				rec := store.Promoted{
-					ID: pm.ID, Target: pm.File, Section: pm.Section, At: now, Op: op.ID,
-					Text: pm.Text, Origin: pm.Origin, Kind: pm.Kind, LastEvidence: now,
-					Cited: cite.Checkable(cite.Extract(pm.Text)) > 0,
-				}
-				if cand != nil {
-					rec.Confidence = cand.Confidence
-				}
-				if err := store.Put(tx, store.BucketPromoted, pm.ID, &rec); err != nil {
-					return err
-				}
+			if cand := findCandidate(&pl, pm.N); cand != nil {
+				rec.Confidence = cand.Confidence
 			}
-			pl.AppliedBy = op.ID
-			if op.ID == "" {
-				pl.AppliedBy = "rejections only"
-			}
-			return store.Put(tx, store.BucketPlans, "current", &pl)
+			b.Promoted = append(b.Promoted, rec)
 		}
 		if len(op.Steps) == 0 {
-			if err := w.update(decide); err != nil {
+			// Only rejections: nothing to journal, one transaction.
+			if err := w.update(func(tx *bolt.Tx) error { return b.apply(tx, "rejections only") }); err != nil {
 				return err
 			}
 		} else {
 			op.ID = journal.NewID(now)
-			if err := w.journal.Run(op, decide); err != nil {
+			if err := b.attach(op); err != nil {
+				return err
+			}
+			if err := w.journal.Run(op); err != nil {
 				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
 			}
 			rep.Op = op.ID

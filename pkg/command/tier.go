@@ -88,7 +88,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if !*dry {
 			op.ID = journal.NewID(w.now)
-			if err := w.journal.Run(op, nil); err != nil {
+			if err := w.journal.Run(op); err != nil {
 				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
 			}
 			rep.Op = op.ID

@@ -61,7 +61,7 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 		w.log.Printf("%v", err)
 	}
 	w.journal = &journal.Journal{
-		Store: w.store, StateDir: p.StateDir, Apply: applyStep,
+		Store: w.store, StateDir: p.StateDir, Apply: applyStep, OnCommit: applyBook,
 		Now: func() time.Time { return now }, Logf: w.log.Printf,
 	}
 	w.Recovered, err = w.journal.Recover()

@@ -38,6 +38,7 @@ package journal
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -91,6 +92,11 @@ type Op struct {
 	Steps   []Step   `json:"steps"`
 	// Meta carries kind-specific data (JSON-encodable strings only).
 	Meta map[string]string `json:"meta,omitempty"`
+	// Commit is the store bookkeeping the operation does when it commits
+	// (promoted records, rejections, archive state), encoded by its
+	// owner. It is part of the journaled record so that recovery commits
+	// it too: Journal.OnCommit applies it, in the commit transaction.
+	Commit json.RawMessage `json:"commit,omitempty"`
 }
 
 // Step is one idempotent transformation of one file.
@@ -130,6 +136,10 @@ type Journal struct {
 	Now       func() time.Time
 	Logf      func(string, ...any)
 	KeepBacks int // backup directories to keep; 0 means DefaultKeepBackups
+	// OnCommit, if set, runs inside the transaction that marks an Op
+	// committed — on its first run and on recovery alike — to apply the
+	// Op's Commit bookkeeping atomically with the state change.
+	OnCommit func(tx *bolt.Tx, op *Op) error
 }
 
 // DefaultKeepBackups bounds .intermem/backups.
@@ -208,11 +218,10 @@ func hashOf(b []byte, exists bool) string {
 	return Hash(b)
 }
 
-// Run executes a new Op: records it (pending), runs phase 1, commits, runs
-// phase 2 and marks it final. onCommit, if non-nil, runs inside the commit
-// transaction (promotion records its bookkeeping there, atomically with
-// the state change).
-func (j *Journal) Run(op *Op, onCommit func(tx *bolt.Tx) error) error {
+// Run executes a new Op: records it (pending), runs phase 1, commits (with
+// the Op's Commit bookkeeping, through OnCommit), runs phase 2 and marks it
+// final.
+func (j *Journal) Run(op *Op) error {
 	if _, ok := finalState[op.Kind]; !ok {
 		return fmt.Errorf("journal: unknown op kind %q", op.Kind)
 	}
@@ -225,13 +234,11 @@ func (j *Journal) Run(op *Op, onCommit func(tx *bolt.Tx) error) error {
 		return fmt.Errorf("journal: record %s: %w", op.ID, err)
 	}
 	failpoint.Inject(op.Kind + ":after-journal")
-	return j.resume(op, onCommit)
+	return j.Resume(op)
 }
 
-// Resume completes an incomplete Op.
-func (j *Journal) Resume(op *Op) error { return j.resume(op, nil) }
-
-func (j *Journal) resume(op *Op, onCommit func(tx *bolt.Tx) error) error {
+// Resume completes an incomplete Op, from wherever it stopped.
+func (j *Journal) Resume(op *Op) error {
 	j.cleanTemps(op)
 	if op.State == Pending {
 		if err := j.runPhase(op, 1); err != nil {
@@ -239,7 +246,11 @@ func (j *Journal) resume(op *Op, onCommit func(tx *bolt.Tx) error) error {
 		}
 		failpoint.Inject(op.Kind + ":after-target")
 		op.State = Committed
-		if err := j.save(op, onCommit); err != nil {
+		var commit func(tx *bolt.Tx) error
+		if j.OnCommit != nil {
+			commit = func(tx *bolt.Tx) error { return j.OnCommit(tx, op) }
+		}
+		if err := j.save(op, commit); err != nil {
 			return fmt.Errorf("journal: commit %s: %w", op.ID, err)
 		}
 		failpoint.Inject(op.Kind + ":after-commit")

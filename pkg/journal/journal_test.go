@@ -85,7 +85,7 @@ func TestSimulateRunAndBackups(t *testing.T) {
 	if read(t, a) != "a\n" {
 		t.Fatal("Simulate wrote to disk")
 	}
-	if err := j.Run(op, nil); err != nil {
+	if err := j.Run(op); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, a) != "a\nfact\nsecond\n" || read(t, m) != "keep\n" {
@@ -180,7 +180,7 @@ func TestFailingStepLeavesOpIncomplete(t *testing.T) {
 	a := filepath.Join(dir, "A.md")
 	write(t, a, "a\n")
 	op := &Op{Kind: "promote", Steps: []Step{{Phase: 1, Path: a, Action: "fail"}}}
-	if err := j.Run(op, nil); !errors.Is(err, ErrConflict) {
+	if err := j.Run(op); !errors.Is(err, ErrConflict) {
 		t.Fatalf("run: %v, want ErrConflict", err)
 	}
 	var incomplete []*Op
@@ -236,7 +236,7 @@ func TestBackupRetention(t *testing.T) {
 		op := &Op{Kind: "migrate", ID: "20261101T00000" + string(rune('0'+i)) + "Z-0000000" + string(rune('0'+i)),
 			Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: "l" + string(rune('0'+i))}}}
 		Simulate(op, toy)
-		if err := j.Run(op, nil); err != nil {
+		if err := j.Run(op); err != nil {
 			t.Fatal(err)
 		}
 	}

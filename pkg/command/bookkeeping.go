@@ -1,0 +1,82 @@
+package command
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// book is the store bookkeeping an operation does when it commits. It
+// travels inside the journaled Op (journal.Op.Commit), so an operation
+// that a crash interrupted records exactly the same things when recovery
+// commits it: no promoted fact without its record, no rejection forgotten,
+// no archived fact still believed live.
+type book struct {
+	// Promoted records to put (promotion, archive, restore).
+	Promoted []store.Promoted `json:"promoted,omitempty"`
+	// Rejected entries to remember.
+	Rejected []store.Decision `json:"rejected,omitempty"`
+	// PlanCreated identifies the plan this operation applies; it is marked
+	// applied if it is still the current one.
+	PlanCreated time.Time `json:"plan_created,omitzero"`
+}
+
+// attach stores b in op.
+func (b book) attach(op *journal.Op) error {
+	raw, err := json.Marshal(&b)
+	if err != nil {
+		return fmt.Errorf("journal bookkeeping: %w", err)
+	}
+	op.Commit = raw
+	return nil
+}
+
+// applyBook is the journal's OnCommit: it applies an Op's bookkeeping in
+// the commit transaction.
+func applyBook(tx *bolt.Tx, op *journal.Op) error {
+	if len(op.Commit) == 0 {
+		return nil
+	}
+	var b book
+	if err := json.Unmarshal(op.Commit, &b); err != nil {
+		return fmt.Errorf("journal bookkeeping of %s: %w", op.ID, err)
+	}
+	return b.apply(tx, op.ID)
+}
+
+func (b book) apply(tx *bolt.Tx, opID string) error {
+	for i := range b.Promoted {
+		r := b.Promoted[i]
+		if r.Op == "" {
+			r.Op = opID
+		}
+		if err := store.Put(tx, store.BucketPromoted, r.ID, &r); err != nil {
+			return err
+		}
+	}
+	for i := range b.Rejected {
+		if err := store.Put(tx, store.BucketDecisions, b.Rejected[i].ID, &b.Rejected[i]); err != nil {
+			return err
+		}
+	}
+	if !b.PlanCreated.IsZero() {
+		var pl plan.Plan
+		ok, err := store.Get(tx, store.BucketPlans, "current", &pl)
+		if err != nil {
+			return err
+		}
+		if ok && pl.Created.Equal(b.PlanCreated) {
+			pl.AppliedBy = opID
+			if err := store.Put(tx, store.BucketPlans, "current", &pl); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
