@@ -38,9 +38,9 @@ package journal
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
