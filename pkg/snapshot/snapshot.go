@@ -203,6 +203,13 @@ func Record(tx *bolt.Tx, obs Observation) error {
 		return err
 	}
 
+	// Records are written after the loop, in key order: bbolt inserts
+	// sorted keys far faster than random ones (a first observation of a
+	// very large memory is all inserts).
+	puts := map[string]store.Entry{}
+	var seenPuts []string
+	marked := map[string]bool{} // seen in this session by this observation
+
 	// Group by file for lineage.
 	byFile := map[string][]Seen{}
 	for _, e := range obs.Entries {
@@ -235,7 +242,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 		}
 		for i := range cur {
 			e := &cur[i]
-			if seen.Get([]byte(e.ID)) != nil {
+			if marked[e.ID] || seen.Get([]byte(e.ID)) != nil {
 				// Already recorded for this session: its count and lineage
 				// are settled, and later turns of one session add nothing.
 				continue
@@ -255,9 +262,8 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			// A non-empty value: bbolt reads a nil value back as absent
 			// within the same transaction, which would let one batch of
 			// spooled observations count a session several times.
-			if err := seen.Put([]byte(e.ID), seenMark); err != nil {
-				return err
-			}
+			marked[e.ID] = true
+			seenPuts = append(seenPuts, e.ID)
 			rec.Sessions++
 			rec.LastSession = obs.SessionID
 			if obs.At.Before(rec.FirstSeen) {
@@ -268,9 +274,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
 				rec.Preview, rec.Type, rec.Name = e.preview(), e.Type, e.Name
 			}
-			if err := store.Put(tx, store.BucketEntries, e.ID, &rec); err != nil {
-				return err
-			}
+			puts[e.ID] = rec
 		}
 		if newer {
 			ids := make([]string, len(cur))
@@ -282,6 +286,24 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			}
 		}
 	}
+	sort.Strings(seenPuts)
+	for _, id := range seenPuts {
+		if err := seen.Put([]byte(id), seenMark); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, 0, len(puts))
+	for id := range puts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rec := puts[id]
+		if err := store.Put(tx, store.BucketEntries, id, &rec); err != nil {
+			return err
+		}
+	}
+
 	// Files that no longer exist lose their state, if this observation is
 	// the newest word on them.
 	files := tx.Bucket(store.BucketFiles)
