@@ -62,7 +62,10 @@ func TestRecordDuplicateEntriesCountOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec store.Entry
-	s.View(func(tx *bolt.Tx) error { _, err := store.Get(tx, store.BucketEntries, "2222222222222222", &rec); return err })
+	s.View(func(tx *bolt.Tx) error {
+		_, err := store.Get(tx, store.BucketEntries, "2222222222222222", &rec)
+		return err
+	})
 	if rec.Sessions != 1 {
 		t.Fatalf("sessions = %d, want 1", rec.Sessions)
 	}
