@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -110,11 +111,16 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		}
 		rec := store.Check{ID: e.ID, At: now, Where: e.Where, Confidence: e.Confidence, Status: e.Status,
 			Valid: valid, Broken: broken, Moved: moved, Reasons: e.Reasons}
-		if err := store.Put(tx, store.BucketChecks, e.ID+"/"+now.Format(time.RFC3339Nano), &rec); err != nil {
-			return err
-		}
-		if err := trimChecks(checks, e.ID); err != nil {
-			return err
+		// Every check of a promoted fact is kept; for auto-memory entries,
+		// only changes (a large memory would otherwise grow the store by
+		// one record per entry per run).
+		if e.Promoted || changedSinceLast(checks, &rec) {
+			if err := store.Put(tx, store.BucketChecks, e.ID+"/"+now.Format(time.RFC3339Nano), &rec); err != nil {
+				return err
+			}
+			if err := trimChecks(checks, e.ID); err != nil {
+				return err
+			}
 		}
 		if !e.Promoted {
 			continue
@@ -139,6 +145,27 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// changedSinceLast reports whether rec says something different from the
+// entry's latest recorded check (or there is none).
+func changedSinceLast(b *bolt.Bucket, rec *store.Check) bool {
+	c := b.Cursor()
+	// Keys are "<id>/<time>"; "0" sorts right after "/".
+	k, v := c.Seek([]byte(rec.ID + "0"))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	if k == nil || !strings.HasPrefix(string(k), rec.ID+"/") {
+		return true
+	}
+	var last store.Check
+	if json.Unmarshal(v, &last) != nil {
+		return true
+	}
+	return last.Status != rec.Status || last.Confidence != rec.Confidence || last.Where != rec.Where
 }
 
 func trimChecks(b *bolt.Bucket, id string) error {
