@@ -103,4 +103,7 @@ run intermem sweep
 step "8. Search everything intermem knows"
 run intermem search invoice numbers
 
+step "9. The next session starts: what SessionStart injects now"
+run intermem context
+
 printf '\nDone. The sample project was in %s%s.\n' "$tmp" "$( [ -n "${KEEP:-}" ] && echo ' (kept)' || echo ' (removed)')"

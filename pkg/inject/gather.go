@@ -180,6 +180,15 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
+			// Entries the last plan blocked as stale are not ready either
+			// (checking citations here would cost a session start too much).
+			if b := tx.Bucket(store.BucketPlans); b != nil {
+				if raw := b.Get([]byte("current")); raw != nil {
+					for _, id := range gjson.GetBytes(raw, "blocked.#.id").Array() {
+						rejected[id.String()] = true
+					}
+				}
+			}
 			readEntries(tx, mem, rec)
 			return nil
 		})
@@ -197,7 +206,8 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 
 	// Entries ready for synthesis, approximately as the plan would count
 	// them: stable, not a pointer, not promoted (store or marker), not
-	// rejected, not already said in a curated document.
+	// rejected or blocked by the last plan, not already said in a curated
+	// document.
 	if s != nil && len(rec.recs) > 0 {
 		targetKeys := map[uint64]bool{}
 		for _, td := range ds.targets() {
