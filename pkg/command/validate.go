@@ -123,6 +123,11 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 			}
 		}
 		if !e.Promoted {
+			// The latest confidence of a memory entry, for SessionStart's
+			// ranking (package inject reads it without the audit trail).
+			if err := store.Put(tx, store.BucketFacts, e.ID, &store.Fact{Confidence: e.Confidence, At: now}); err != nil {
+				return err
+			}
 			continue
 		}
 		var p store.Promoted

@@ -90,8 +90,6 @@ type Op struct {
 	// Entries are the entry ids the Op is about.
 	Entries []string `json:"entries"`
 	Steps   []Step   `json:"steps"`
-	// Meta carries kind-specific data (JSON-encodable strings only).
-	Meta map[string]string `json:"meta,omitempty"`
 	// Commit is the store bookkeeping the operation does when it commits
 	// (promoted records, rejections, archive state), encoded by its
 	// owner. It is part of the journaled record so that recovery commits

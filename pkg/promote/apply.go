@@ -182,7 +182,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		return nil, fmt.Errorf("%w: %s", ErrStale, strings.Join(stale, "; "))
 	}
 
-	pr := &Prepared{Op: &journal.Op{Kind: "promote", Meta: map[string]string{}}}
+	pr := &Prepared{Op: &journal.Op{Kind: "promote"}}
 	for _, n := range req.Reject {
 		pr.Rejected = append(pr.Rejected, valid[n])
 	}

@@ -93,3 +93,11 @@ type Check struct {
 
 // MaxChecksPerEntry bounds the audit trail kept for one entry.
 const MaxChecksPerEntry = 20
+
+// Fact is the latest validated confidence of an auto-memory entry (bucket
+// facts), kept apart from the audit trail so a session start can read it
+// cheaply.
+type Fact struct {
+	Confidence float64   `json:"confidence"`
+	At         time.Time `json:"at"`
+}

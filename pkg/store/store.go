@@ -55,7 +55,7 @@ var (
 	BucketPromoted  = []byte("promoted")  // entry id → Promoted
 	BucketJournal   = []byte("journal")   // op id → journal record
 	BucketChecks    = []byte("checks")    // time/id → validation record (audit trail)
-	BucketFacts     = []byte("facts")     // entry id → fact confidence/decay state
+	BucketFacts     = []byte("facts")     // entry id → Fact: latest validated confidence of a memory entry
 )
 
 var allBuckets = [][]byte{
