@@ -48,7 +48,10 @@ func TestAuditTrail(t *testing.T) {
 	}
 	// The latest confidence of the memory entry is kept for ranking.
 	var f store.Fact
-	s.View(func(tx *bolt.Tx) error { _, err := store.Get(tx, store.BucketFacts, "bbbbbbbbbbbbbbbb", &f); return err })
+	s.View(func(tx *bolt.Tx) error {
+		_, err := store.Get(tx, store.BucketFacts, "bbbbbbbbbbbbbbbb", &f)
+		return err
+	})
 	if f.Confidence != 0.3 {
 		t.Errorf("latest confidence = %v, want 0.3", f.Confidence)
 	}
