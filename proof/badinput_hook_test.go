@@ -294,7 +294,8 @@ func TestBadHookInput(t *testing.T) {
 				fail("invalid SessionStart output: %v", err)
 			}
 			if o.c.inject && o.res.stdout == "" {
-				fail("a usable SessionStart payload injected nothing")
+				log, _ := os.ReadFile(filepath.Join(f.root, ".intermem", "log"))
+				fail("a usable SessionStart payload injected nothing; the project log:\n%s", log)
 			}
 		}
 		if o.wall > limit[o.bin] {

@@ -89,14 +89,14 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	case errors.Is(err, store.ErrNotExist):
 		s = nil
 	case err != nil:
-		return serveCached(h, cache, budget, err)
+		return serveCached(h, env, cache, err)
 	}
 	ix := LoadIndex(p.Path(IndexName))
 	in, err := Gather(env, s, ix)
 	s.Close()
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
-			return serveCached(h, cache, budget, err)
+			return serveCached(h, env, cache, err)
 		}
 		return nil, err
 	}
@@ -128,17 +128,37 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	return hookio.SessionStartOutput(res.Text)
 }
 
-func serveCached(h *hookio.Hook, cache string, budget int, why error) ([]byte, error) {
+// serveCached answers a session start whose store could not be read: with
+// the last rendering when there is one, otherwise with a rendering from
+// the memory files alone (no stability, confidence or stale facts), which
+// still beats no context at all — a project's first session can start
+// while another session's Stop hook holds the store. Neither is cached.
+func serveCached(h *hookio.Hook, env Env, cache string, why error) ([]byte, error) {
 	reason := "the intermem store was busy"
 	if !errors.Is(why, store.ErrLocked) {
 		reason = "the intermem store could not be read"
 	}
-	h.Logf("SessionStart: %v; serving the cached context", why)
-	text := Cached(cache, budget, reason)
-	if text == "" {
+	text := Cached(cache, env.Budget, reason)
+	if text != "" {
+		h.Logf("SessionStart: %v; serving the cached context", why)
+		return hookio.SessionStartOutput(text)
+	}
+	h.Logf("SessionStart: %v and no cached context; rendering from the memory files alone", why)
+	note := "(" + reason + ", so confidence and stale facts are not shown)\n"
+	env.Deps, env.Budget = nil, env.Budget-Tokens(note)
+	if env.Budget <= 0 {
 		return nil, nil
 	}
-	return hookio.SessionStartOutput(text)
+	ix := LoadIndex(h.Project.Path(IndexName))
+	in, err := Gather(env, nil, ix)
+	if err != nil {
+		return nil, err
+	}
+	in.Redact = ix.Redact
+	if text = Render(in).Text; text == "" {
+		return nil, nil
+	}
+	return hookio.SessionStartOutput(note + text)
 }
 
 func exists(path string) bool {
