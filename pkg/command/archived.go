@@ -58,7 +58,7 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 		fmt.Fprintln(w, "No archived facts.")
 		return nil
 	}
-	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), plural(len(rep.Archived), "fact", "facts"), rep.File)
+	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), cli.Plural(len(rep.Archived), "fact", "facts"), rep.File)
 	for _, r := range rep.Archived {
 		from := r.From
 		if r.Section != "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/archive"
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/sweep"
@@ -39,7 +40,7 @@ func archiveOp(ts *targets.Set, tasks []sweep.ArchiveTask, now time.Time) *journ
 	if detail {
 		op.Steps = append(op.Steps, tier.IndexStep(ts, detailPaths(ts)))
 	}
-	op.Summary = fmt.Sprintf("archive %d %s", len(tasks), plural(len(tasks), "fact", "facts"))
+	op.Summary = fmt.Sprintf("archive %d %s", len(tasks), cli.Plural(len(tasks), "fact", "facts"))
 	return op
 }
 
@@ -77,7 +78,7 @@ func restoreOp(ts *targets.Set, recs []archive.Record) *journal.Op {
 	if detail {
 		op.Steps = append(op.Steps, tier.IndexStep(ts, paths))
 	}
-	op.Summary = fmt.Sprintf("restore %d %s", len(recs), plural(len(recs), "fact", "facts"))
+	op.Summary = fmt.Sprintf("restore %d %s", len(recs), cli.Plural(len(recs), "fact", "facts"))
 	return op
 }
 

@@ -161,7 +161,7 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 		fmt.Fprintf(w, "No memory, promoted or archived fact mentions %q.\n", strings.Join(terms, " "))
 		return nil
 	}
-	fmt.Fprintf(w, "%d %s for %q:\n", total, plural(total, "match", "matches"), strings.Join(terms, " "))
+	fmt.Fprintf(w, "%d %s for %q:\n", total, cli.Plural(total, "match", "matches"), strings.Join(terms, " "))
 	for _, h := range hits {
 		fmt.Fprintf(w, "  %-8s %s  %s\n", h.Kind, h.Where, clip(firstLine(h.Text), 80))
 	}

@@ -208,7 +208,7 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "%d interrupted %s:\n", len(rep.Incomplete), plural(len(rep.Incomplete), "operation", "operations"))
+	fmt.Fprintf(w, "%d interrupted %s:\n", len(rep.Incomplete), cli.Plural(len(rep.Incomplete), "operation", "operations"))
 	for _, op := range rep.Incomplete {
 		fmt.Fprintf(w, "  %s  %s, %s, started %s; files: %v\n", op.ID, op.Summary, op.State, op.Created, op.Files)
 	}

@@ -179,11 +179,11 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	fmt.Fprintf(w, "  entries     %d: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d sessions)\n",
 		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold)
 	if r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
-		fmt.Fprintf(w, "  MEMORY.md   %d lines, %s chars  %s\n", r.MemoryMDLines, thousands(r.MemoryMDChars),
+		fmt.Fprintf(w, "  MEMORY.md   %d lines, %s chars  %s\n", r.MemoryMDLines, cli.Thousands(r.MemoryMDChars),
 			capBar(r.MemoryMDLines, r.MemoryMDChars))
 		if r.BeyondLoadCap > 0 {
 			fmt.Fprintf(w, "              only lines 1–%d load; %d %s beyond the cap, never seen by Claude Code:\n",
-				r.LoadedLines, r.BeyondLoadCap, plural(r.BeyondLoadCap, "entry is", "entries are"))
+				r.LoadedLines, r.BeyondLoadCap, cli.Plural(r.BeyondLoadCap, "entry is", "entries are"))
 			for i, b := range r.Beyond {
 				if i == 8 {
 					fmt.Fprintf(w, "                … and %d more (intermem status --json lists them all)\n", len(r.Beyond)-i)
@@ -195,13 +195,13 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	}
 	if r.Promoted > 0 || r.Archived > 0 {
 		fmt.Fprintf(w, "  promoted    %d facts (%s layout, %d detail docs), %d archived; %s bytes always loaded\n",
-			r.Promoted, r.Layout, r.DetailDocs, r.Archived, thousands(r.AlwaysLoadedBytes))
+			r.Promoted, r.Layout, r.DetailDocs, r.Archived, cli.Thousands(r.AlwaysLoadedBytes))
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning     %s\n", warn)
 	}
 	if r.Stable > 0 {
-		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Stable, plural(r.Stable, "entry is", "entries are"))
+		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Stable, cli.Plural(r.Stable, "entry is", "entries are"))
 	}
 }
 
@@ -219,21 +219,6 @@ func capBar(lines, chars int) string {
 	}
 	bar := strings.Repeat("█", cells) + strings.Repeat("░", 20-cells)
 	return fmt.Sprintf("[%s] %d%% %s", bar, int(frac*100+0.5), what)
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func clip(s string, n int) string {

@@ -187,7 +187,7 @@ func printSweep(w io.Writer, r *SweepReport) {
 	if r.DryRun {
 		head += " (dry run: nothing was written)"
 	}
-	fmt.Fprintf(w, "%s: %d promoted %s checked\n", head, r.Checked, plural(r.Checked, "fact", "facts"))
+	fmt.Fprintf(w, "%s: %d promoted %s checked\n", head, r.Checked, cli.Plural(r.Checked, "fact", "facts"))
 	counts := map[string]int{}
 	for _, ch := range r.Changes {
 		counts[ch.Action]++

@@ -141,11 +141,11 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	}
 	if pl.Baseline {
 		fmt.Fprintf(w, "Building baseline: %d %s seen across %d %s; nothing is stable yet (stable = unchanged in %d sessions).\nRun again after a few more sessions.\n",
-			pl.Entries, plural(pl.Entries, "entry", "entries"), pl.Sessions, plural(pl.Sessions, "session", "sessions"), pl.Threshold)
+			pl.Entries, cli.Plural(pl.Entries, "entry", "entries"), pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"), pl.Threshold)
 		return
 	}
 	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d sessions observed)\n",
-		len(pl.Candidates), plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, plural(pl.Stable, "entry", "entries"), pl.Sessions)
+		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, cli.Plural(pl.Stable, "entry", "entries"), pl.Sessions)
 	group := ""
 	for _, c := range pl.Candidates {
 		if c.Target != group {
@@ -187,7 +187,7 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 		skipped = append(skipped, fmt.Sprintf("%d rejected earlier", pl.SkippedRejected))
 	}
 	if pl.Pointers > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d index %s (the files they name are candidates themselves)", pl.Pointers, plural(pl.Pointers, "pointer", "pointers")))
+		skipped = append(skipped, fmt.Sprintf("%d index %s (the files they name are candidates themselves)", pl.Pointers, cli.Plural(pl.Pointers, "pointer", "pointers")))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "\nSkipped: %s.\n", strings.Join(skipped, "; "))
@@ -544,7 +544,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			}
 		}
 	} else if len(r.Promoted) > 0 {
-		fmt.Fprintf(w, "Promoted %d %s:\n", len(r.Promoted), plural(len(r.Promoted), "entry", "entries"))
+		fmt.Fprintf(w, "Promoted %d %s:\n", len(r.Promoted), cli.Plural(len(r.Promoted), "entry", "entries"))
 		for _, pm := range r.Promoted {
 			sec := pm.Section
 			if pm.Created {
@@ -573,7 +573,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			verb = "Would prune"
 		}
 		fmt.Fprintf(w, "%s %d %s from auto-memory. MEMORY.md is now %d lines, %s chars (%s).\n",
-			verb, r.PrunedLines, plural(r.PrunedLines, "line", "lines"), r.MemoryMDLines, thousands(r.MemoryMDChars), capBar(r.MemoryMDLines, r.MemoryMDChars))
+			verb, r.PrunedLines, cli.Plural(r.PrunedLines, "line", "lines"), r.MemoryMDLines, cli.Thousands(r.MemoryMDChars), capBar(r.MemoryMDLines, r.MemoryMDChars))
 	}
 	if r.Backup != "" {
 		fmt.Fprintf(w, "Backups of every changed file: %s\n", relTo(root, r.Backup))

@@ -107,7 +107,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	if *dry {
 		verb = "Would move"
 	}
-	fmt.Fprintf(out, "%s %d promoted %s:\n", verb, len(moves), plural(len(moves), "fact", "facts"))
+	fmt.Fprintf(out, "%s %d promoted %s:\n", verb, len(moves), cli.Plural(len(moves), "fact", "facts"))
 	for _, m := range moves {
 		fmt.Fprintf(out, "  %s:%d → %s  %s\n", m.From, m.Line, m.To, clip(firstLine(m.Text), 60))
 	}
@@ -118,7 +118,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	case rep.Before > 0:
 		change = fmt.Sprintf(" (%d%% more)", (rep.After-rep.Before)*100/rep.Before)
 	}
-	fmt.Fprintf(out, "Always-loaded intermem text: %s → %s bytes%s.\n", thousands(rep.Before), thousands(rep.After), change)
+	fmt.Fprintf(out, "Always-loaded intermem text: %s → %s bytes%s.\n", cli.Thousands(rep.Before), cli.Thousands(rep.After), change)
 	return nil
 }
 

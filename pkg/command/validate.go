@@ -191,7 +191,7 @@ func trimChecks(b *bolt.Bucket, id string) error {
 
 func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 	fmt.Fprintf(w, "intermem validate: %d %s checked: %d ok · %d stale · %d unchecked\n",
-		r.Checked, plural(r.Checked, "entry", "entries"), r.OK, r.Stale, r.Unchecked)
+		r.Checked, cli.Plural(r.Checked, "entry", "entries"), r.OK, r.Stale, r.Unchecked)
 	section := func(title string, keep func(e *validate.Entry) bool, showCitations bool) {
 		var n int
 		for i := range r.Entries {

@@ -2,10 +2,10 @@ package inject
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
 )
@@ -216,7 +216,7 @@ func Render(in *Inputs) Result {
 		if res.Need > budget {
 			fmt.Fprintf(&sb, "\n… %d more: intermem context --budget %d", omitted, res.Need)
 		} else {
-			fmt.Fprintf(&sb, "\n… %d more (past the %s-character limit): intermem context --json", omitted, thousands(MaxChars))
+			fmt.Fprintf(&sb, "\n… %d more (past the %s-character limit): intermem context --json", omitted, cli.Thousands(MaxChars))
 			res.Need = 0
 		}
 	}
@@ -271,9 +271,9 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 		switch {
 		case ix.Truncated:
 			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, over its load cap (200 lines / 25,000 chars): only lines 1–%d were loaded.",
-				ix.Lines, thousands(ix.Chars), ix.LoadedLines)
+				ix.Lines, cli.Thousands(ix.Chars), ix.LoadedLines)
 			if n := len(ix.Beyond); n > 0 {
-				s += fmt.Sprintf(" %d %s past the cap (Read %s for %s):", n, plural(n, "entry", "entries"), clean(ix.Path), plural(n, "it", "them"))
+				s += fmt.Sprintf(" %d %s past the cap (Read %s for %s):", n, cli.Plural(n, "entry", "entries"), clean(ix.Path), cli.Plural(n, "it", "them"))
 			}
 			parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 			for _, e := range ix.Beyond {
@@ -285,14 +285,14 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 			worth = true
 		case pct >= 80:
 			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of its load cap (200 lines / 25,000 chars): suggest `/intermem:synthesize` to the user before entries fall off the end.",
-				ix.Lines, thousands(ix.Chars), pct)
+				ix.Lines, cli.Thousands(ix.Chars), pct)
 			add(secHealth, prioHealth, -1, len(s), fixed(s))
 			worth = true
 		}
 	}
 	if n := len(in.Stale); n > 0 {
 		s := fmt.Sprintf("- %d promoted %s stale (confidence < %.1f): do not rely on %s unchecked:",
-			n, plural(n, "fact is", "facts are"), score.StaleBelow, plural(n, "it", "them"))
+			n, cli.Plural(n, "fact is", "facts are"), score.StaleBelow, cli.Plural(n, "it", "them"))
 		parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 		for _, f := range in.Stale {
 			f := f
@@ -308,13 +308,13 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 	}
 	if a := in.Agents; a != nil {
 		s := fmt.Sprintf("- AGENTS.md holds %d promoted %s Claude Code may not load (%s): Read it when relevant; suggest adding `@AGENTS.md` to CLAUDE.md.",
-			a.Facts, plural(a.Facts, "fact", "facts"), strings.TrimSuffix(a.Why, "."))
+			a.Facts, cli.Plural(a.Facts, "fact", "facts"), strings.TrimSuffix(a.Why, "."))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
 	if n := in.Stable; n > 0 {
 		s := fmt.Sprintf("- %d stable %s not promoted yet: suggest `/intermem:synthesize` to the user.",
-			n, plural(n, "entry is", "entries are"))
+			n, cli.Plural(n, "entry is", "entries are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
@@ -351,7 +351,7 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 			s += ": " + rd.clip(d.Title, clipTitle)
 		}
 		if d.Facts > 0 {
-			s += fmt.Sprintf(" (%d %s)", d.Facts, plural(d.Facts, "fact", "facts"))
+			s += fmt.Sprintf(" (%d %s)", d.Facts, cli.Plural(d.Facts, "fact", "facts"))
 		}
 		add(secIndex, prioIndex, -1, len(s), fixed(s))
 		worth = true
@@ -441,19 +441,4 @@ func (red redactor) clip(text string, n int) string {
 		cut--
 	}
 	return strings.TrimRight(s[:cut], " ") + "…"
-}
-
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

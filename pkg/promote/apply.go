@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/plan"
@@ -257,7 +258,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		phase1 = append(phase1, tier.IndexStep(ts, mapper.Paths()))
 	}
 	pr.Op.Steps = append(phase1, groupByFile(phase2)...)
-	pr.Op.Summary = fmt.Sprintf("promote %d %s", len(appr), plural(len(appr), "entry", "entries"))
+	pr.Op.Summary = fmt.Sprintf("promote %d %s", len(appr), cli.Plural(len(appr), "entry", "entries"))
 	return pr, nil
 }
 
@@ -287,13 +288,6 @@ func short(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Lines counts lines the way an editor does: a final line without a

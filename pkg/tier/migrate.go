@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/targets"
@@ -108,7 +109,7 @@ func PrepareMigrate(ts *targets.Set, c Config) (*journal.Op, []Move, error) {
 	op.Steps = append(op.Steps, removals...)
 	op.Steps = append(op.Steps, headings...)
 	op.Steps = append(op.Steps, IndexStep(ts, mapper.Paths()))
-	op.Summary = fmt.Sprintf("move %d promoted %s into docs/intermem/", len(moves), plural(len(moves), "fact", "facts"))
+	op.Summary = fmt.Sprintf("move %d promoted %s into docs/intermem/", len(moves), cli.Plural(len(moves), "fact", "facts"))
 	return op, moves, nil
 }
 
@@ -143,7 +144,7 @@ func PrepareFlatten(ts *targets.Set) (*journal.Op, []Move, error) {
 	op.Steps = append(op.Steps, groupSteps(removals)...)
 	op.Steps = append(op.Steps, drops...)
 	op.Steps = append(op.Steps, IndexStep(ts, paths))
-	op.Summary = fmt.Sprintf("move %d promoted %s from docs/intermem/ back inline", len(moves), plural(len(moves), "fact", "facts"))
+	op.Summary = fmt.Sprintf("move %d promoted %s from docs/intermem/ back inline", len(moves), cli.Plural(len(moves), "fact", "facts"))
 	return op, moves, nil
 }
 

@@ -357,13 +357,6 @@ func IndexBytes(content []byte) int {
 	return i + len(IndexEnd)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // Step actions of the tiered layout.
 const (
 	// ActEnsureDetail creates a detail document with its header if absent.
