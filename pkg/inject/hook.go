@@ -83,20 +83,20 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		}
 		return hookio.SessionStartOutput(text)
 	}
+	ix := LoadIndex(p.Path(IndexName))
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
 	switch {
 	case errors.Is(err, store.ErrNotExist):
 		s = nil
 	case err != nil:
-		return serveCached(h, env, cache, err)
+		return serveCached(h, env, ix, cache, err)
 	}
-	ix := LoadIndex(p.Path(IndexName))
 	in, err := Gather(env, s, ix)
 	s.Close()
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
-			return serveCached(h, env, cache, err)
+			return serveCached(h, env, ix, cache, err)
 		}
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 // the memory files alone (no stability, confidence or stale facts), which
 // still beats no context at all — a project's first session can start
 // while another session's Stop hook holds the store. Neither is cached.
-func serveCached(h *hookio.Hook, env Env, cache string, why error) ([]byte, error) {
+func serveCached(h *hookio.Hook, env Env, ix *Index, cache string, why error) ([]byte, error) {
 	reason := "the intermem store was busy"
 	if !errors.Is(why, store.ErrLocked) {
 		reason = "the intermem store could not be read"
@@ -149,7 +149,6 @@ func serveCached(h *hookio.Hook, env Env, cache string, why error) ([]byte, erro
 	if env.Budget <= 0 {
 		return nil, nil
 	}
-	ix := LoadIndex(h.Project.Path(IndexName))
 	in, err := Gather(env, nil, ix)
 	if err != nil {
 		return nil, err
