@@ -31,12 +31,29 @@ step "go test -race"
 INTERMEM_E2E=0 go test -race -count=1 ./...
 
 step "fuzz (${INTERMEM_FUZZTIME:-4s} per target)"
+# Go 1.26's fuzz coordinator can report a bare "context deadline exceeded"
+# when -fuzztime expires while a worker is busy (go.dev/issue/75804, fixed
+# in Go 1.27). That is no finding: a real one prints "Failing input written
+# to testdata/fuzz/...". Such a run is repeated, at most twice; anything
+# else that fails, fails.
+fuzz_flake() {
+	grep -q 'context deadline exceeded' "$1" && ! grep -q 'Failing input written' "$1" &&
+		! grep -qE '^\s+[a-z_]+_test\.go:[0-9]+:|panic:' "$1"
+}
 grep -rl --include='*_test.go' '^func Fuzz' pkg | while read -r f; do
 	dir=$(dirname "$f")
 	for fn in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$f"); do
 		echo "  $dir $fn"
-		go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${INTERMEM_FUZZTIME:-4s}" "./$dir" >/tmp/intermem-fuzz.log 2>&1 || {
-			cat /tmp/intermem-fuzz.log; exit 1; }
+		for try in 1 2 3; do
+			if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${INTERMEM_FUZZTIME:-4s}" "./$dir" >/tmp/intermem-fuzz.log 2>&1; then
+				break
+			fi
+			if [ "$try" -lt 3 ] && fuzz_flake /tmp/intermem-fuzz.log; then
+				echo "    the fuzz coordinator's deadline race (go.dev/issue/75804), no failing input; again"
+				continue
+			fi
+			cat /tmp/intermem-fuzz.log; exit 1
+		done
 	done
 done
 
