@@ -300,17 +300,20 @@ func blankComments(s string) string {
 	return string(b)
 }
 
-// scanCode classifies the content of one code span.
-func (e *extractor) scanCode(s string) {
-	s = strings.ReplaceAll(s, "\n", " ")
+// scanCode classifies the content of one code span. CommonMark reads a
+// line break inside a span as a space, and so does the classification;
+// a citation's Text keeps the bytes as written, so that it can be found,
+// and edited, in the entry.
+func (e *extractor) scanCode(raw string) {
+	s := strings.ReplaceAll(raw, "\n", " ")
 	if len(s) >= 2 && s[0] == ' ' && s[len(s)-1] == ' ' && strings.TrimSpace(s) != "" {
-		s = s[1 : len(s)-1]
+		s, raw = s[1:len(s)-1], raw[1:len(raw)-1]
 	}
 	if s == "" || len(s) > maxTokenLen {
 		return
 	}
 	if name, ok := parseSymbol(s); ok {
-		e.addSymbol(s, name)
+		e.addSymbol(raw, name)
 		return
 	}
 	if !strings.ContainsAny(s, " \t") {
@@ -320,8 +323,13 @@ func (e *extractor) scanCode(s string) {
 		return
 	}
 	if spacedPath(s) {
-		if c, ok := e.classify(s, fromSpaced); ok {
-			e.add(c)
+		// Read as a path with spaces only from a span on one line: a span
+		// the editor wrapped may as well be prose, and a wrong guess
+		// would call a fact stale, so it cites nothing.
+		if s == raw {
+			if c, ok := e.classify(s, fromSpaced); ok {
+				e.add(c)
+			}
 		}
 		return
 	}

@@ -29,6 +29,8 @@ func TestExtractSources(t *testing.T) {
 		{"backticked bare file name", "- fixtures in `conftest.py`", []Citation{cf("conftest.py", "conftest.py", File)}},
 		{"double backticks", "- ``pkg/x.go`` here", []Citation{cf("pkg/x.go", "pkg/x.go", File)}},
 		{"code span with padding", "- `` docs/a.md `` here", []Citation{cf("docs/a.md", "docs/a.md", File)}},
+		{"wrapped span that would be a path with spaces", "- `docs/Design\nNotes.md` and `0\n.ml`", nil},
+		{"wrapped command span", "- run `python\nscripts/x.py` first", []Citation{cf("scripts/x.py", "scripts/x.py", File)}},
 		{"spaces in a path", "- `docs/Design Notes.md` and `Meeting Notes.md`", []Citation{cf("docs/Design Notes.md", "docs/Design Notes.md", File), cf("Meeting Notes.md", "Meeting Notes.md", File)}},
 		{"prose file", "- Edit pkg/store/db.go, then docs/guides/x.md.", []Citation{cf("pkg/store/db.go", "pkg/store/db.go", File), cf("docs/guides/x.md", "docs/guides/x.md", File)}},
 		{"prose dot slash", "- run ./scripts/run.sh first", []Citation{cf("./scripts/run.sh", "scripts/run.sh", File)}},
