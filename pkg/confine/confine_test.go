@@ -1,0 +1,190 @@
+package confine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// layout builds a project root, a memory dir and an "outside" directory
+// standing in for the user's home, all real, in a temp dir.
+func layout(t *testing.T) (Places, string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "proj")
+	mem := filepath.Join(base, "claude", "memory")
+	out := filepath.Join(base, "home")
+	for _, d := range []string{root, mem, out, filepath.Join(root, "docs")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Places{Root: root, MemoryDir: mem}, out
+}
+
+func TestClassify(t *testing.T) {
+	p, out := layout(t)
+	cases := []struct {
+		path string
+		want Place
+	}{
+		{p.Root + "/CLAUDE.md", Target},
+		{p.Root + "/AGENTS.md", Target},
+		{p.Root + "/.claude/CLAUDE.md", Target},
+		{p.Root + "/.claude/settings.json", None},
+		{p.Root + "/docs/intermem/build.md", Detail},
+		{p.Root + "/docs/intermem/.archived.md", Detail},
+		{p.Root + "/docs/intermem", None},
+		{p.Root + "/docs/intermem/../../../home/u/.bashrc", None},
+		{p.Root + "/docs/intermem/../../CLAUDE.md", Target},
+		{p.Root + "/.intermem", State},
+		{p.Root + "/.intermem/log", State},
+		{p.Root + "/.intermemx/log", None},
+		{p.Root + "/README.md", None},
+		{p.MemoryDir + "/MEMORY.md", Memory},
+		{p.MemoryDir + "/../settings.json", None},
+		{out + "/.bashrc", None},
+		{"CLAUDE.md", None},
+	}
+	for _, c := range cases {
+		if got := p.Classify(c.path); got != c.want {
+			t.Errorf("Classify(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
+
+func TestResolveTargets(t *testing.T) {
+	p, out := layout(t)
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(p.Root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A dangling link out of the project: refused, naming the real path.
+	link("../home/.profile", "CLAUDE.md")
+	_, err := p.Resolve(filepath.Join(p.Root, "CLAUDE.md"), false)
+	if !errors.Is(err, ErrOutside) {
+		t.Fatalf("dangling link outside: err = %v, want ErrOutside", err)
+	}
+	// ... unless the user allows it.
+	got, err := p.Resolve(filepath.Join(p.Root, "CLAUDE.md"), true)
+	if err != nil || got != filepath.Join(out, ".profile") {
+		t.Fatalf("allowOutside: got %q, %v; want %s", got, err, filepath.Join(out, ".profile"))
+	}
+	// A link inside the project is fine.
+	if err := os.WriteFile(filepath.Join(p.Root, "docs", "guide.md"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link("docs/guide.md", "AGENTS.md")
+	got, err = p.Resolve(filepath.Join(p.Root, "AGENTS.md"), false)
+	if err != nil || got != filepath.Join(p.Root, "docs", "guide.md") {
+		t.Fatalf("link inside: got %q, %v", got, err)
+	}
+	// A link into the state directory is refused even inside the project.
+	if err := os.Mkdir(filepath.Join(p.Root, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link("../.intermem/intermem.db", ".claude/CLAUDE.md")
+	if _, err := p.Resolve(filepath.Join(p.Root, ".claude", "CLAUDE.md"), false); !errors.Is(err, ErrOutside) {
+		t.Fatalf("link into state: err = %v, want ErrOutside", err)
+	}
+	// docs/ as a link to a directory outside takes docs/intermem with it.
+	if err := os.Remove(filepath.Join(p.Root, "docs", "guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(p.Root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	link(out, "docs")
+	if _, err := p.Resolve(filepath.Join(p.Root, "docs", "intermem", "x.md"), false); !errors.Is(err, ErrOutside) {
+		t.Fatalf("docs linked outside: err = %v, want ErrOutside", err)
+	}
+	// Traversal never classifies as a place.
+	if _, err := p.Resolve(filepath.Join(p.Root, "docs/intermem/../../../home/.bashrc"), true); !errors.Is(err, ErrOutside) {
+		t.Fatalf("traversal: err = %v, want ErrOutside", err)
+	}
+}
+
+func TestResolveState(t *testing.T) {
+	p, out := layout(t)
+	state := filepath.Join(p.Root, ".intermem")
+	// Not there yet: fine, intermem creates it.
+	if _, err := p.Resolve(filepath.Join(state, "log"), false); err != nil {
+		t.Fatalf("absent state: %v", err)
+	}
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, ".bashrc"), filepath.Join(state, "log")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(filepath.Join(state, "log"), true); !errors.Is(err, ErrLink) {
+		t.Fatalf("linked log: err = %v, want ErrLink", err)
+	}
+	if err := os.Symlink(out, filepath.Join(state, "spool")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(filepath.Join(state, "spool", "a.json"), false); !errors.Is(err, ErrLink) {
+		t.Fatalf("linked spool: err = %v, want ErrLink", err)
+	}
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, state); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(filepath.Join(state, "intermem.db"), false); !errors.Is(err, ErrLink) {
+		t.Fatalf("linked state dir: err = %v, want ErrLink", err)
+	}
+}
+
+func TestResolveMemoryFollowsUserLinks(t *testing.T) {
+	p, out := layout(t)
+	dot := filepath.Join(out, "dotfiles", "MEMORY.md")
+	if err := os.MkdirAll(filepath.Dir(dot), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dot, []byte("- a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dot, filepath.Join(p.MemoryDir, "MEMORY.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Resolve(filepath.Join(p.MemoryDir, "MEMORY.md"), false)
+	if err != nil || got != dot {
+		t.Fatalf("memory link: got %q, %v; want %s", got, err, dot)
+	}
+}
+
+func TestRealDanglingChain(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a -> b -> c/d (c missing): the write would create c/d.
+	if err := os.Symlink("b", filepath.Join(base, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("c/d", filepath.Join(base, "b")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Real(filepath.Join(base, "a"))
+	if want := filepath.Join(base, "c", "d"); err != nil || got != want {
+		t.Fatalf("Real = %q, %v; want %s", got, err, want)
+	}
+	// A loop is an error, not a hang.
+	if err := os.Symlink("loop2", filepath.Join(base, "loop1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop1", filepath.Join(base, "loop2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Real(filepath.Join(base, "loop1")); err == nil {
+		t.Fatal("symlink loop resolved without error")
+	}
+}
