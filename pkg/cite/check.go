@@ -67,12 +67,13 @@ type Checker struct {
 	tree     *treeIndex
 	globs    map[string]Result
 	symbols  map[[2]string]bool
+	has      map[string]bool // projectHas of directories above intermem's own
 }
 
 // NewChecker returns a Checker for the project at root. A root that cannot be
 // resolved makes every citation Unchecked.
 func NewChecker(root string) *Checker {
-	c := &Checker{stats: map[string]node{}, globs: map[string]Result{}, symbols: map[[2]string]bool{}}
+	c := &Checker{stats: map[string]node{}, globs: map[string]Result{}, symbols: map[[2]string]bool{}, has: map[string]bool{}}
 	abs, err := filepath.Abs(root)
 	if err == nil {
 		c.root = abs
@@ -114,7 +115,7 @@ func (c *Checker) check(ct Citation) Result {
 		// had, its first segment.
 		p = strings.TrimLeft(p, "/")
 		first, _, _ := strings.Cut(p, "/")
-		if first == "" || hasMeta(first) || !c.exists(first) && !c.history().tops[first] {
+		if first == "" || hasMeta(first) || !c.projectHas(first) && !c.history().tops[first] {
 			return r.set(Unchecked, "leading-slash path whose first segment is not in the project (a URL route?)")
 		}
 	}
@@ -259,6 +260,10 @@ func (c *Checker) checkPath(r Result, p string, kind Kind) (Result, string) {
 	case nodeError:
 		return r.set(Unchecked, "cannot check: "+n.note), ""
 	case nodeExists:
+		if n.dir && holdsOwn(p) && !c.projectHas(p) {
+			// docs/ holding nothing but docs/intermem/: intermem made it.
+			return c.missing(r, p, kind, "")
+		}
 		if res, ok := natureMismatch(r, n, kind); !ok {
 			return res, ""
 		}
@@ -319,7 +324,7 @@ func (c *Checker) missing(r Result, p string, kind Kind, note string) (Result, s
 		return res, real
 	}
 	first, _, _ := strings.Cut(p, "/")
-	if c.exists(first) || h.tops[first] {
+	if c.projectHas(first) || h.tops[first] {
 		return r.set(Broken, noSuch(kind)+note), ""
 	}
 	return r.set(Unchecked, "not a project path: no "+first+" in the project or its git history"), ""
@@ -361,10 +366,10 @@ func (c *Checker) fromHistory(r Result, old string, kind Kind) (Result, bool) {
 // a subproject, or a bare file name).
 func (c *Checker) findElsewhere(r Result, p string, kind Kind) (Result, string, bool) {
 	for _, cand := range c.treeIndex().candidates(p) {
-		n := c.resolve(cand)
-		if n.state != nodeExists {
+		if !c.projectHas(cand) {
 			continue
 		}
+		n := c.resolve(cand)
 		if _, ok := natureMismatch(r, n, kind); !ok {
 			continue
 		}
@@ -413,7 +418,8 @@ func (c *Checker) globOnce(r Result, pattern string) Result {
 	for _, s := range strings.Split(pattern, "/") {
 		keep[s] = true
 	}
-	w := &walkFS{fsys: root.FS(), keep: keep, budget: maxWalk}
+	base, _ := doublestar.SplitPattern(pattern)
+	w := &walkFS{fsys: root.FS(), keep: keep, ownOK: own(base), budget: maxWalk}
 	match := ""
 	err = doublestar.GlobWalk(w, pattern, func(p string, d fs.DirEntry) error {
 		if d.Type()&fs.ModeSymlink != 0 && c.resolve(p).state != nodeExists {
@@ -430,15 +436,17 @@ func (c *Checker) globOnce(r Result, pattern string) Result {
 	case err != nil && !errors.Is(err, errFound):
 		return r.set(Unchecked, "cannot check: "+err.Error())
 	}
-	base, _ := doublestar.SplitPattern(pattern)
 	first, _, _ := strings.Cut(pattern, "/")
 	h := c.history()
 	for g := range h.gone {
+		if own(g) && !w.ownOK {
+			continue
+		}
 		if ok, _ := doublestar.Match(pattern, g); ok {
 			return r.set(Broken, "matches nothing (matched "+g+" before it was removed in git history)")
 		}
 	}
-	if base != "." && !c.exists(base) && !hasMeta(first) && !c.exists(first) && !h.tops[first] {
+	if base != "." && !c.projectHas(base) && !hasMeta(first) && !c.projectHas(first) && !h.tops[first] {
 		return r.set(Unchecked, "not a project path: no "+first+" in the project or its git history")
 	}
 	return r.set(Broken, "matches nothing")

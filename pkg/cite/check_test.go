@@ -200,3 +200,55 @@ func TestContainsWord(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOwnDirs: intermem's own directories (docs/intermem/, .intermem/)
+// are not evidence about the project, on disk or in git history: a docs/
+// holding nothing else does not make docs/adr/ broken, a bare name found
+// only there is not "found", a glob matching only there matches nothing, a
+// flattened detail document deleted in git does not make its base name
+// broken elsewhere. A path under them, cited as such, is still judged.
+func TestCheckOwnDirs(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "main.go", "package main\n")
+	writeFile(t, root, "docs/intermem/build.md", "# Build\n")
+	writeFile(t, root, "docs/intermem/old.md", "# Old\n")
+	writeFile(t, root, ".intermem/log", "x\n")
+	git(t, root, "init", "-q")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "one")
+	git(t, root, "rm", "-q", "docs/intermem/old.md")
+	git(t, root, "commit", "-q", "-m", "flatten")
+	c := NewChecker(root)
+	for _, tt := range []struct {
+		entry  string
+		status Status
+	}{
+		{"- Decisions: `docs/adr/`.", Unchecked},
+		{"- Decisions: `docs/adr/0001-store.md`.", Unchecked},
+		{"- Root-relative: `/docs/adr/0001.md`.", Unchecked},
+		{"- Docs live in `docs/`.", Unchecked},
+		{"- Manual pages: `docs/**/*.md`.", Unchecked},
+		{"- The note `build.md`.", Unchecked},
+		{"- The note `old.md`.", Unchecked},
+		{"- Detail doc: `docs/intermem/build.md`.", Valid},
+		{"- Detail docs: `docs/intermem/*.md`.", Valid},
+		{"- Flattened: `docs/intermem/old.md`.", Broken},
+	} {
+		rs := c.Check(Extract(tt.entry))
+		if len(rs) != 1 {
+			t.Errorf("%s: %d citations, want 1: %+v", tt.entry, len(rs), rs)
+			continue
+		}
+		if rs[0].Status != tt.status {
+			t.Errorf("%s: %s (%s), want %s", tt.entry, rs[0].Status, rs[0].Detail, tt.status)
+		}
+	}
+	// A docs/ of the project's own is evidence again.
+	writeFile(t, root, "docs/guide.md", "# Guide\n")
+	c = NewChecker(root)
+	for entry, want := range map[string]Status{"- `docs/adr/`": Broken, "- `docs/`": Valid, "- `docs/**/*.rst`": Broken} {
+		if r := c.Check(Extract(entry))[0]; r.Status != want {
+			t.Errorf("with docs/guide.md: %s: %s (%s), want %s", entry, r.Status, r.Detail, want)
+		}
+	}
+}

@@ -76,6 +76,17 @@
 // read at most 1 MiB of the file. Stats, the tree index, git history, glob and
 // symbol results are cached per Checker.
 //
+// # intermem's own files
+//
+// The directories intermem itself creates, docs/intermem/ (detail documents
+// and the archive) and .intermem/ (state), are not evidence about the
+// project: promoting a fact must not change how another fact is judged. A
+// directory that holds nothing but one of them (docs/ above docs/intermem/)
+// counts as absent; the tree index, glob walks (unless the pattern is under
+// one of them) and git history (top-level names, base names, directory
+// moves and removals) leave them out. A path under them cited as such is
+// judged like any other.
+//
 // # Status model
 //
 //   - Valid: the path exists with the cited nature (a File that is a directory,

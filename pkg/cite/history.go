@@ -97,6 +97,11 @@ func (h *history) parse(out []byte) {
 
 func (h *history) markGone(p string) {
 	h.gone[p] = true
+	if own(p) {
+		// intermem's own files (a flattened detail document) say nothing
+		// about the project's layout or about a bare name cited elsewhere.
+		return
+	}
 	h.byBase[path.Base(p)] = append(h.byBase[path.Base(p)], p)
 	first, _, _ := strings.Cut(p, "/")
 	h.tops[first] = true
@@ -118,12 +123,13 @@ func (h *history) follow(p string) (string, bool) {
 }
 
 // dirMove infers where directory d went from the renames of its files: the
-// new directory most of them agree on.
+// new directory most of them agree on (intermem's own files vote only for
+// one of its own directories).
 func (h *history) dirMove(d string) (string, bool) {
 	votes := map[string]int{}
 	prefix := d + "/"
 	for old := range h.next {
-		if !strings.HasPrefix(old, prefix) {
+		if !strings.HasPrefix(old, prefix) || own(old) && !own(d) {
 			continue
 		}
 		final, _ := h.follow(old)
@@ -146,14 +152,15 @@ func (h *history) dirMove(d string) (string, bool) {
 	return best, n > 0
 }
 
-// goneUnder reports whether git removed anything at or under d.
+// goneUnder reports whether git removed anything at or under d (intermem's
+// own files count only under one of its own directories).
 func (h *history) goneUnder(d string) bool {
 	if h.gone[d] {
 		return true
 	}
 	prefix := d + "/"
 	for p := range h.gone {
-		if strings.HasPrefix(p, prefix) {
+		if strings.HasPrefix(p, prefix) && (!own(p) || own(d)) {
 			return true
 		}
 	}

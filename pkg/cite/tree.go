@@ -22,8 +22,12 @@ var (
 // against a budget. Once the budget is spent every ReadDir fails, so a walk
 // ends quickly and the caller reports the search as incomplete.
 type walkFS struct {
-	fsys   fs.FS
-	keep   map[string]bool // skip names the pattern itself names
+	fsys fs.FS
+	keep map[string]bool // skip names the pattern itself names
+	// ownOK lets the walk into intermem's own directories (a pattern
+	// under docs/intermem/ names them); otherwise they are hidden, since
+	// they are not evidence about the project.
+	ownOK  bool
 	budget int
 	over   bool
 }
@@ -41,6 +45,9 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	out := ents[:0]
 	for _, e := range ents {
 		if e.IsDir() && skipDirs[e.Name()] && !w.keep[e.Name()] {
+			continue
+		}
+		if !w.ownOK && own(path.Join(name, e.Name())) {
 			continue
 		}
 		out = append(out, e)
