@@ -31,8 +31,9 @@ that auto-memory recorded again or whose citations hold, lets the others
 lose confidence over time (uncited facts only after a 90-day review
 period, INTERMEM_REVIEW_DAYS), archives a fact found stale by two sweeps at
 least 24 hours apart into docs/intermem/.archived.md, and restores archived
-facts that auto-memory holds again. --dry-run reports the same decisions
-and writes nothing.
+facts that auto-memory holds again if they would pass validation now (one
+still citing a deleted file is held: it stays archived). --dry-run reports
+the same decisions and writes nothing.
 `
 
 // SweepReport is the JSON shape of sweep.
@@ -192,7 +193,7 @@ func printSweep(w io.Writer, r *SweepReport) {
 	for _, ch := range r.Changes {
 		counts[ch.Action]++
 		switch ch.Action {
-		case sweep.Archived, sweep.Restored, sweep.Stale, sweep.Decaying:
+		case sweep.Archived, sweep.Restored, sweep.Held, sweep.Stale, sweep.Decaying:
 			verb := ch.Action
 			if r.DryRun && (verb == sweep.Archived || verb == sweep.Restored) {
 				verb = "would be " + verb
@@ -201,8 +202,11 @@ func printSweep(w io.Writer, r *SweepReport) {
 			if ch.Reason != "" {
 				fmt.Fprintf(w, ": %s", ch.Reason)
 			}
-			if ch.Action == sweep.Stale {
+			switch ch.Action {
+			case sweep.Stale:
 				fmt.Fprint(w, "; archived if still stale at a sweep 24 h or more from now")
+			case sweep.Held:
+				fmt.Fprint(w, "; stays archived")
 			}
 			fmt.Fprintln(w)
 		}

@@ -16,7 +16,10 @@
 //     archives it (package archive); a sweep that finds it healthy again
 //     resets the count;
 //  5. every archived fact that was re-observed in auto-memory is restored
-//     to where it was.
+//     to where it was, if it would pass validation now (its citations
+//     score it above score.StaleBelow); one that would be stale at once (it
+//     cites a file that is still gone) stays archived and is reported as
+//     held, with the reason.
 //
 // Evaluate decides; it changes nothing. The caller journals the archive
 // and restore operations and writes the updated records, or, for a dry
@@ -44,6 +47,7 @@ const (
 	Stale     = "stale"     // first stale sweep: archived at the next one ≥24 h later
 	Archived  = "archived"
 	Restored  = "restored"
+	Held      = "held"    // re-observed while archived, but it would be stale: stays archived
 	Adopted   = "adopted" // a marked entry the store had no record of
 )
 
@@ -174,6 +178,19 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 			if !ok || !t.After(a.At) {
 				continue
 			}
+			// Re-observed is not enough: what comes back must pass
+			// validation now, or the next sweep would find it stale again
+			// (a fact citing a file that is still deleted).
+			sc := score.Of(score.Evidence{Results: c.Check(cite.Extract(a.Block)), Threshold: o.Threshold})
+			if sc.Stale {
+				reason := "auto-memory holds it again"
+				if len(sc.Reasons) > 0 {
+					reason += ", but it " + sc.Reasons[0]
+				}
+				r.Changes = append(r.Changes, Change{ID: a.ID, Action: Held, Where: a.From, Text: clip(redact.String(a.Block)),
+					Confidence: sc.Confidence, Reason: reason})
+				continue
+			}
 			r.Restore = append(r.Restore, a)
 			r.Restored++
 			rec := &store.Promoted{ID: a.ID, Target: a.From, Section: a.Section, LastEvidence: t, Text: redact.String(a.Block)}
@@ -183,8 +200,9 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 				rec.LastEvidence = t
 			}
 			rec.Archived, rec.StaleSweeps, rec.Reason = false, 0, ""
+			rec.Confidence, rec.Cited = sc.Confidence, sc.Valid+sc.Broken+sc.Moved > 0
 			r.Records[a.ID] = rec
-			r.Changes = append(r.Changes, Change{ID: a.ID, Action: Restored, Where: a.From, Text: clip(a.Block), Confidence: rec.Confidence,
+			r.Changes = append(r.Changes, Change{ID: a.ID, Action: Restored, Where: a.From, Text: clip(redact.String(a.Block)), Confidence: rec.Confidence,
 				Reason: "auto-memory holds it again"})
 		}
 	}
@@ -193,7 +211,7 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 }
 
 func rank(action string) int {
-	for i, a := range []string{Archived, Restored, Stale, Decaying, Adopted, Refreshed, Healthy} {
+	for i, a := range []string{Archived, Restored, Held, Stale, Decaying, Adopted, Refreshed, Healthy} {
 		if a == action {
 			return i
 		}
