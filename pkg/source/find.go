@@ -1,0 +1,224 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Limits on what Find and ReadFile accept. Real solution documents and
+// learnings are a few kilobytes; a project with thousands of them, a
+// directory tree hundreds deep or a megabyte "document" is not a memory
+// system but something that would cost every scan.
+const (
+	// MaxFiles is the most files Find returns for one source.
+	MaxFiles = 10000
+	// MaxDepth is the deepest directory, counted from the project root, that
+	// Find descends into.
+	MaxDepth = 24
+	// MaxFileBytes is the largest file ReadFile reads.
+	MaxFileBytes = 1 << 20
+)
+
+// ErrTooLarge is returned by ReadFile for a file over its size limit.
+var ErrTooLarge = errors.New("file is larger than the limit")
+
+// ErrNotRegular is returned by Open for anything but a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// File is one file a source reads, with what the catalog fingerprints: an
+// unchanged Size and ModTime cost a stat instead of a parse.
+type File struct {
+	// Path is slash-separated and relative to the project root, as written
+	// into entries.
+	Path string
+	// Size and ModTime are those of the file, or of the file a link leads to.
+	Size    int64
+	ModTime time.Time
+	// real is the absolute path to open: the link target for a link.
+	real string
+}
+
+// Find returns the files of s under root, sorted by path, and the problems
+// met on the way (a link that leads out of the project, too many files).
+// A pattern whose directory does not exist finds nothing and is no problem.
+//
+// Directory links are never followed. A linked file is returned only when
+// the link resolves inside root to a regular file; anything else that is not
+// a regular file is skipped with a problem.
+func Find(root string, s Source) ([]File, []Problem) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("project root cannot be read: %v", err)}}
+	}
+	seen := map[string]bool{}
+	var files []File
+	var probs []Problem
+	full := false
+	for _, pat := range s.Patterns() {
+		if full {
+			break
+		}
+		base := staticBase(pat)
+		realBase, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(base)))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", err)})
+			}
+			continue
+		}
+		if !within(realRoot, realBase) {
+			probs = append(probs, Problem{Path: base, Message: "is a link that leads out of the project; not read"})
+			continue
+		}
+		walkErr := filepath.WalkDir(realBase, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == realBase {
+					return err
+				}
+				probs = append(probs, Problem{Path: rel(realBase, base, p), Message: fmt.Sprintf("cannot be read: %v", err)})
+				return nil
+			}
+			relPath := rel(realBase, base, p)
+			if d.IsDir() {
+				if p != realBase && strings.Count(relPath, "/")+1 > MaxDepth {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if seen[relPath] {
+				return nil
+			}
+			if ok, _ := doublestar.Match(pat, relPath); !ok {
+				return nil
+			}
+			seen[relPath] = true
+			f, prob := judge(realRoot, p, relPath, d)
+			if prob != "" {
+				probs = append(probs, Problem{Path: relPath, Message: prob})
+				return nil
+			}
+			if len(files) == MaxFiles {
+				probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("holds more than %d files; the rest are not read", MaxFiles)})
+				full = true
+				return fs.SkipAll
+			}
+			files = append(files, f)
+			return nil
+		})
+		if walkErr != nil && !errors.Is(walkErr, fs.ErrNotExist) {
+			probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", walkErr)})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, probs
+}
+
+// judge decides whether the walked entry p is a file a source may read.
+func judge(realRoot, p, relPath string, d fs.DirEntry) (File, string) {
+	mode := d.Type()
+	real := p
+	if mode&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return File{}, "is a link that leads nowhere; not read"
+		}
+		if !within(realRoot, target) {
+			return File{}, "is a link that leads out of the project; not read"
+		}
+		real = target
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return File{}, fmt.Sprintf("cannot be read: %v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return File{}, "is not a regular file; not read"
+	}
+	return File{Path: relPath, Size: fi.Size(), ModTime: fi.ModTime(), real: real}, ""
+}
+
+// Open opens f for reading, checking again that it is a regular file (it may
+// have been replaced since Find).
+func Open(f File) (*os.File, error) {
+	if f.real == "" {
+		return nil, fmt.Errorf("open %s: %w", f.Path, fs.ErrInvalid)
+	}
+	fh, err := os.Open(f.real)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	fi, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("open %s: %w", f.Path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		fh.Close()
+		return nil, fmt.Errorf("open %s: %w", f.Path, ErrNotRegular)
+	}
+	return fh, nil
+}
+
+// ReadFile reads f whole, refusing more than max bytes (MaxFileBytes when
+// max ≤ 0). The limit is checked on the bytes read, so a file growing
+// between Find and ReadFile cannot slip past it.
+func ReadFile(f File, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = MaxFileBytes
+	}
+	fh, err := Open(f)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("read %s: %w (%d bytes)", f.Path, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// staticBase is the directory part of pat before its first meta character:
+// "docs/solutions" for "docs/solutions/**/*.md", "." for "*.md".
+func staticBase(pat string) string {
+	dir := pat
+	if i := strings.IndexAny(pat, "*?[{\\"); i >= 0 {
+		dir = pat[:i]
+	}
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		return path.Clean(dir[:i])
+	}
+	return "."
+}
+
+// rel turns p, a path under realBase, into the slash-separated path
+// relative to the project root that Find reports.
+func rel(realBase, base, p string) string {
+	r, err := filepath.Rel(realBase, p)
+	if err != nil {
+		return base
+	}
+	return path.Clean(path.Join(base, filepath.ToSlash(r)))
+}
+
+// within reports whether p is root or below it; both are real paths.
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return r == "." || (r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)))
+}

@@ -1,0 +1,153 @@
+package source
+
+import "strings"
+
+// Heading is an ATX heading ("## Root Cause") outside fenced code.
+type Heading struct {
+	// Level is the number of "#" marks, 1 to 6.
+	Level int
+	// Text is the heading without its marks, trimmed.
+	Text string
+	// Line is the 1-based line in the file.
+	Line int
+	// start and end are the byte offsets in the body of the heading line
+	// and of the line after it.
+	start, end int
+}
+
+// Headings returns the ATX headings of body, skipping fenced code (a "# x"
+// in a shell block is a comment, not a heading). firstLine is the line of
+// the file that body starts at. A fence that is never closed runs to the
+// end of the body, as CommonMark has it.
+func Headings(body string, firstLine int) []Heading {
+	var hs []Heading
+	var fence byte
+	fenceLen := 0
+	line := firstLine
+	for pos := 0; pos < len(body); line++ {
+		text, next := body[pos:], len(body)
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text, next = text[:i], pos+i+1
+		}
+		trimmed := strings.TrimLeft(text, " ")
+		indent := len(text) - len(trimmed)
+		switch {
+		case indent > 3:
+		case fence != 0:
+			if c, n := fenceRun(trimmed); c == fence && n >= fenceLen && strings.TrimSpace(trimmed[n:]) == "" {
+				fence = 0
+			}
+		default:
+			if c, n := fenceRun(trimmed); n >= 3 && !(c == '`' && strings.ContainsRune(trimmed[n:], '`')) {
+				fence, fenceLen = c, n
+			} else if lvl, t, ok := atx(trimmed); ok {
+				hs = append(hs, Heading{Level: lvl, Text: t, Line: line, start: pos, end: next})
+			}
+		}
+		pos = next
+	}
+	return hs
+}
+
+// fenceRun returns the fence character at the start of s and how many times
+// it repeats, or 0, 0.
+func fenceRun(s string) (byte, int) {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
+		return 0, 0
+	}
+	n := 0
+	for n < len(s) && s[n] == s[0] {
+		n++
+	}
+	return s[0], n
+}
+
+// atx parses an ATX heading line (indentation already removed).
+func atx(s string) (int, string, bool) {
+	n := 0
+	for n < len(s) && s[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || (n < len(s) && s[n] != ' ' && s[n] != '\t') {
+		return 0, "", false
+	}
+	t := strings.TrimSpace(s[n:])
+	// A closing run of "#" preceded by a space is not part of the text.
+	if end := strings.TrimRight(t, "#"); end != t && (end == "" || strings.HasSuffix(end, " ") || strings.HasSuffix(end, "\t")) {
+		t = strings.TrimSpace(end)
+	}
+	return n, t, true
+}
+
+// Sections splits body at its headings of level: each starts a section that
+// runs to the next heading of that level or a higher one (a "##" section
+// holds its "###" subsections). hs are body's Headings.
+func Sections(body string, hs []Heading, level int) []Section {
+	var out []Section
+	for i, h := range hs {
+		if h.Level != level {
+			continue
+		}
+		end := len(body)
+		for _, n := range hs[i+1:] {
+			if n.Level <= level {
+				end = n.start
+				break
+			}
+		}
+		out = append(out, Section{Name: h.Text, Line: h.Line, Text: strings.TrimSpace(body[h.end:end])})
+	}
+	return out
+}
+
+// Clip returns s cut to at most n bytes at a rune boundary, with "…" added
+// when it was cut.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !runeStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// OneLine collapses s to one line of single spaces, at most n bytes.
+func OneLine(s string, n int) string {
+	return Clip(strings.Join(strings.Fields(s), " "), n)
+}
+
+// Dedup returns the non-empty strings of in, trimmed, without repeats, in
+// order of first appearance.
+func Dedup(in []string) []string {
+	seen := make(map[string]bool, len(in))
+	var out []string
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// SetField sets e.Fields[k] to v, trimmed and cut to maxField bytes; an
+// empty v sets nothing.
+func SetField(e *Entry, k, v string) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return
+	}
+	if e.Fields == nil {
+		e.Fields = map[string]string{}
+	}
+	e.Fields[k] = Clip(v, maxField)
+}
+
+// maxField is the most bytes of one value SetField keeps.
+const maxField = 2048

@@ -1,0 +1,23 @@
+// Package sources is the list of every source intermem reads. Adding a
+// source is its package under pkg/source/ and one line in Registry.
+package sources
+
+import (
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/clavain"
+	"github.com/intermem/intermem/pkg/source/compound"
+	"github.com/intermem/intermem/pkg/source/interfluence"
+)
+
+// Registry returns the registry of every built-in source.
+func Registry() *source.Registry {
+	r, err := source.NewRegistry(
+		clavain.Source{},
+		compound.Source{},
+		interfluence.Source{},
+	)
+	if err != nil {
+		panic(err) // a programming error, caught by the package's test
+	}
+	return r
+}
