@@ -58,6 +58,8 @@ func printUsage(w io.Writer) {
 // Main runs the intermem tool and returns its exit status.
 func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 	var err error
+	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
+	defer env.Flush()
 	defer func() {
 		if r := recover(); r != nil {
 			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -77,11 +76,10 @@ func storeError(err error) error {
 	return cli.WithHint(err, "see the project's .intermem/log")
 }
 
+// writeJSON is the --json output of every command: exact JSON, with the
+// characters a terminal would act on as \u escapes (cli.WriteJSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return cli.WriteJSON(w, v)
 }
 
 // loadTargets reads the curated documents, with a hint when one is

@@ -61,6 +61,8 @@ func opInfo(root string, op *journal.Op) OpInfo {
 
 // RecoverMain is the whole of cmd/intermem-recover.
 func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
+	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
+	defer env.Flush()
 	defer func() {
 		if r := recover(); r != nil {
 			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))

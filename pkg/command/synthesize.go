@@ -39,6 +39,8 @@ through a crash-safe journal. SPEC is like 1,3,5-8 or all.
 
 // SynthesizeMain is the whole of cmd/intermem-synthesize.
 func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int) {
+	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
+	defer env.Flush()
 	defer func() {
 		if r := recover(); r != nil {
 			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/cli"
 )
 
 // FuzzParse: Parse never panics; it accepts only one JSON object; an
@@ -100,6 +102,7 @@ func FuzzSessionStartOutput(f *testing.F) {
 	f.Add("# intermem\n- a \"quoted\" line\t<tag> & \\ \u2028")
 	f.Add("")
 	f.Add("\x00\x1f\x7f")
+	f.Add("\u009b2J \u202e \U000E0041 \ufe0f\ufe0f")
 	f.Fuzz(func(t *testing.T, ctx string) {
 		if !utf8.ValidString(ctx) {
 			return // contexts are built from valid text; sjson may replace invalid bytes
@@ -126,6 +129,11 @@ func FuzzSessionStartOutput(f *testing.F) {
 		}
 		if v.HookSpecificOutput.HookEventName != "SessionStart" || v.HookSpecificOutput.AdditionalContext != ctx {
 			t.Fatalf("output %q does not carry the context %q", out, ctx)
+		}
+		for _, r := range string(out) {
+			if r != '\n' && cli.Unsafe(r) {
+				t.Fatalf("output %q holds %U as itself", out, r)
+			}
 		}
 	})
 }

@@ -127,13 +127,15 @@ func validSessionID(s string) bool {
 }
 
 // SessionStartOutput builds the single JSON object SessionStart hooks print.
+// Characters a terminal or a reader would not see as themselves are \u
+// escapes (cli.EscapeJSON): the same string, whoever decodes it.
 func SessionStartOutput(context string) ([]byte, error) {
 	out, err := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"SessionStart"}}`),
 		"hookSpecificOutput.additionalContext", context)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	return append(cli.EscapeJSON(out), '\n'), nil
 }
 
 // Hook is what a hook body gets: its parsed input, environment, project,

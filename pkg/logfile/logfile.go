@@ -3,7 +3,8 @@
 // fail a session, so the log is where failures go. It is bounded: when it
 // grows past MaxBytes it is rotated to log.1 (one generation kept), so it
 // can never fill a disk. Every line passes through a redactor first, since a
-// failure message may quote memory text.
+// failure message may quote memory text, and then through cli.Escape, since
+// people read the log on a terminal.
 package logfile
 
 import (
@@ -12,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/intermem/intermem/pkg/cli"
 )
 
 // MaxBytes is the size at which the log is rotated.
@@ -53,7 +56,7 @@ func (l *Log) Printf(format string, args ...any) {
 	if l.redact != nil {
 		msg = l.redact(msg)
 	}
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | ")
+	msg = cli.Escape(strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | "))
 	if len(msg) > 4096 {
 		msg = msg[:4096] + "…"
 	}
