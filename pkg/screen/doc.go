@@ -8,21 +8,30 @@
 //   - override: attempts to replace the model's instructions: "ignore (all) previous/prior/
 //     above/system instructions|rules|prompts", "disregard/reveal the system prompt", "you
 //     are now DAN/a …/in … mode", "you are no longer bound by …", "new/updated/real
-//     instructions:", "forget everything you were told", jailbreak / developer mode /
-//     do-anything-now phrasing.
+//     instructions:", "new/real/hidden system prompt", "begin/end of system prompt",
+//     "forget everything you were told", jailbreak / developer mode / do-anything-now
+//     phrasing.
 //   - conceal: "do not tell the user", "without telling the user", "hide this from the user".
-//   - hidden-char: runs of bidi controls (U+202A–U+202E, U+2066–U+2069), zero-width
-//     characters (U+200B–U+200D, U+2060–U+2064, U+180E, U+FEFF past offset 0), Unicode tag
-//     characters (U+E0000–U+E007F; Detail spells out the ASCII they hide) and variation
-//     selectors supplement (U+E0100–U+E01EF).
+//   - hidden-char: runs of bidi controls (U+202A–U+202E, U+2066–U+2069) and marks (LRM,
+//     RLM, ALM), zero-width characters (U+200B–U+200D, U+2060–U+2064, U+180E, U+FEFF past
+//     offset 0), characters that render as nothing (soft hyphen, U+034F, Hangul and Khmer
+//     fillers, Mongolian selectors, U+206A–U+206F, U+FFF9–U+FFFB, musical and shorthand
+//     format controls), Unicode tag characters (U+E0000–U+E007F; Detail spells out the ASCII
+//     they hide), variation selectors in a run or with no visible base (U+FE00–U+FE0F) and
+//     from the supplement (U+E0100–U+E01EF), and control characters: C0 but tab, newline
+//     and the CR of a CRLF, DEL, C1 (a terminal obeys ESC[8m, OSC 52, CSI; a reader sees
+//     nothing).
 //   - remote-exec: fetch-and-run (curl/wget/iwr … | sh/bash/python/iex, bash <(curl …),
 //     sh -c "$(curl …)") and decode-and-run (base64 -d | sh, eval(atob(…)),
-//     exec(base64.b64decode(…)), powershell -enc …, FromBase64String + iex).
+//     exec(base64.b64decode(…)), powershell -enc …, FromBase64String + iex); remote access:
+//     reverse shells (bash -i >& /dev/tcp/…, nc -e /bin/sh, mkfifo … | nc, socat exec:…sh)
+//     and keys appended to authorized_keys.
 //   - exfiltration: sending secrets, keys, .env, ~/.ssh, the conversation, the system prompt
 //     or the codebase somewhere ("send the .env file to https://…", "email the credentials
 //     to …"), curl/wget uploading credential files (-d @~/.aws/credentials), and known
 //     collection endpoints (webhook.site, requestbin, pipedream, Burp Collaborator,
-//     interact.sh, oast.*).
+//     interact.sh, oast.*), and markdown images whose address is a template
+//     (![x](https://host/p?d={conversation})): rendering one sends what fills it.
 //   - disable-safety: --dangerously-skip-permissions and other --dangerously-* flags,
 //     bypassPermissions, skipDangerousModePermissionPrompt, --yolo, Bash(*); "always
 //     approve", "always allow every tool call", "auto-approve all"; "never ask for
@@ -38,8 +47,18 @@
 //     "Instructions for the AI:", "Dear assistant,", a line that starts "Claude: ignore …".
 //   - role-tag: chat-template and tool-call markup: <system>, </system-reminder>,
 //     <assistant>, <human>, <instructions>, <function_calls>, <invoke …>, <parameter …>,
-//     <…>, <|im_start|> and any <|name|>, [INST], <<SYS>>, <start_of_turn>, and lines
-//     starting "Human:", "Assistant:" or "System:" followed by text.
+//     <…>, <|im_start|> and any <|name|>, [INST], <<SYS>>, [SYSTEM], <start_of_turn>, lines
+//     starting "Human:", "Assistant:" or "System:" followed by text, and "### Instruction:" /
+//     "### System:" template headings.
+//
+// # Disguised keywords
+//
+// Every rule also runs on a folded copy of each line that holds a look-alike letter
+// (fullwidth, mathematical alphanumeric, circled, and the Cyrillic, Greek and Latin letters
+// Unicode lists as confusable with ASCII) or a flagged invisible character: look-alikes
+// become the ASCII they imitate and invisible characters are removed, so "ｉｇｎｏｒｅ
+// previous instructions", "іgnоre …" (Cyrillic) and "ig<soft hyphen>nore …" are flagged
+// as the override they spell, with "(disguised …)" in the Detail.
 //
 // # False-positive policy
 //
@@ -61,6 +80,10 @@
 // promoting them carries the setting into committed instructions, which deserves a look.
 //
 // # Guarantees
+//
+// Regular expressions compile on first use and the keyword automaton on the first Check:
+// the SessionStart hook links this package and must not pay for it when it screens
+// nothing new.
 //
 // Check never panics and never modifies its input. Flags are sorted by Start, then End;
 // 0 <= Start < End <= len(s); every flag has a Kind and a Detail (the matched text, at most

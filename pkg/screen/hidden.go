@@ -7,41 +7,83 @@ import (
 	"unicode/utf8"
 )
 
-// hiddenName names the invisible characters that are flagged.
+// hiddenName names the invisible characters that are flagged: bidi controls and marks,
+// zero-width and format characters, characters that render as nothing (fillers, the soft
+// hyphen, the grapheme joiner), tag characters, variation selectors (those U+FE00–U+FE0F
+// only in a run, see hiddenChars) and control characters (C0 but tab, newline and the CR
+// of a CRLF; DEL; C1), which a terminal obeys and a reader never sees.
 func hiddenName(r rune) (string, bool) {
 	switch {
-	case r == 0x200B:
+	case r < 0x20 || r >= 0x7F && r <= 0x9F:
+		return controlName(r), true
+	case r < 0xAD:
+		return "", false
+	}
+	switch r {
+	case 0xAD:
+		return "SOFT HYPHEN", true
+	case 0x34F:
+		return "COMBINING GRAPHEME JOINER", true
+	case 0x61C:
+		return "ARABIC LETTER MARK", true
+	case 0x115F, 0x1160, 0x3164, 0xFFA0:
+		return "HANGUL FILLER", true
+	case 0x17B4, 0x17B5:
+		return "KHMER INHERENT VOWEL", true
+	case 0x180E:
+		return "MONGOLIAN VOWEL SEPARATOR", true
+	case 0x200B:
 		return "ZERO WIDTH SPACE", true
-	case r == 0x200C:
+	case 0x200C:
 		return "ZERO WIDTH NON-JOINER", true
-	case r == 0x200D:
+	case 0x200D:
 		return "ZERO WIDTH JOINER", true
-	case r == 0x2060:
+	case 0x200E:
+		return "LEFT-TO-RIGHT MARK", true
+	case 0x200F:
+		return "RIGHT-TO-LEFT MARK", true
+	case 0x202A:
+		return "LEFT-TO-RIGHT EMBEDDING", true
+	case 0x202B:
+		return "RIGHT-TO-LEFT EMBEDDING", true
+	case 0x202C:
+		return "POP DIRECTIONAL FORMATTING", true
+	case 0x202D:
+		return "LEFT-TO-RIGHT OVERRIDE", true
+	case 0x202E:
+		return "RIGHT-TO-LEFT OVERRIDE", true
+	case 0x2028:
+		return "LINE SEPARATOR", true
+	case 0x2029:
+		return "PARAGRAPH SEPARATOR", true
+	case 0x2060:
 		return "WORD JOINER", true
+	case 0x2066:
+		return "LEFT-TO-RIGHT ISOLATE", true
+	case 0x2067:
+		return "RIGHT-TO-LEFT ISOLATE", true
+	case 0x2068:
+		return "FIRST STRONG ISOLATE", true
+	case 0x2069:
+		return "POP DIRECTIONAL ISOLATE", true
+	case 0xFEFF:
+		return "ZERO WIDTH NO-BREAK SPACE", true
+	}
+	switch {
+	case r >= 0x180B && r <= 0x180F:
+		return "MONGOLIAN FREE VARIATION SELECTOR", true
 	case r >= 0x2061 && r <= 0x2064:
 		return "INVISIBLE OPERATOR", true
-	case r == 0xFEFF:
-		return "ZERO WIDTH NO-BREAK SPACE", true
-	case r == 0x180E:
-		return "MONGOLIAN VOWEL SEPARATOR", true
-	case r == 0x202A:
-		return "LEFT-TO-RIGHT EMBEDDING", true
-	case r == 0x202B:
-		return "RIGHT-TO-LEFT EMBEDDING", true
-	case r == 0x202C:
-		return "POP DIRECTIONAL FORMATTING", true
-	case r == 0x202D:
-		return "LEFT-TO-RIGHT OVERRIDE", true
-	case r == 0x202E:
-		return "RIGHT-TO-LEFT OVERRIDE", true
-	case r == 0x2066:
-		return "LEFT-TO-RIGHT ISOLATE", true
-	case r == 0x2067:
-		return "RIGHT-TO-LEFT ISOLATE", true
-	case r == 0x2068:
-		return "FIRST STRONG ISOLATE", true
-	case r == 0x2069:
-		return "POP DIRECTIONAL ISOLATE", true
+	case r >= 0x206A && r <= 0x206F:
+		return "DEPRECATED FORMAT CHARACTER", true
+	case r >= 0xFE00 && r <= 0xFE0F:
+		return "VARIATION SELECTOR", true
+	case r >= 0xFFF9 && r <= 0xFFFB:
+		return "INTERLINEAR ANNOTATION", true
+	case r >= 0x1BCA0 && r <= 0x1BCA3:
+		return "SHORTHAND FORMAT CONTROL", true
+	case r >= 0x1D173 && r <= 0x1D17A:
+		return "MUSICAL SYMBOL FORMAT CONTROL", true
 	case r >= 0xE0000 && r <= 0xE007F:
 		return "TAG", true
 	case r >= 0xE0100 && r <= 0xE01EF:
@@ -49,6 +91,31 @@ func hiddenName(r rune) (string, bool) {
 	}
 	return "", false
 }
+
+// controlName names a control character: the ones that start terminal sequences by name.
+func controlName(r rune) string {
+	switch r {
+	case 0x07:
+		return "BELL"
+	case 0x08:
+		return "BACKSPACE"
+	case 0x0D:
+		return "CARRIAGE RETURN"
+	case 0x1B:
+		return "ESCAPE"
+	case 0x7F:
+		return "DELETE"
+	case 0x90:
+		return "DEVICE CONTROL STRING"
+	case 0x9B:
+		return "CONTROL SEQUENCE INTRODUCER"
+	case 0x9D:
+		return "OPERATING SYSTEM COMMAND"
+	}
+	return "CONTROL CHARACTER"
+}
+
+func isSelector(r rune) bool { return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF }
 
 // joiningScripts use ZWJ/ZWNJ inside words as part of ordinary spelling.
 var joiningScripts = []*unicode.RangeTable{
@@ -64,14 +131,24 @@ func isEmojiPart(r rune) bool {
 		r == 0x2640 || r == 0x2642 || r == 0x2695 || r == 0x2696 || r == 0x2708 || r == 0x2764
 }
 
-// legitimate reports the joiners that ordinary text needs: ZWJ inside an emoji sequence
-// (👩‍💻), ZWJ/ZWNJ between letters of a joining script, a BOM at the very start, and tag
-// characters that spell a subdivision flag (🏴 + tags + U+E007F).
-func legitimate(s string, i int, r rune, prev rune) bool {
-	next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+// rtlScripts are written right to left; a bidi mark beside their letters is ordinary
+// typography.
+var rtlScripts = []*unicode.RangeTable{unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko}
+
+// legitimate reports the invisible characters that ordinary text needs: ZWJ inside an
+// emoji sequence (👩‍💻), ZWJ/ZWNJ between letters of a joining script, a BOM at the very
+// start, a bidi mark (LRM, RLM, ALM) beside a right-to-left letter, the CR of a CRLF, and a
+// variation selector right after a visible character (⚠️). Tag characters that spell a
+// subdivision flag are handled by the caller.
+func legitimate(s string, i, size int, r rune, prev rune) bool {
+	next, _ := utf8.DecodeRuneInString(s[i+size:])
 	switch r {
+	case 0x0D:
+		return next == '\n'
 	case 0xFEFF:
 		return i == 0
+	case 0x200E, 0x200F, 0x61C:
+		return prev >= 0 && unicode.In(prev, rtlScripts...) || unicode.In(next, rtlScripts...)
 	case 0x200D:
 		if isEmojiPart(prev) && isEmojiPart(next) {
 			return true
@@ -81,18 +158,19 @@ func legitimate(s string, i int, r rune, prev rune) bool {
 		return unicode.In(prev, joiningScripts...) || unicode.In(next, joiningScripts...) ||
 			unicode.Is(unicode.Mn, prev) && unicode.In(next, joiningScripts...)
 	}
+	if r >= 0xFE00 && r <= 0xFE0F {
+		_, prevHidden := hiddenName(prev)
+		return prev > ' ' && !prevHidden && !unicode.IsSpace(prev)
+	}
 	return false
 }
 
 // hiddenChars flags runs of invisible characters: bidi controls (which can make text render
-// differently from how it reads), zero-width characters in the middle of text, and Unicode
-// tag characters (which can carry a whole hidden ASCII message; Detail decodes it).
+// differently from how it reads), zero-width characters in the middle of text, Unicode tag
+// characters (which can carry a whole hidden ASCII message; Detail decodes it), runs of
+// variation selectors (which can too) and control characters (a terminal obeys ESC and C1
+// sequences; a reader sees nothing).
 func hiddenChars(fs []Flag, s string) []Flag {
-	// Every flagged character is encoded with a lead byte E1, E2, EF or F3.
-	if strings.IndexByte(s, 0xE1) < 0 && strings.IndexByte(s, 0xE2) < 0 &&
-		strings.IndexByte(s, 0xEF) < 0 && strings.IndexByte(s, 0xF3) < 0 {
-		return fs
-	}
 	runStart, runEnd, count := -1, -1, 0
 	var names []string
 	var tags strings.Builder
@@ -143,7 +221,7 @@ func hiddenChars(fs []Flag, s string) []Flag {
 		if isTag && prev == 0x1F3F4 && i > flagEnd {
 			flagEnd = i + flagSequence(s[i:])
 		}
-		if hidden && (isTag && i < flagEnd || !isTag && legitimate(s, i, r, prev)) {
+		if hidden && (isTag && i < flagEnd || !isTag && legitimate(s, i, size, r, prev)) {
 			hidden = false
 		}
 		if hidden {
@@ -151,7 +229,7 @@ func hiddenChars(fs []Flag, s string) []Flag {
 				flush()
 				runStart = i
 			}
-			runEnd = i + utf8.RuneLen(r)
+			runEnd = i + size
 			count++
 			if n := fmt.Sprintf("U+%04X %s", r, name); len(names) < 3 && (len(names) == 0 || names[len(names)-1] != n) {
 				names = append(names, n)
@@ -168,9 +246,17 @@ func hiddenChars(fs []Flag, s string) []Flag {
 	return fs
 }
 
-// leadByte marks the UTF-8 lead bytes of every flagged character.
+// leadByte marks the first byte of every flagged character: the control bytes but tab
+// and newline, and the UTF-8 lead bytes C2 (C1, soft hyphen), CD (U+034F), D8 (U+061C),
+// E1, E2, E3, EF, F0 and F3. None is a continuation byte, so skipping to one never lands
+// inside a character.
 var leadByte = func() (t [256]bool) {
-	t[0xE1], t[0xE2], t[0xEF], t[0xF3] = true, true, true, true
+	for c := 0; c < 0x20; c++ {
+		t[c] = c != '\t' && c != '\n'
+	}
+	for _, c := range []byte{0x7F, 0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3} {
+		t[c] = true
+	}
 	return t
 }()
 

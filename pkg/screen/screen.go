@@ -1,10 +1,11 @@
 package screen
 
 import (
-	"github.com/intermem/intermem/pkg/keyscan"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/intermem/intermem/pkg/keyscan"
 )
 
 // Flag is one reason a memory entry could be a prompt injection if promoted into a committed
@@ -39,6 +40,7 @@ func Check(s string) []Flag {
 	fs = hiddenChars(fs, s)
 	fs = comments(fs, s)
 	fs = lineRules(fs, s)
+	fs = disguised(fs, s)
 	return tidy(fs)
 }
 
@@ -46,7 +48,7 @@ func Check(s string) []Flag {
 type lineRule struct {
 	kind string
 	keys []string
-	re   *regexp.Regexp
+	re   *lazyRE
 	// back == 0: every match starts at a key; re (which starts with ^) is tried there.
 	// back > 0: a match starts at most back bytes before a key; re runs unanchored on the
 	// window from back bytes before the key to windowAfter bytes after it.
@@ -58,7 +60,7 @@ type lineRule struct {
 	post func(text string, m []int) (string, bool)
 	// all is the unanchored form of an anchored rule, run once over the rest of a line that
 	// holds too many keys to try one by one.
-	all *regexp.Regexp
+	all *lazyRE
 	// need, when set, lists substrings (lower-case) one of which every match contains, in
 	// any ASCII case: a cheap test before the regular expression.
 	need []string
@@ -76,17 +78,17 @@ func at(kind string, keys []string, pattern string) lineRule {
 	if isWordByte(keys[0][0]) {
 		unanchored = `\b(?:` + pattern + `)`
 	}
-	return lineRule{kind: kind, keys: keys, re: regexp.MustCompile(`^(?:` + pattern + `)`), all: regexp.MustCompile(unanchored)}
+	return lineRule{kind: kind, keys: keys, re: lazy(`^(?:` + pattern + `)`), all: lazy(unanchored)}
 }
 
 // near is a rule whose matches start at most back bytes before one of its keys.
 func near(kind string, keys []string, back int, pattern string) lineRule {
-	return lineRule{kind: kind, keys: keys, back: back, re: regexp.MustCompile(pattern)}
+	return lineRule{kind: kind, keys: keys, back: back, re: lazy(pattern)}
 }
 
 // head is a rule whose matches start at the start of a line holding one of its keys.
 func head(kind string, keys []string, pattern string) lineRule {
-	return lineRule{kind: kind, keys: keys, head: true, re: regexp.MustCompile(`^(?:` + pattern + `)`)}
+	return lineRule{kind: kind, keys: keys, head: true, re: lazy(`^(?:` + pattern + `)`)}
 }
 
 // vetoable kinds are not flagged inside a prohibition or a permission request: "Never pipe
@@ -95,7 +97,7 @@ func head(kind string, keys []string, pattern string) lineRule {
 var vetoable = map[string]bool{KindSafety: true, KindRemoteExec: true, KindExfil: true}
 
 // vetoRe matches a negation or a permission request in the clause before a match.
-var vetoRe = regexp.MustCompile(`(?i)(?:^|[^\w'])(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|mustn'?t|avoid|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|refuse|instead\s+of|rather\s+than|nunca|não|禁止|不要|不能|절대|금지)\b|\b(?:permission|approval|consent|confirmation|authori[sz]ation|explicit\s+ok)\s+(?:to|before)\b|❌|⛔|🚫`)
+var vetoRe = lazy(`(?i)(?:^|[^\w'])(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|mustn'?t|avoid|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|refuse|instead\s+of|rather\s+than|nunca|não|禁止|不要|不能|절대|금지)\b|\b(?:permission|approval|consent|confirmation|authori[sz]ation|explicit\s+ok)\s+(?:to|before)\b|❌|⛔|🚫`)
 
 // vetoWords are lower-case substrings of everything vetoRe matches: a cheap first test.
 var vetoWords = []string{"never", "not", "n't", "avoid", "forbid", "prohibit", "disallow", "refuse",
@@ -144,6 +146,8 @@ var rules = []lineRule{
 		`(?i)you(?:\s+are|'re)\s+(?:now\s+(?:a|an|the|in|my|dan|free|unrestricted|unfiltered|jailbroken|operating|acting|called|named|evil)|no\s+longer\s+(?:bound|restricted|limited|required|subject|obliged|an?\s+(?:ai|assistant)|claude))\b`),
 	near(KindOverride, []string{"instruction"}, 24,
 		`(?i)\b(?:new|updated|revised|real|actual|true|secret|hidden|additional)\s+(?:system\s+)?instructions?\s*[:：]`),
+	at(KindOverride, []string{"new", "updated", "revised", "real", "actual", "true", "secret", "hidden", "replacement", "begin", "start", "end"},
+		`(?i)(?:(?:new|updated|revised|real|actual|true|secret|hidden|replacement)\s+system\s+prompts?|(?:begin|start|end)(?:\s+of)?\s+(?:the\s+)?(?:new\s+)?system\s+prompt)\b`),
 	at(KindOverride, []string{"jailbreak", "dan mode", "developer mode", "do anything now"},
 		`(?i)(?:jailbreak(?:ing|ed)?|dan\s+mode|developer\s+mode\s+(?:enabled|on|activated)|do\s+anything\s+now)\b`),
 	at(KindOverride, []string{"act", "behave", "respond", "pretend"},
@@ -161,6 +165,8 @@ var rules = []lineRule{
 	at(KindRoleTag, []string{"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>"},
 		`(?i)\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`),
 	head(KindRoleTag, []string{"human:", "assistant:", "system:"}, `(?:Human|Assistant|System):[ \t]+\S`),
+	head(KindRoleTag, []string{"##"}, `#{2,4}[ \t]*(?:Instruction|System)[ \t]*:`),
+	at(KindRoleTag, []string{"[system]", "[/system]"}, `(?i)\[/?SYSTEM\]`),
 
 	// Fetch-and-run and decode-and-run.
 	at(KindRemoteExec, fetchers,
@@ -172,6 +178,16 @@ var rules = []lineRule{
 	at(KindRemoteExec, []string{"eval", "exec", "powershell", "frombase64string", "iex", "invoke-expression"},
 		`(?i)(?:eval\s*\(\s*(?:atob|Buffer\.from)\s*\(|exec\s*\(\s*(?:base64\.b64decode|__import__\(\s*['"]base64['"]\s*\)|codecs\.decode)|powershell(?:\.exe)?\b[^\n]*\s-(?:e|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{20,}|FromBase64String\b[^\n]*\b(?:iex|Invoke-Expression)\b|(?:iex|Invoke-Expression)\b[^\n]*FromBase64String)`),
 
+	// Remote access: reverse shells and keys planted in authorized_keys.
+	near(KindRemoteExec, []string{"/dev/tcp/", "/dev/udp/"}, 64,
+		`(?:\b(?:ba|z|k|da)?sh\s+-i\b[^\n]*/dev/(?:tcp|udp)/\S+|/dev/(?:tcp|udp)/\S+\s+0>&1)`),
+	at(KindRemoteExec, []string{"nc", "ncat", "netcat"},
+		`(?:nc|ncat|netcat)\b[^\n|;]*\s-[ce]\s*["']?/bin/(?:ba|z|k|da)?sh\b`),
+	at(KindRemoteExec, []string{"mkfifo"}, `mkfifo\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b`).needs("|"),
+	at(KindRemoteExec, []string{"socat"}, `(?i)socat\b[^\n]*\bexec:[^\n]*\b(?:ba|z|k|da)?sh\b`),
+	near(KindRemoteExec, []string{"authorized_keys"}, 160,
+		`(?:>>?\s*["']?[~$\w/.{}-]*authorized_keys\b|\bssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*authorized_keys\b)`),
+
 	// Sending data out.
 	at(KindExfil, exfilVerbs,
 		`(?i)(?:send|post|upload|exfiltrate|transmit|forward|leak|beacon|report|submit|pipe|copy|email|share)\b[^\n]*?`+sensitive+`[^\n]*?\bto\s+(?:https?|ftp)://\S+`).needs("://"),
@@ -179,6 +195,10 @@ var rules = []lineRule{
 		`(?i)(?:send|upload|exfiltrate|transmit|leak|email|share)\s+(?:(?:all|any|the|your|their|its|every|each)\s+)*`+sensitive+`[^\n]*?\bto\b`).needs("to"),
 	at(KindExfil, []string{"curl", "wget"},
 		`(?i)(?:curl|wget)\b[^\n]*\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file|--body-file)[\s=]+["']?[^\s"']*(?:\.ssh/|id_rsa|id_ed25519|\.env\b|\.aws/|credentials|\.netrc|\.git-credentials|/etc/passwd|/etc/shadow|\.npmrc|\.pypirc|\.docker/config|\.kube/config)`).needs(".ssh/", "id_rsa", "id_ed25519", ".env", ".aws/", "credentials", ".netrc", "/etc/passwd", "/etc/shadow", ".npmrc", ".pypirc", ".docker/config", ".kube/config"),
+	// A markdown image whose address is a template: rendering it sends whatever fills the
+	// template to that host.
+	at(KindExfil, []string{"!["},
+		`!\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)>]*(?:\{\{?|\$\{|\$\(|<[A-Za-z_]|%7[Bb]|\[[A-Za-z_])`),
 	near(KindExfil, []string{"webhook.site", "requestbin", "pipedream.net", "burpcollaborator", "interact.sh", ".oast.", "hookbin", "requestcatcher", "beeceptor"}, 64,
 		`(?i)\b(?:webhook\.site|requestbin\.\w+|[\w-]+\.m\.pipedream\.net|[\w.-]*burpcollaborator\.net|[\w.-]*interact\.sh|[\w.-]+\.oast\.(?:fun|live|me|online|pro|site)|hookbin\.com|[\w.-]*requestcatcher\.com|[\w.-]*beeceptor\.com)\b`),
 
@@ -201,9 +221,9 @@ var rules = []lineRule{
 
 	// Hidden markdown: link-reference comments and hidden HTML elements.
 	{kind: KindHidden, keys: []string{"]:"}, head: true, post: hiddenBody("markdown comment"),
-		re: regexp.MustCompile(`^[ \t]*\[(?://|comment|_|#)\]:\s*<?#>?\s*(?:\((.*)\)|"(.*)"|'(.*)')[ \t]*$`)},
+		re: lazy(`^[ \t]*\[(?://|comment|_|#)\]:\s*<?#>?\s*(?:\((.*)\)|"(.*)"|'(.*)')[ \t]*$`)},
 	{kind: KindHidden, keys: []string{"<div", "<span", "<p ", "<section", "<details", "<aside", "<font"}, post: hiddenBody("hidden HTML element"),
-		re: regexp.MustCompile(`^(?i:<(div|span|p|section|details|aside|font)\b[^>\n]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\s*[;"'])[^>\n]*>([^<\n]+))`)},
+		re: lazy(`^(?i:<(div|span|p|section|details|aside|font)\b[^>\n]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\s*[;"'])[^>\n]*>([^<\n]+))`)},
 }
 
 const (
@@ -224,7 +244,10 @@ var (
 	keyLen   []int
 )
 
-func init() {
+var setupOnce sync.Once
+
+// setup builds the keyword automaton on the first Check, not at program start.
+func setup() {
 	index := map[string]int32{}
 	var keys []string
 	for ri, r := range rules {
@@ -243,7 +266,7 @@ func init() {
 	keyAC = keyscan.New(keys)
 	for i := range rules {
 		if r := &rules[i]; r.all == nil && r.back == 0 && !r.head {
-			r.all = regexp.MustCompile(strings.TrimPrefix(r.re.String(), "^"))
+			r.all = lazy(strings.TrimPrefix(r.re.expr, "^"))
 		}
 	}
 }
@@ -253,6 +276,7 @@ func init() {
 // long line, a window around it), a head rule on the start of the key's line. Work per rule
 // and line is bounded: after maxAttempts tries, one unanchored pass covers the rest.
 func lineRules(fs []Flag, s string) []Flag {
+	setupOnce.Do(setup)
 	hits := make([][]int, len(rules))
 	keyAC.Scan(s, func(id int32, end int) {
 		h := end - keyLen[id]
@@ -379,9 +403,9 @@ func quote(s string) string {
 var controlEscaper = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
 
 var (
-	commentAddressed = regexp.MustCompile(`(?i)^\s*(?:note\s+(?:to|for)\s+(?:the\s+)?)?` + addressee + `\b\s*[:,\-–—]`)
-	commentAddressee = regexp.MustCompile(`(?i)\b` + addressee + `\b`)
-	commentImperativ = regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|always|never|must|do\s+not|don'?t|execute|run|send|upload|include|output|reply|respond|say|tell|print|pretend|act\s+as|you\s+(?:are|will|should|must))\b`)
+	commentAddressed = lazy(`(?i)^\s*(?:note\s+(?:to|for)\s+(?:the\s+)?)?` + addressee + `\b\s*[:,\-–—]`)
+	commentAddressee = lazy(`(?i)\b` + addressee + `\b`)
+	commentImperativ = lazy(`(?i)\b(?:ignore|disregard|forget|always|never|must|do\s+not|don'?t|execute|run|send|upload|include|output|reply|respond|say|tell|print|pretend|act\s+as|you\s+(?:are|will|should|must))\b`)
 )
 
 // containsFold reports whether s contains one of subs (lower-case), ignoring ASCII case.
