@@ -75,6 +75,17 @@ func window(s string, i int) uint64 { return binary.LittleEndian.Uint64([]byte(s
 
 func newLeakIndex(recs []secretRecord) *leakIndex {
 	ix := &leakIndex{pieces: map[uint64][]piece{}, folded: map[uint64][]piece{}}
+	// A piece that the text around the secrets, or a redaction marker, also holds is not
+	// distinctive: the fixed prefix "AGE-SECRET-KEY-1" folds to "-secret-", which the
+	// marker "[REDACTED:aws-secret-key]" holds.
+	common := map[string]bool{}
+	for _, rec := range recs {
+		kind, _, _ := strings.Cut(rec.kind, "/")
+		rest := strings.ToLower(strings.ReplaceAll(rec.bullet, rec.value, "\x00") + "\x00[REDACTED:" + kind + "]")
+		for i := 0; i+8 <= len(rest); i++ {
+			common[rest[i:i+8]] = true
+		}
+	}
 	for r, rec := range recs {
 		body := pemArmor.ReplaceAllString(rec.value, "")
 		esc, _ := json.Marshal(body)
@@ -82,6 +93,9 @@ func newLeakIndex(recs []secretRecord) *leakIndex {
 		forms := []string{body, escHTML, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(escHTML)}
 		for _, form := range forms {
 			for i := 0; i+8 <= len(form); i++ {
+				if common[strings.ToLower(form[i:i+8])] {
+					continue
+				}
 				w := window(form, i)
 				ix.pieces[w] = append(ix.pieces[w], piece{r, form[i : i+8]})
 				lw := window(strings.ToLower(form), i)

@@ -9,9 +9,12 @@ import (
 )
 
 type secretRecord struct {
-	kind, secret, line string
-	lineNo             int
+	format, kind, secret, line string
+	lineNo                     int
 }
+
+// newline is how testdata/secrets.txt writes a line break inside a record.
+const newline = "⏎"
 
 func readSecrets(t testing.TB) []secretRecord {
 	t.Helper()
@@ -34,7 +37,9 @@ func readSecrets(t testing.TB) []secretRecord {
 		if len(parts) != 3 || !strings.Contains(parts[2], parts[1]) {
 			t.Fatalf("secrets.txt:%d: want kind<TAB>secret<TAB>bullet containing the secret", n)
 		}
-		recs = append(recs, secretRecord{parts[0], parts[1], parts[2], n})
+		kind, _, _ := strings.Cut(parts[0], "/")
+		recs = append(recs, secretRecord{parts[0], kind,
+			strings.ReplaceAll(parts[1], newline, "\n"), strings.ReplaceAll(parts[2], newline, "\n"), n})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -46,8 +51,15 @@ func readSecrets(t testing.TB) []secretRecord {
 // removed: no 8-byte substring of it survives String.
 func TestSecretCorpus(t *testing.T) {
 	recs := readSecrets(t)
-	if len(recs) < 30 {
-		t.Fatalf("secrets.txt has %d records, want at least 30", len(recs))
+	formats := map[string]int{}
+	for _, r := range recs {
+		if prev, dup := formats[r.format]; dup {
+			t.Errorf("secrets.txt:%d: format %s is also line %d", r.lineNo, r.format, prev)
+		}
+		formats[r.format] = r.lineNo
+	}
+	if len(formats) < 60 {
+		t.Fatalf("secrets.txt has %d formats, want at least 60", len(formats))
 	}
 	for _, r := range recs {
 		var kinds []string

@@ -14,31 +14,38 @@
 // sk-ant-admin01-, OpenRouter, Groq, xAI, Perplexity, Hugging Face hf_, Replicate r8_;
 // Google AIza keys, GOCSPX- client secrets, ya29./1//0 OAuth tokens; service-account JSON
 // "private_key" and "private_key_id"; PEM private keys of every type (RSA, EC, DSA, OPENSSH,
-// ENCRYPTED, PKCS#8, PGP blocks), whole block, multi-line, or JSON-escaped, or truncated;
+// ENCRYPTED, PKCS#8, PGP blocks), whole block, multi-line (also written as list items, one
+// line per bullet), JSON-escaped, or truncated, and the first line of a key's base64 body
+// on its own (MII…IBAA/IBAD, MIG…AgEA, MHcCAQEE, MC4CAQAwBQYDK2Vw, OpenSSH b3BlbnNzaC1rZXktdjE);
 // age secret keys; JWTs (eyJ….eyJ….sig) and Mapbox sk.eyJ tokens; npm_, PyPI pypi-AgE…,
 // Docker Hub dckr_pat_, Atlassian ATATT3…, Postman PMAK-, Linear lin_api_, Figma figd_,
 // Sentry sntrys_/sntryu_, Notion secret_/ntn_, Supabase sbp_/sb_secret_; Twilio SK…/AC…
-// ids, SendGrid SG.x.y, Mailgun key-…, Mailchimp …-usNN, Discord bot tokens (the id part
-// must decode to digits; line must mention Discord) and webhooks, Telegram bot tokens
+// ids, SendGrid SG.x.y, Mailgun key-…, Mailchimp …-usNN, Discord bot tokens by shape alone
+// (id.timestamp.hmac; the id part must decode to digits) and webhooks, Telegram bot tokens
 // (123456789:AA…, also after "bot" in API URLs); Shopify shpat_/shpss_/shpca_/shppa_,
 // Square sq0csp-/sq0atp-, Meta EAA…; DigitalOcean dop_v1_, HashiCorp Vault hvs./hvb./hvr.,
 // Doppler dp.st./dp.pt./…, Databricks dapi…, Azure AccountKey=/SharedAccessKey= and SAS
-// sig=, Heroku HRKU-, Tailscale tskey-, Pulumi pul-, Terraform Cloud ….atlasv1.…, Grafana
+// sig=, Okta "SSWS <token>", Heroku HRKU-, Tailscale tskey-, Pulumi pul-, Terraform Cloud ….atlasv1.…, Grafana
 // glsa_/glc_, New Relic NRAK-, Fly.io fo1_/fm2_, PlanetScale pscale_….
 //
 // Credentials by context: the password in scheme://user:password@host for any scheme
 // (http, https, git, postgres, mysql, mongodb+srv, redis, amqp, …) and a token used as the
 // user name (https://<token>@host); Authorization headers (Bearer, Basic when the base64
 // decodes to user:password, "token …"); curl -u user:password; mysql/mariadb -p'x' and -px,
-// sshpass and docker login -p x; .netrc "machine … password x".
+// sshpass and docker login -p x; redis-cli -a x; .netrc "machine … password x".
 //
 // Labelled values: a value after a key-like label in prose, markdown, YAML, JSON, TOML, env
 // files, code and command-line flags ("Push token: …", "**DB password:** `…`",
 // "DB_PASSWORD=…", `"client_secret": "…"`, "apiKey = '…'", "--password=…", "--token …",
-// "?access_token=…&"). A label is key-like when its last word is password/passwd/pwd/pass/
-// passphrase/passcode/credentials/creds, secret (client secret → client-secret), token
-// (except page/next/max/input/csrf/… tokens), or key after api/access/secret/private/
-// encryption/signing/license/… (a bare "key:" is not); camelCase, snake_case, kebab-case and
+// "?access_token=…&"), and in prose: "The staging DB password is X", "the password for
+// the staging DB was `X`", "password `X`", "The API key is <32 hex>", and a bare value
+// with a strong shape right after its label ("Secret access key <40 bytes>", "Exa API key
+// <32 bytes>"). A label is key-like when its last word is password/passwd/pwd/pass/
+// passphrase/passcode/credentials/creds (or a run-together PGPASS, DBPASS, SMTPPASS),
+// secret (client secret → client-secret), token (except page/next/max/input/csrf/…
+// tokens), or key after api/access/secret/private/encryption/signing/license/… (a bare
+// "key:" is not); a last word that names the value's form (SECRET_KEY_BASE, TOKEN_VALUE,
+// KEY_HEX) is looked through; camelCase, snake_case, kebab-case and
 // SCREAMING_CASE are split into words. Labels in other languages: senha, contraseña,
 // passwort, kennwort, wachtwoord, пароль, 비밀번호, 암호, 토큰, 密码/密碼, 口令, 密钥, 令牌,
 // パスワード, トークン (CJK labels match as a suffix: 数据库密码).
@@ -64,19 +71,29 @@
 // lenient policy: any non-placeholder value of 3–6+ bytes, except user:user defaults such as
 // guest:guest and host:port look-alikes.
 //
+// Prose is looser about where a value is, so it is stricter about what a value is. "is" and
+// "was" are everywhere: the value they introduce must also hold a digit (or be strong), and
+// the bare verb "pass" ("pass `-count=1`") and labels inside identifiers never own a prose
+// value. A bare value needs a strong shape: at least 16 bytes of a token alphabet (letters,
+// digits, - _ . ~ + / =, so code like "func(*ecdh.PrivateKey" is not one) and high Shannon
+// entropy: hex of 32 bytes or more, or three classes at 3.5 bits per byte, or two at 4.
+// Password managers ("the password is in 1Password") are references, not values.
+//
 // Not detected: unlabelled high-entropy strings (SHAs, UUIDs, base64 ids and our 16-hex
-// markers are left alone by design), values on the line after their label, passwords
-// written as "the password is x", values shorter than 8 bytes or longer than 512 bytes after
-// a label, secrets that are all-lowercase words, Discord bot tokens on a line that does not
-// say "discord" (a "token:" label still catches them), and PEM blocks longer than 64 KiB
-// (the part after 64 KiB is treated as a truncated block).
+// markers are left alone by design), values on the line after their label, values shorter
+// than 8 bytes or longer than 512 bytes after a label, secrets that are all-lowercase words,
+// prose passwords without a digit ("the password is correcthorse"), the base64 lines of a PEM
+// body after its first when its BEGIN line is not in the same text (package automem scans a
+// memory file whole, so a key split over several entries is found there), and PEM blocks
+// longer than 64 KiB (the part after 64 KiB is treated as a truncated block).
 //
 // # Guarantees
 //
 //   - Find returns findings sorted by Start, non-overlapping, within bounds, each covering
 //     the secret value only (the label and the surrounding text stay).
 //   - String replaces every finding with "[REDACTED:<kind>]", is idempotent, and its result
-//     has no findings; no rule ever matches marker text.
+//     has no findings: a finding that touches marker text is dropped, so markers never nest
+//     ("creds: [REDACTED:aws-access-key]" is not read as user:password).
 //   - Work is linear in the input. One Aho–Corasick pass over the ASCII-case-folded text
 //     finds every rule anchor; a rule then runs only there: hand-written matchers (labels,
 //     URLs, PEM blocks) at the anchor, anchored RE2 expressions on at most 1 KiB after it,

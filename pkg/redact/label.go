@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,6 +52,7 @@ const (
 // with sep one of ":", "=", ":=", "=>", "：" (or blanks after a "--flag"), and value quoted
 // or a run of non-blank bytes without quotes or angle brackets.
 func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
+	mode := separated
 	ws := hs
 	for ws > 0 && hs-ws <= 96 {
 		r, n := utf8.DecodeLastRuneInString(s[:ws])
@@ -86,7 +88,15 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 	default:
 		// "--token VALUE": a flag followed by blanks and a value that is not another flag.
 		flag := s[ws] == '-' && (ws == 0 || isBlank(s[ws-1])) && i > afterLabel
-		if !flag || i >= len(s) || s[i] == '-' {
+		switch {
+		case flag && i < len(s) && s[i] != '-':
+		case !flag && i > afterLabel && i < len(s):
+			// Prose: "password is X", "the token for CI was `X`", "password `X`",
+			// "Secret access key X".
+			if mode, i = proseValue(s, i); mode == noValue {
+				return Finding{}, false
+			}
+		default:
 			return Finding{}, false
 		}
 	}
@@ -99,6 +109,41 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 	}
 	vs := i
 	if vs >= len(s) {
+		return Finding{}, false
+	}
+	// The value first: it is cheap to reject, and most anchors in prose ("token
+	// refresh", "key insight") have none. The label's words are split only then.
+	if mode != separated && !proseLabel(s[ws:we]) {
+		return Finding{}, false
+	}
+	var ve int
+	switch q := s[vs]; q {
+	case '"', '\'', '`':
+		if mode == bare {
+			return Finding{}, false
+		}
+		c := memo.closingQuote(s, vs+1, q)
+		if c < 0 {
+			return Finding{}, false
+		}
+		ve = c + 1
+	default:
+		ve = memo.runEnd(s, vs)
+		if ve-vs > maxLabelled || mode == bare && ve-vs < 16 {
+			return Finding{}, false // long tokens have their own rules
+		}
+	}
+	query := ws > 0 && (s[ws-1] == '?' || s[ws-1] == '&')
+	start, end, ok := valueSpan(s, vs, ve, query)
+	if !ok || !plausible(s[start:end]) {
+		return Finding{}, false
+	}
+	switch v := s[start:end]; {
+	case mode == bare && !strong(v):
+		return Finding{}, false
+	case mode == connected && !strong(v) && (classes(v) < 2 || strings.IndexAny(v, "0123456789") < 0):
+		// "is" and "was" are everywhere in prose: a value they introduce must hold a
+		// digit ("the token is encountered." is a sentence, "is Summer2024!" a password).
 		return Finding{}, false
 	}
 	ls := ws
@@ -119,26 +164,138 @@ func labelAt(memo *scanMemo, s string, hs, he int) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
-	var ve int
-	switch q := s[vs]; q {
-	case '"', '\'', '`':
-		c := memo.closingQuote(s, vs+1, q)
-		if c < 0 {
-			return Finding{}, false
-		}
-		ve = c + 1
-	default:
-		ve = memo.runEnd(s, vs)
-		if ve-vs > maxLabelled {
-			return Finding{}, false // not a labelled secret; long tokens have their own rules
-		}
-	}
-	query := ws > 0 && (s[ws-1] == '?' || s[ws-1] == '&')
-	start, end, ok := valueSpan(s, vs, ve, query)
-	if !ok || !plausible(s[start:end]) {
-		return Finding{}, false
-	}
 	return Finding{kind, start, end}, true
+}
+
+// How a label is tied to its value.
+const (
+	noValue   = iota
+	separated // "label: value", "label=value", "--label value"
+	connected // prose: "label is value", "label for staging was value", "label `value`"
+	bare      // prose: "label value", only for a value with a strong shape
+)
+
+// proseValue finds the value of a label written in a sentence, s[i] being the first
+// byte after the blanks that follow the label: a quoted value right there, a connective
+// ("is", "was", "is now", "is set to", "set to", "changed to", with an optional ":")
+// after at most four words that start with for/of/on/in/at ("password for the staging
+// DB is"), or a bare value. It returns where the value starts and how it was tied.
+func proseValue(s string, i int) (int, int) {
+	switch s[i] {
+	case '"', '\'', '`':
+		return connected, i
+	}
+	j := i
+	if w := proseWord(s, j); prepositions[w] {
+		for n := 0; n < 4; n++ {
+			w := proseWord(s, j)
+			if w == "" || connectiveAt(s, j) > 0 {
+				break
+			}
+			j += len(w)
+			for j < len(s) && isBlank(s[j]) {
+				j++
+			}
+		}
+	}
+	if k := connectiveAt(s, j); k > 0 {
+		j += k
+		if j < len(s) && s[j] == ':' {
+			j++
+		}
+		for j < len(s) && isBlank(s[j]) {
+			j++
+		}
+		if j < len(s) && j > i {
+			return connected, j
+		}
+		return noValue, i
+	}
+	if j != i {
+		return noValue, i
+	}
+	return bare, i
+}
+
+var prepositions = set("for", "of", "on", "in", "at", "to", "from")
+
+// proseWord returns the word (letters, digits, '_', '-', '.') at s[i:], at most 24 bytes.
+func proseWord(s string, i int) string {
+	j := i
+	for j < len(s) && j-i <= 24 && (alnum[s[j]] || s[j] == '_' || s[j] == '-' || s[j] == '.') {
+		j++
+	}
+	if j-i > 24 {
+		return ""
+	}
+	return s[i:j]
+}
+
+// connectiveAt returns the length of a connective at s[i:] and the blanks after it, or 0.
+func connectiveAt(s string, i int) int {
+	for _, c := range []string{"is now", "is set to", "is", "was", "set to", "changed to", "reset to"} {
+		if len(s)-i > len(c) && strings.EqualFold(s[i:i+len(c)], c) {
+			if e := i + len(c); isBlank(s[e]) || s[e] == ':' {
+				return len(c)
+			}
+		}
+	}
+	return 0
+}
+
+// proseLabel reports whether a label may own a value in a sentence: "pass" is a verb
+// ("pass `-count=1`"), and a label inside a longer identifier is code, not prose.
+func proseLabel(label string) bool {
+	l := strings.ToLower(strings.TrimLeft(label, "-"))
+	return l != "pass" && l != "passes" && !strings.ContainsAny(label, "_.")
+}
+
+// strong reports a value that looks random enough to be a secret without a separator
+// tying it to its label: long, mixed, and of high Shannon entropy (a SHA-1 hex digest
+// has about 3.9 bits per byte, "Summer2024!" 3.3, 40 bytes of base64 about 5).
+func strong(v string) bool {
+	if len(v) < 16 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		// Token alphabets only: code ("func(*ecdh.PrivateKey", "map[K]V") is not a value.
+		if c := v[i]; !tokenish[c] && c != '+' && c != '/' && c != '=' && c != '.' && c != '~' {
+			return false
+		}
+	}
+	h := entropy(v)
+	switch {
+	case isHex(v):
+		return len(v) >= 32 && h >= 3.0
+	case classes(v) >= 3:
+		return h >= 3.5
+	}
+	return len(v) >= 24 && classes(v) >= 2 && h >= 4.0
+}
+
+// entropy is the Shannon entropy of v's bytes, in bits per byte.
+func entropy(v string) float64 {
+	var n [256]int
+	for i := 0; i < len(v); i++ {
+		n[v[i]]++
+	}
+	h := 0.0
+	for _, c := range n {
+		if c > 0 {
+			p := float64(c) / float64(len(v))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+func isHex(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // skipEmphasis skips markdown emphasis ("**", "__", and "*" when single is set) at s[i:].
@@ -252,6 +409,10 @@ func valueSpan(s string, start, end int, query bool) (int, int, bool) {
 		if strings.HasSuffix(s[start:end], "…") {
 			end -= len("…")
 		}
+		// Closing quotes and brackets of other scripts: “x”, «x», （x）.
+		if r, size := utf8.DecodeLastRuneInString(s[start:end]); r >= utf8.RuneSelf && (unicode.Is(unicode.Pf, r) || unicode.Is(unicode.Pe, r) || unicode.Is(unicode.Po, r)) {
+			end -= size
+		}
 		if n == end {
 			break
 		}
@@ -326,6 +487,14 @@ var (
 		"hmac": "secret", "jwt": "secret", "session": "secret", "shared": "secret", "storage": "secret",
 		"decryption": "secret", "cookie": "secret", "crypto": "secret",
 	}
+	// Last words of a label that name a form of the value before them: SECRET_KEY_BASE
+	// (Rails) is a secret key.
+	valueSuffix = set("base", "value", "val", "b64", "base64", "hex", "raw")
+	// Words that, run together with "pass", name a password (PGPASS, DBPASS, SMTPPASS).
+	passPrefixes = set("pg", "db", "my", "mysql", "sql", "psql", "redis", "mongo", "root", "admin",
+		"user", "usr", "smtp", "mail", "imap", "ftp", "sftp", "ldap", "vnc", "wifi", "app", "api",
+		"svc", "bot", "keystore", "store", "key", "master", "sys", "login", "auth", "web", "rabbit",
+		"mq", "es", "elastic", "kafka", "jenkins", "sudo")
 	cjkPassword = []string{"비밀번호", "암호", "密码", "密碼", "口令", "パスワード"}
 	cjkToken    = []string{"토큰", "令牌", "トークン"}
 	cjkSecret   = []string{"密钥", "密鑰"}
@@ -342,6 +511,9 @@ func set(words ...string) map[string]bool {
 // classifyLabel reports whether a label names a secret, and which kind.
 func classifyLabel(label string) (string, bool) {
 	comps := labelComponents(label)
+	if n := len(comps); n > 1 && valueSuffix[comps[n-1]] {
+		comps = comps[:n-1] // SECRET_KEY_BASE, API_TOKEN_VALUE
+	}
 	if len(comps) == 0 {
 		return "", false
 	}
@@ -376,6 +548,8 @@ func classifyLabel(label string) (string, bool) {
 		return "password", true
 	case strings.HasSuffix(last, "password") || strings.HasSuffix(last, "passwd"):
 		return "password", true
+	case strings.HasSuffix(last, "pass") && passPrefixes[strings.TrimSuffix(last, "pass")]:
+		return "password", true // PGPASS, DBPASS, SMTPPASS (not bypass, compass)
 	case last == "secret":
 		if prev == "client" {
 			return "client-secret", true
@@ -430,7 +604,10 @@ var (
 		"redacted", "hidden", "masked", "removed", "omitted", "todo", "tbd", "fixme", "foobar",
 		"secretkey", "mysecret", "mypassword", "yourpassword", "letmein", "qwerty", "qwertyuiop",
 		"administrator", "true", "false", "disabled", "enabled", "value", "yourtoken", "yourkey",
-		"yourapikey", "yoursecret")
+		"yourapikey", "yoursecret",
+		// Password managers and stores: where a secret is, not what it is.
+		"1password", "lastpass", "bitwarden", "keepass", "keepassxc", "dashlane", "keychain",
+		"passbolt", "vaultwarden")
 )
 
 // plausible is the false-positive policy for a value found only through its label: at least
@@ -481,8 +658,8 @@ func plausible(v string) bool {
 	if !lower && sep && envNameRe.MatchString(v) {
 		return false
 	}
-	if (sep || other) && (dottedRe.MatchString(v) || callRe.MatchString(v) || fileNameRe.MatchString(v)) {
-		return false
+	if (sep || other) && (dottedRe.MatchString(strings.TrimLeft(v, "*&")) || callRe.MatchString(v) || fileNameRe.MatchString(v)) {
+		return false // also a Go or C type: *ed25519.PrivateKey
 	}
 	if c := v[0]; '0' <= c && c <= '9' || c == 'v' {
 		if dateRe.MatchString(v) || versionRe.MatchString(v) || numericRe.MatchString(v) && !isDigits(v) {

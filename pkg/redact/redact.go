@@ -258,7 +258,46 @@ func (e *engine) find(s string) []Finding {
 	for _, t := range tasks {
 		fs = e.runRule(fs, s, t, e.rules[t.rule])
 	}
-	return merge(fs)
+	return merge(dropMarkers(s, fs))
+}
+
+// dropMarkers removes findings that touch a marker String wrote: a rule that reads a
+// marker's kind as a value ("creds: [REDACTED:aws-access-key]" looks like user:password)
+// would nest markers and break idempotence. A marker is "[REDACTED:" up to the first
+// "]"; the rare input that holds one is checked in one extra pass.
+func dropMarkers(s string, fs []found) []found {
+	if len(fs) == 0 || !strings.Contains(s, Marker) {
+		return fs
+	}
+	var spans [][2]int
+	for i := 0; ; {
+		j := strings.Index(s[i:], Marker)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end := len(s)
+		if k := strings.IndexByte(s[start+len(Marker):], ']'); k >= 0 {
+			end = start + len(Marker) + k + 1
+		}
+		spans = append(spans, [2]int{start, end})
+		i = start + len(Marker)
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		// Spans are sorted: the first one ending after f starts is the only candidate.
+		k, _ := slices.BinarySearchFunc(spans, f.Start, func(sp [2]int, x int) int {
+			if sp[1] <= x {
+				return -1
+			}
+			return 1
+		})
+		if k < len(spans) && spans[k][0] < f.End {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func (e *engine) runRule(fs []found, s string, t task, r *rule) []found {

@@ -42,8 +42,10 @@ func buildRules() []*rule {
 		add(&rule{kind: kind, anchors: anchors, re: regexp.MustCompile(pattern), check: check, group: 1})
 	}
 
-	// Private keys: the whole PEM block, which spans lines.
+	// Private keys: the whole PEM block, which spans lines; the first line of a key's
+	// base64 body on its own (a block split over several memory entries).
 	add(&rule{kind: "private-key", anchors: []string{"-----BEGIN "}, hit: findPEM})
+	add(&rule{kind: "private-key", anchors: derKeyPrefixes, hit: derKeyAt})
 	// A service-account JSON "private_key" string (PEM with escaped newlines), and its id.
 	tokw("private-key", []string{`"private_key"`}, 0, 16<<10, `"private_key"\s*:\s*"((?:[^"\\\n]|\\.){16,})"`, nil, nil)
 	tok("private-key-id", []string{`"private_key_id"`}, `"private_key_id"\s*:\s*"([0-9a-f]{20,64})"`, nil)
@@ -81,12 +83,7 @@ func buildRules() []*rule {
 		`(xox[abposre]-[A-Za-z0-9-]{10,})`, tokenish, func(v string) bool { return strings.ContainsAny(v[5:], "0123456789") })
 	tok("slack-token", []string{"xapp-"}, `(xapp-\d-[A-Za-z0-9-]{20,})`, tokenish)
 	tok("slack-webhook", []string{"hooks.slack.com/"}, `hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})`, tokenish)
-	line("discord-token", []string{"discord"}, `([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})`, func(s string, m []int) (Finding, bool) {
-		if !tokenish.clear(s, m[2], m[3]) || !discordID(s[m[2]:m[3]]) {
-			return Finding{}, false
-		}
-		return Finding{"discord-token", m[2], m[3]}, true
-	})
+	add(&rule{kind: "discord-token", anchors: []string{"."}, hit: discordAt})
 	tokw("discord-webhook", []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}, 0, 1024, `discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{60,})`, tokenish, nil)
 	add(&rule{kind: "telegram-bot-token", anchors: []string{":AA"}, back: 12, span: 40, re: regexp.MustCompile(`(\d{8,12}:AA[A-Za-z0-9_-]{33})`),
 		check: func(s string, m []int) (Finding, bool) {
@@ -117,13 +114,17 @@ func buildRules() []*rule {
 
 	// Cloud and infrastructure.
 	tok("aws-access-key", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `((?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})`, alnum)
+	// Labelled, also in prose ("Secret access key wJalr…", "the AWS secret is …"): the
+	// value's shape (40 base64 bytes, three classes) is what makes a blank enough.
 	line("aws-secret-key", []string{"secret_access_key", "secret-access-key", "secretaccesskey", "secret access key", "aws_secret", "aws secret"},
-		`(?i)(?:aws[_ .-]?secret(?:[_ .-]?access)?(?:[_ .-]?key)?|secret[_ .-]?access[_ .-]?key)["'\x60*]*\s*(?::=|=>|[:=：])\s*["'\x60]?([A-Za-z0-9/+]{40})`,
+		`(?i)(?:aws[_ .-]?secret(?:[_ .-]?access)?(?:[_ .-]?key)?|secret[_ .-]?access[_ .-]?key)["'\x60*]*(?:\s*(?::=|=>|[:=：]|\bis\b:?)\s*|\s+)["'\x60*]*([A-Za-z0-9/+]{40})`,
 		func(s string, m []int) (Finding, bool) {
-			return Finding{"aws-secret-key", m[2], m[3]}, base64ch.clear(s, m[2], m[3])
+			ok := base64ch.clear(s, m[2], m[3]) && classes(s[m[2]:m[3]]) >= 3
+			return Finding{"aws-secret-key", m[2], m[3]}, ok
 		})
 	add(&rule{kind: "aws-secret-key", anchors: []string{"AKIA", "ASIA"}, lineOK: awsKeyIDRe.MatchString,
 		re: regexp.MustCompile(`[A-Za-z0-9/+]{40,}`), check: awsSecretNearKeyID})
+	tokc("okta-token", []string{"SSWS"}, `(?i:SSWS)[ \t]+([A-Za-z0-9_-]{20,})`, tokenish, func(v string) bool { return classes(v) >= 2 })
 	tok("aws-presigned-signature", []string{"X-Amz-Signature="}, `X-Amz-Signature=([0-9a-f]{64})`, alnum)
 	tok("google-api-key", []string{"AIza"}, `(AIza[0-9A-Za-z_-]{35})`, tokenish)
 	tok("google-oauth-secret", []string{"GOCSPX-"}, `(GOCSPX-[A-Za-z0-9_-]{28})`, tokenish)
@@ -188,6 +189,9 @@ func buildRules() []*rule {
 		check: func(s string, m []int) (Finding, bool) {
 			return cliDashP(s, []int{m[0], m[1], -1, -1, -1, -1, -1, -1, m[2], m[3]})
 		}})
+	add(&rule{kind: "password", anchors: []string{"redis-cli"}, group: 1,
+		re:    regexp.MustCompile(`(?:^|[ \t])(?:-a|--pass|--user[ \t]+\S+[ \t]+--pass)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256})`),
+		check: lenientFlag})
 	line("password", []string{"machine"}, `(?i)\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+(\S+)`, lenient("password", 1))
 	// A user and password pair after a credential label: "Auth: admin@x.local / Jake@2024!",
 	// "Login: deploy:S3cret-99", "**Credentials** — ops / hunter2!". The user is kept; the
@@ -247,6 +251,81 @@ func discordID(v string) bool {
 		}
 	}
 	return true
+}
+
+// discordAt is the hit matcher for "." at the end of a Discord bot token's first part:
+// id.timestamp.hmac, 24–26, 6 and 27–38 URL-safe base64 bytes, the id decoding to digits.
+// The dot is everywhere in prose, so everything is checked byte by byte, cheapest first.
+func discordAt(_ *scanMemo, s string, start, _ int) (Finding, bool) {
+	if start+8 >= len(s) || s[start+7] != '.' {
+		return Finding{}, false
+	}
+	for k := start + 1; k < start+7; k++ {
+		if !tokenish[s[k]] {
+			return Finding{}, false
+		}
+	}
+	a := start
+	for a > 0 && start-a <= 26 && tokenish[s[a-1]] {
+		a--
+	}
+	if n := start - a; n < 24 || n > 26 || a > 0 && tokenish[s[a-1]] || s[a] < 'M' || s[a] > 'O' {
+		return Finding{}, false
+	}
+	b := start + 8
+	for b < len(s) && b-start-8 <= 38 && tokenish[s[b]] {
+		b++
+	}
+	if n := b - start - 8; n < 27 || n > 38 || b < len(s) && tokenish[s[b]] || !discordID(s[a:start]) {
+		return Finding{}, false
+	}
+	return Finding{"discord-token", a, b}, true
+}
+
+// derKeyPrefixes start the base64 of a DER private key: PKCS#1 RSA and PKCS#8 keys
+// ("MII…IBAA", "MII…IBAD"), PKCS#8 EC ("MIG…AgEA"), SEC1 EC, PKCS#8 Ed25519, OpenSSH.
+var derKeyPrefixes = []string{"MII", "MIG", "MHcCAQEE", "MC4CAQAwBQYDK2Vw", "b3BlbnNzaC1rZXktdjE"}
+
+// derKeyAt accepts a run of at least 40 base64 bytes that starts like a DER private key
+// (public keys and certificates start differently: "MIIBIjAN", "MIIDdzCC").
+func derKeyAt(_ *scanMemo, s string, start, _ int) (Finding, bool) {
+	if start > 0 && base64ch[s[start-1]] && !(start >= 2 && s[start-2:start] == `\n`) {
+		return Finding{}, false
+	}
+	e := start
+	for e < len(s) && e-start < maxPEM && base64ch[s[e]] {
+		e++
+	}
+	for k := 0; k < 2 && e < len(s) && s[e] == '='; k++ {
+		e++
+	}
+	v := s[start:e]
+	if len(v) < 40 || e < len(s) && (base64ch[s[e]] || s[e] == '=') {
+		return Finding{}, false
+	}
+	switch {
+	case strings.HasPrefix(v, "MII"):
+		if v[6:10] != "IBAA" && v[6:10] != "IBAD" {
+			return Finding{}, false
+		}
+	case strings.HasPrefix(v, "MIG"):
+		if v[4:8] != "AgEA" {
+			return Finding{}, false
+		}
+	case strings.HasPrefix(v, "MHcCAQEE"), strings.HasPrefix(v, "MC4CAQAwBQYDK2Vw"), strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE"):
+	default:
+		return Finding{}, false
+	}
+	return Finding{"private-key", start, e}, true
+}
+
+// lenientFlag accepts the value of a password flag (group 1, possibly quoted).
+func lenientFlag(s string, m []int) (Finding, bool) {
+	start, end, ok := valueSpan(s, m[2], m[3], false)
+	if !ok || !lenientOK(s[start:end], 4) || s[start] == '-' {
+		return Finding{}, false
+	}
+	return Finding{"password", start, end}, true
 }
 
 var awsKeyIDRe = lazy(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)
@@ -315,6 +394,9 @@ func findPEM(memo *scanMemo, s string, start, _ int) (Finding, bool) {
 			lineEnd = end + nl
 		}
 		line := strings.TrimSpace(s[end:lineEnd])
+		if len(line) > 2 && strings.IndexByte("-*+", line[0]) >= 0 && line[1] == ' ' {
+			line = strings.TrimSpace(line[2:]) // the body written as list items
+		}
 		if end > body && !pemBodyLine(line) {
 			break
 		}
