@@ -51,6 +51,11 @@ type Result struct {
 	Detail string
 	// MovedTo is the current path, relative to the root, for Moved.
 	MovedTo string
+	// NotInProject is set on an Unchecked file, directory or glob citation
+	// whose first segment the project neither has nor ever had
+	// (templates/invoice.html in a project without templates/): never
+	// stale, but shown, and scored below a verified one (package score).
+	NotInProject bool
 }
 
 // Checker validates citations against one project root. It caches what it
@@ -327,7 +332,21 @@ func (c *Checker) missing(r Result, p string, kind Kind, note string) (Result, s
 	if c.projectHas(first) || h.tops[first] {
 		return r.set(Broken, noSuch(kind)+note), ""
 	}
-	return r.set(Unchecked, "not a project path: no "+first+" in the project or its git history"), ""
+	if kind == Path {
+		// `owner/repo`, `feat/x`: not evidently a path at all.
+		return r.set(Unchecked, "not a project path: no "+first+" in the project or its git history"), ""
+	}
+	return r.notInProject(first), ""
+}
+
+// notInProject marks a citation that reads as a project path (a file with an
+// extension, a directory, a glob) under a top-level name the project does
+// not have and never had: it cannot be checked here, which is not evidence
+// that it is wrong (it may be about another repository), but it is not
+// verified either, and a person should see it.
+func (r Result) notInProject(first string) Result {
+	r.NotInProject = true
+	return r.set(Unchecked, "not in this project: no "+first+" here or in its git history")
 }
 
 // fromHistory reports what git knows about the gone path old.
@@ -447,7 +466,7 @@ func (c *Checker) globOnce(r Result, pattern string) Result {
 		}
 	}
 	if base != "." && !c.projectHas(base) && !hasMeta(first) && !c.projectHas(first) && !h.tops[first] {
-		return r.set(Unchecked, "not a project path: no "+first+" in the project or its git history")
+		return r.notInProject(first)
 	}
 	return r.set(Broken, "matches nothing")
 }

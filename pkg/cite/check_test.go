@@ -3,6 +3,7 @@ package cite
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -249,6 +250,37 @@ func TestCheckOwnDirs(t *testing.T) {
 	for entry, want := range map[string]Status{"- `docs/adr/`": Broken, "- `docs/`": Valid, "- `docs/**/*.rst`": Broken} {
 		if r := c.Check(Extract(entry))[0]; r.Status != want {
 			t.Errorf("with docs/guide.md: %s: %s (%s), want %s", entry, r.Status, r.Detail, want)
+		}
+	}
+}
+
+// TestCheckNotInProject: a file, directory or glob under a top-level name the
+// project never had is unchecked and marked NotInProject; what is not
+// evidently a path (a repository slug, a bare name, a URL route) and what the
+// project has or had is not.
+func TestCheckNotInProject(t *testing.T) {
+	root, _ := fixture(t)
+	c := NewChecker(root)
+	for entry, want := range map[string]bool{
+		"- Invoices use `templates/invoice.html`.":   true,
+		"- Partials live in `templates/partials/`.":  true,
+		"- Ruby sources: `lib/**/*.rb`.":             true,
+		"- Repository slug: `acme/widgets`.":         false,
+		"- Bare name: `.env`.":                       false,
+		"- Route: `/api/users.json`.":                false,
+		"- Gone, but was here: `pkg/old/legacy.go`.": false,
+		"- Missing under a real dir: `docs/x.md`.":   false,
+		"- Outside: `~/.codex/config.toml`.":         false,
+	} {
+		rs := c.Check(Extract(entry))
+		if len(rs) != 1 {
+			t.Fatalf("%s: %d citations", entry, len(rs))
+		}
+		if rs[0].NotInProject != want {
+			t.Errorf("%s: NotInProject = %v (%s %s), want %v", entry, rs[0].NotInProject, rs[0].Status, rs[0].Detail, want)
+		}
+		if want && (rs[0].Status != Unchecked || !strings.HasPrefix(rs[0].Detail, "not in this project")) {
+			t.Errorf("%s: %s %q, want unchecked, not in this project", entry, rs[0].Status, rs[0].Detail)
 		}
 	}
 }

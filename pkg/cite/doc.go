@@ -107,6 +107,10 @@
 //     (.env, a sibling memory file: the name may live elsewhere), or a path
 //     whose first segment the project never had (feat/x, owner/repo): it is
 //     not evidently a project path. Unchecked is never evidence of staleness.
+//     When such a path reads as one (a file with an extension, a directory,
+//     a glob: templates/invoice.html, lib/**/*.rb), NotInProject is set, so
+//     that callers can say "not in this project" and rank it below a
+//     verified citation.
 //
 // Git history comes from one `git log --relative --diff-filter=RD -M
 // --name-status -z`, run lazily the first time a citation is missing and at

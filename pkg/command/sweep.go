@@ -11,7 +11,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/score"
@@ -24,7 +23,7 @@ func init() {
 	register("sweep", "re-validate promoted facts, apply decay, archive what stopped holding, restore what came back", runSweep)
 }
 
-const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run]
+const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run] [--cite-root DIR]
 
 Keeps promoted facts true: re-validates what each cites, refreshes facts
 that auto-memory recorded again or whose citations hold, lets the others
@@ -33,7 +32,8 @@ period, INTERMEM_REVIEW_DAYS), archives a fact found stale by two sweeps at
 least 24 hours apart into docs/intermem/.archived.md, and restores archived
 facts that auto-memory holds again if they would pass validation now (one
 still citing a deleted file is held: it stays archived). --dry-run reports
-the same decisions and writes nothing.
+the same decisions and writes nothing. --cite-root DIR resolves cited paths
+against DIR instead of the project, as validate does.
 `
 
 // SweepReport is the JSON shape of sweep.
@@ -53,10 +53,16 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem sweep", sweepUsage, env.Stderr)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "report decisions, write nothing")
+	var cf citeFlags
+	cf.register(fset)
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
 	}
 	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	checker, _, err := cf.checker(env, p)
 	if err != nil {
 		return err
 	}
@@ -114,7 +120,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 		return memoryError(p, err)
 	}
 
-	res := sweep.Evaluate(ts, recs, seen, cite.NewChecker(p.Root), sweep.Options{
+	res := sweep.Evaluate(ts, recs, seen, checker, sweep.Options{
 		Now: now, Review: score.Review(env.Get), Threshold: stability.Threshold(env.Get),
 	})
 	rep := SweepReport{DryRun: *dry, Checked: res.Checked, Stale: res.Stale, Changes: res.Changes,

@@ -21,10 +21,11 @@ import (
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/tier"
+	"github.com/intermem/intermem/pkg/validate"
 )
 
 const synthesizeUsage = `Usage:
-  intermem-synthesize plan  [--project DIR] [--json] [--max N]
+  intermem-synthesize plan  [--project DIR] [--json] [--max N] [--no-validate | --cite-root DIR]
   intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
                             [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
                             [--dry-run] [--json] [--project DIR]
@@ -66,10 +67,16 @@ func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int)
 }
 
 const planUsage = `Usage: intermem-synthesize plan [--project DIR] [--json] [--max N]
+                               [--no-validate | --cite-root DIR]
 
 Lists the auto-memory entries that have stayed unchanged across enough
 sessions to be trusted, minus what the curated documents already say, with
 stale ones blocked. Saves the plan for intermem-synthesize apply.
+
+Citations are checked against the project (--cite-root DIR: against DIR,
+for memories kept in one repository about another). --no-validate skips
+the checks, which is faster on huge trees; the plan says so, and apply
+checks the entries approved from such a plan and refuses stale ones.
 `
 
 func runPlan(ctx context.Context, env *cli.Env, args []string) error {
@@ -77,15 +84,28 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem-synthesize plan", planUsage, env.Stderr)
 	c.register(fset, true)
 	max := fset.Int("max", plan.DefaultMax, "show at most `N` candidates, the best-established first (0: no cap)")
+	noValidate := fset.Bool("no-validate", false, "skip citation checks (faster on huge trees); apply then checks the approved entries")
+	var cf citeFlags
+	cf.register(fset)
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
 	}
 	if *max < 0 {
 		return cli.Usagef("--max must be 0 or more")
 	}
+	if *noValidate && cf.root != "" {
+		return cli.Usagef("--no-validate and --cite-root are exclusive (--cite-root says where to check citations)")
+	}
 	p, err := c.resolve(env)
 	if err != nil {
 		return err
+	}
+	var checker *cite.Checker
+	var citeRoot string
+	if !*noValidate {
+		if checker, citeRoot, err = cf.checker(env, p); err != nil {
+			return err
+		}
 	}
 	w, err := openWriter(env, p, "intermem-synthesize")
 	if err != nil {
@@ -93,7 +113,7 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	defer w.Close()
 
-	pl, err := buildPlan(env, w, *max)
+	pl, err := buildPlan(env, w, *max, checker, citeRoot)
 	if err != nil {
 		return err
 	}
@@ -107,13 +127,14 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
-func buildPlan(env *cli.Env, w *writer, max int) (*plan.Plan, error) {
+// buildPlan builds the plan; a nil checker skips citation checks.
+func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot string) (*plan.Plan, error) {
 	ts, err := loadTargets(w.p)
 	if err != nil {
 		return nil, err
 	}
 	in := plan.Inputs{
-		Targets: ts, Checker: cite.NewChecker(w.p.Root), Max: max, Now: w.now,
+		Targets: ts, Checker: checker, CiteRoot: citeRoot, Max: max, Now: w.now,
 		Promoted: map[string]bool{}, Rejected: map[string]bool{}, Screen: screenText,
 	}
 	err = w.store.View(func(tx *bolt.Tx) error {
@@ -148,6 +169,12 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	}
 	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d sessions observed)\n",
 		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, cli.Plural(pl.Stable, "entry", "entries"), pl.Sessions)
+	if !pl.Validated {
+		fmt.Fprintln(w, "Citations were not validated (--no-validate): confidences leave them out and stale entries are not blocked; apply checks the entries you approve before promoting them.")
+	}
+	if pl.CiteRoot != "" {
+		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", pl.CiteRoot)
+	}
 	group := ""
 	for _, c := range pl.Candidates {
 		if c.Target != group {
@@ -224,7 +251,9 @@ proposed again unless their text changes. Numbers not mentioned stay in
 memory ("--approve all --reject 2" approves all but 2). --edit N=TEXT
 approves N with TEXT instead of its original wording
 (the original is still pruned). --dry-run prints exactly what would change
-and writes nothing at all.
+and writes nothing at all. An apply of a plan built with --no-validate
+checks the citations of the approved entries first and promotes nothing if
+one of them is stale.
 `
 
 // ApplyReport is the JSON shape of apply.
@@ -367,6 +396,12 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.WithHint(err, "run intermem-synthesize plan to see the numbers")
 	}
 
+	if !pl.Validated {
+		if err := recheck(env, p.Root, &pl, prep); err != nil {
+			return err
+		}
+	}
+
 	rep := ApplyReport{DryRun: *dry, Promoted: []promote.Promotion{}, Rejected: []int{}, Changes: []Change{}}
 	for _, c := range prep.Rejected {
 		rep.Rejected = append(rep.Rejected, c.N)
@@ -439,6 +474,38 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	printApply(env.Stdout, &rep, p.Root)
 	return nil
+}
+
+// recheck does for a plan built with --no-validate what the plan skipped:
+// it checks the citations of each entry about to be promoted (in the
+// wording that will land, edits included) and refuses the whole apply if
+// one is stale, naming it, so that --no-validate never lets a fact citing
+// a deleted file into a document. The confidences it finds replace the
+// plan's, for the records.
+func recheck(env *cli.Env, root string, pl *plan.Plan, prep *promote.Prepared) error {
+	if pl.CiteRoot != "" {
+		root = pl.CiteRoot
+	}
+	checker := cite.NewChecker(root)
+	threshold := stability.Threshold(env.Get)
+	var stale []string
+	for _, pm := range prep.Promotions {
+		cand := findCandidate(pl, pm.N)
+		if cand == nil {
+			continue
+		}
+		sc, _ := validate.Check(checker, pm.Text, cand.Sessions, threshold)
+		cand.Confidence = sc.Confidence
+		if sc.Stale {
+			stale = append(stale, fmt.Sprintf("%d (%q) %s", pm.N, clip(firstLine(pm.Text), 70), strings.Join(sc.Reasons, "; ")))
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	return cli.Errorf("reject or --edit them, or run intermem-synthesize plan without --no-validate to see them blocked",
+		"nothing promoted: the plan was built with --no-validate and %s stale now: %s",
+		cli.Plural(len(stale), "one approved entry is", fmt.Sprintf("%d approved entries are", len(stale))), strings.Join(stale, "; "))
 }
 
 func numberedValue(s string) (int, string, error) {

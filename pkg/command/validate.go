@@ -3,8 +3,13 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +17,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/validate"
@@ -22,6 +28,7 @@ func init() {
 }
 
 const validateUsage = `Usage: intermem validate [--project DIR] [--json] [--promoted|--memory] [--verbose]
+                         [--cite-root DIR]
 
 Checks every file, directory, glob and symbol that promoted facts (marked
 entries in CLAUDE.md, AGENTS.md and docs/intermem/) and auto-memory entries
@@ -32,9 +39,54 @@ cite, scores each entry's confidence, and reports:
   unchecked  it cites nothing that can be checked here (preferences, URLs,
              paths outside the project) — not a defect
 
+A cited path the project has never had (templates/invoice.html where there
+is no templates/, now or in git history) is listed as "not in this
+project": not stale, but unverified, and its entry's confidence is lower.
+When the memories are about another repository, --cite-root DIR resolves
+cited paths against DIR instead.
+
 Each check is kept in the store as an audit trail. Promoted facts whose
 citations hold have their decay clock refreshed.
 `
+
+// citeFlags choose what citations are resolved against: the project, or,
+// for memories kept in one repository about another, --cite-root.
+type citeFlags struct {
+	root string
+}
+
+func (f *citeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.root, "cite-root", "", "resolve cited paths against `dir` instead of the project (memories kept in one repository about another)")
+}
+
+// checker returns a Checker for the chosen root, and that root when it is
+// not the project's ("" otherwise).
+func (f *citeFlags) checker(env *cli.Env, p *project.Project) (*cite.Checker, string, error) {
+	if f.root == "" {
+		return cite.NewChecker(p.Root), "", nil
+	}
+	dir := f.root
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(env.Dir, dir)
+	}
+	dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	why := "not a directory"
+	if err != nil {
+		why = err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+	}
+	if err != nil || !fi.IsDir() {
+		return nil, "", cli.Errorf("pass the directory of the code the memories are about", "--cite-root %s: %s", f.root, why)
+	}
+	if dir == p.Root {
+		return cite.NewChecker(p.Root), "", nil
+	}
+	return cite.NewChecker(dir), dir, nil
+}
 
 func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
@@ -43,6 +95,8 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	onlyPromoted := fset.Bool("promoted", false, "validate only promoted facts")
 	onlyMemory := fset.Bool("memory", false, "validate only auto-memory entries")
 	verbose := fset.Bool("verbose", false, "also list healthy and unchecked entries")
+	var cf citeFlags
+	cf.register(fset)
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
 	}
@@ -50,6 +104,10 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Usagef("--promoted and --memory are exclusive (omit both to validate everything)")
 	}
 	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	checker, citeRoot, err := cf.checker(env, p)
 	if err != nil {
 		return err
 	}
@@ -78,7 +136,8 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 		Promoted: !*onlyMemory, Memory: !*onlyPromoted, Threshold: stability.Threshold(env.Get),
 		Sessions: func(id string) int { return sessions[id] },
 	}
-	rep := validate.Run(cite.NewChecker(p.Root), ts, mem, opts)
+	rep := validate.Run(checker, ts, mem, opts)
+	rep.CiteRoot = citeRoot
 	if err := w.update(func(tx *bolt.Tx) error { return recordChecks(tx, rep, w.now) }); err != nil {
 		return fmt.Errorf("record checks: %w", err)
 	}
@@ -192,6 +251,9 @@ func trimChecks(b *bolt.Bucket, id string) error {
 func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 	fmt.Fprintf(w, "intermem validate: %d %s checked: %d ok · %d stale · %d unchecked\n",
 		r.Checked, cli.Plural(r.Checked, "entry", "entries"), r.OK, r.Stale, r.Unchecked)
+	if r.CiteRoot != "" {
+		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", r.CiteRoot)
+	}
 	section := func(title string, keep func(e *validate.Entry) bool, showCitations bool) {
 		var n int
 		for i := range r.Entries {
@@ -222,6 +284,10 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 					fmt.Fprintf(w, "      ✗ %s: %s\n", c.Text, c.Detail)
 				case "moved":
 					fmt.Fprintf(w, "      → %s: %s\n        fix: %s\n", c.Text, c.Detail, c.Fix)
+				default:
+					if c.NotInProject {
+						fmt.Fprintf(w, "      ? %s: %s\n", c.Text, c.Detail)
+					}
 				}
 			}
 		}
@@ -233,6 +299,17 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 		}
 		for _, c := range e.Citations {
 			if c.Status == "moved" {
+				return true
+			}
+		}
+		return false
+	}, true)
+	section("Not in this project: they cite paths this project has never had (not stale; unverified)", func(e *validate.Entry) bool {
+		if e.Status == validate.Stale {
+			return false
+		}
+		for _, c := range e.Citations {
+			if c.NotInProject {
 				return true
 			}
 		}

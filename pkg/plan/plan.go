@@ -17,7 +17,8 @@
 //     entry that adds to an existing line (or says less than one) is
 //     called out as a refinement;
 //  4. citations are validated; a stale entry (confidence below 0.3) is
-//     listed as blocked with the reason, never offered;
+//     listed as blocked with the reason, never offered (a plan built
+//     without a Checker skips this and says so: Validated is false);
 //  5. secrets are redacted from the text that would be promoted, and
 //     instruction-like text that could be a prompt injection is flagged;
 //  6. each entry is routed: behavioural preferences (memory type user or
@@ -116,14 +117,25 @@ type Plan struct {
 	Sessions          int               `json:"sessions"`
 	Threshold         int               `json:"stable_threshold"`
 	Baseline          bool              `json:"baseline"` // nothing stable yet
-	AppliedBy         string            `json:"applied_by,omitempty"`
+	// Validated is false for a plan built without citation checks
+	// (Inputs.Checker nil: plan --no-validate): its confidences ignore
+	// citations and stale entries are not blocked, so apply checks the
+	// approved entries before promoting them.
+	Validated bool `json:"validated"`
+	// CiteRoot is the directory citations were resolved against when it is
+	// not the project root (plan --cite-root).
+	CiteRoot  string `json:"cite_root,omitempty"`
+	AppliedBy string `json:"applied_by,omitempty"`
 }
 
 // Inputs are what Build needs; the caller loads them.
 type Inputs struct {
-	Catalog  *catalog.Catalog
-	Targets  *targets.Set
+	Catalog *catalog.Catalog
+	Targets *targets.Set
+	// Checker checks citations; nil builds a plan without citation checks
+	// (Plan.Validated false).
 	Checker  *cite.Checker
+	CiteRoot string          // set on the plan as CiteRoot
 	Promoted map[string]bool // ids promoted before (store)
 	Rejected map[string]bool // ids the user rejected
 	Max      int             // 0 = no cap
@@ -140,6 +152,7 @@ func Build(in Inputs) *Plan {
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
 		Entries: len(cat.Items), Candidates: []Candidate{}, Blocked: []Blocked{},
 		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{},
+		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
 	for _, name := range []string{targets.Agents, targets.Claude} {
 		p.TargetHashes[name] = in.Targets.Target(name).Hash
@@ -188,7 +201,10 @@ func Build(in Inputs) *Plan {
 				continue
 			}
 		}
-		results := in.Checker.Check(cite.Extract(it.Text))
+		var results []cite.Result
+		if in.Checker != nil {
+			results = in.Checker.Check(cite.Extract(it.Text))
+		}
 		sc := score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: cat.Threshold})
 		c := Candidate{
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
@@ -278,7 +294,7 @@ func annotate(c *Candidate, ix *match.Index, stmts []string, screenText func(str
 	if len(c.Injection) > 0 {
 		notes = append(notes, "possible prompt injection: "+strings.Join(c.Injection, "; "))
 	}
-	c.Annotations = append(notes, c.Annotations...)
+	c.Annotations = append(append([]string{}, notes...), c.Annotations...)
 }
 
 func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {

@@ -23,7 +23,8 @@ import (
 //     looks like, not evidence against it. It gets a review period
 //     (DefaultReview, 90 days; INTERMEM_REVIEW_DAYS) before it starts to
 //     decay. From 0.5 it crosses StaleBelow after three started periods:
-//     about four months without any confirmation.
+//     about four months without any confirmation (from 0.4, a fact citing
+//     only paths the project never had, after two).
 //
 // A stale fact is archived (package sweep) only after two consecutive
 // stale sweeps at least ArchiveGap apart, so one bad moment (a file

@@ -16,6 +16,13 @@
 //     (git recorded the rename), so the fact likely holds but its text is
 //     out of date; alone it leaves 0.3, just above the stale line, which is
 //     right — it should be fixed, not thrown away.
+//   - A citation the project cannot check because it names a path the
+//     project never had (templates/invoice.html where there is no
+//     templates/, now or in git history) takes 0.1, once: it is no evidence
+//     that the entry is wrong (the memory may be about another repository),
+//     so alone it leaves 0.4, never stale; but nothing anchors it either,
+//     so it ranks below a verified entry (0.8) and below an entry that
+//     cites nothing checkable (0.5), and the reason is shown.
 //   - Long stability adds 0.1: an entry unchanged across at least twice the
 //     stability threshold of sessions has survived many chances to be
 //     corrected.
@@ -37,6 +44,7 @@ const (
 	ValidCitation = 0.3
 	BrokenEach    = 0.4
 	MovedEach     = 0.2
+	NotInProject  = 0.1
 	LongStable    = 0.1
 	StaleBelow    = 0.3
 )
@@ -56,8 +64,12 @@ type Score struct {
 	Broken     int
 	Moved      int
 	Unchecked  int
+	// NotInProject counts the Unchecked citations of paths the project
+	// never had (cite.Result.NotInProject).
+	NotInProject int
 	// Reasons explain a low score for a person, e.g. "cites src/old.py,
-	// which no longer exists".
+	// which no longer exists", "cites templates/invoice.html: not in this
+	// project".
 	Reasons []string
 }
 
@@ -76,10 +88,17 @@ func Of(ev Evidence) Score {
 			s.Reasons = append(s.Reasons, fmt.Sprintf("cites %s, which moved to %s", r.Path, r.MovedTo))
 		default:
 			s.Unchecked++
+			if r.NotInProject {
+				s.NotInProject++
+				s.Reasons = append(s.Reasons, fmt.Sprintf("cites %s: not in this project", r.Path))
+			}
 		}
 	}
 	if s.Valid > 0 {
 		s.Confidence += ValidCitation
+	}
+	if s.NotInProject > 0 {
+		s.Confidence -= NotInProject
 	}
 	s.Confidence -= BrokenEach * float64(s.Broken)
 	s.Confidence -= MovedEach * float64(s.Moved)

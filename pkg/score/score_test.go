@@ -32,6 +32,9 @@ func TestConfidence(t *testing.T) {
 		{"unchecked is not evidence", Evidence{Results: res(cite.Unchecked, cite.Unchecked)}, 0.5, false},
 		{"long stable bonus", Evidence{Results: res(cite.Valid), Sessions: 6, Threshold: 3}, 0.9, false},
 		{"clamped at 0", Evidence{Results: res(cite.Broken, cite.Broken)}, 0, true},
+		{"not in this project: lower, not stale", Evidence{Results: nip(1)}, 0.4, false},
+		{"not in this project counted once", Evidence{Results: nip(4)}, 0.4, false},
+		{"not in this project beside a valid one", Evidence{Results: append(res(cite.Valid), nip(1)...)}, 0.7, false},
 	} {
 		s := Of(tt.ev)
 		if s.Confidence != tt.want || s.Stale != tt.stale {
@@ -72,5 +75,23 @@ func TestDecayPenalty(t *testing.T) {
 	p, _ = DecayPenalty(t0, t0.Add(104*day+time.Hour), false, DefaultReview)
 	if c := Clamp(Base - p); c < StaleBelow {
 		t.Errorf("an uncited fact is stale already at %.2f", c)
+	}
+}
+
+func nip(n int) []cite.Result {
+	var out []cite.Result
+	for range n {
+		out = append(out, cite.Result{Citation: cite.Citation{Path: "templates/invoice.html"}, Status: cite.Unchecked, NotInProject: true})
+	}
+	return out
+}
+
+func TestNotInProjectReason(t *testing.T) {
+	s := Of(Evidence{Results: nip(1)})
+	if len(s.Reasons) != 1 || s.Reasons[0] != "cites templates/invoice.html: not in this project" {
+		t.Errorf("reasons %q", s.Reasons)
+	}
+	if s.NotInProject != 1 || s.Unchecked != 1 {
+		t.Errorf("counts: not in project %d, unchecked %d; want 1, 1", s.NotInProject, s.Unchecked)
 	}
 }

@@ -14,6 +14,11 @@
 //   - unchecked: nothing it says could be checked here (no citation, or
 //     only URLs, paths outside the project and the like). That is not a
 //     defect: most preferences cite nothing.
+//
+// Independently of the status, an entry citing a path the project has never
+// had (templates/invoice.html without templates/, now or in git history) is
+// counted and its reasons say "not in this project": it is not stale, but
+// nothing anchors it (score.NotInProject lowers its confidence).
 package validate
 
 import (
@@ -43,6 +48,9 @@ type Citation struct {
 	MovedTo string `json:"moved_to"`
 	// Fix suggests an edit for a moved citation.
 	Fix string `json:"fix,omitempty"`
+	// NotInProject marks an unchecked citation of a path the project has
+	// never had (cite.Result.NotInProject).
+	NotInProject bool `json:"not_in_project,omitempty"`
 }
 
 // Entry is one validated entry.
@@ -61,11 +69,17 @@ type Entry struct {
 
 // Report is the result of a validation run.
 type Report struct {
-	Checked   int     `json:"checked"`
-	Stale     int     `json:"stale"`
-	OK        int     `json:"ok"`
-	Unchecked int     `json:"unchecked"`
-	Entries   []Entry `json:"entries"`
+	Checked   int `json:"checked"`
+	Stale     int `json:"stale"`
+	OK        int `json:"ok"`
+	Unchecked int `json:"unchecked"`
+	// NotInProject counts the entries (of any status) citing a path the
+	// project has never had.
+	NotInProject int `json:"not_in_project"`
+	// CiteRoot is the directory citations were resolved against when it is
+	// not the project root.
+	CiteRoot string  `json:"cite_root,omitempty"`
+	Entries  []Entry `json:"entries"`
 }
 
 // Options select what to validate.
@@ -122,7 +136,8 @@ func Check(c *cite.Checker, text string, sessions, threshold int) (score.Score, 
 	sc := score.Of(score.Evidence{Results: results, Sessions: sessions, Threshold: threshold})
 	cs := make([]Citation, 0, len(results))
 	for _, res := range results {
-		ct := Citation{Text: res.Text, Kind: string(res.Kind), Status: string(res.Status), Detail: res.Detail, MovedTo: res.MovedTo}
+		ct := Citation{Text: res.Text, Kind: string(res.Kind), Status: string(res.Status), Detail: res.Detail, MovedTo: res.MovedTo,
+			NotInProject: res.NotInProject}
 		if res.Status == cite.Moved {
 			ct.Fix = fmt.Sprintf("replace %s with %s", res.Path, res.MovedTo)
 		}
@@ -149,6 +164,9 @@ func (r *Report) add(c *cite.Checker, e Entry, sessions, threshold int) {
 	default:
 		e.Status = Unchecked
 		r.Unchecked++
+	}
+	if sc.NotInProject > 0 {
+		r.NotInProject++
 	}
 	r.Checked++
 	r.Entries = append(r.Entries, e)
