@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/inject"
@@ -15,7 +17,7 @@ func init() {
 	register("context", "what the SessionStart hook would inject for this project, and its estimated tokens", runContext)
 }
 
-const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--json]
+const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--withheld] [--json]
 
 Prints the context intermem-inject would give Claude Code at the start of
 a session in DIR: health warnings (MEMORY.md past its load cap, with the
@@ -25,6 +27,12 @@ where promoted knowledge lives, and the memories not already loaded,
 most relevant first (git branch, recently changed files, DIR below the
 project root). Then a footer with the estimated tokens (UTF-8 bytes / 3,
 rounded up) against the budget, and the length in characters.
+
+Everything the context would carry is screened for prompt injection
+first (instructions to ignore previous ones, role and prompt boundary
+markers, fetch-and-run commands, invisible or bidi characters, …): a
+flagged item is withheld, and one line of the context says how many.
+--withheld lists them instead: file:line, what it is, and why, escaped.
 
 The budget defaults to INTERMEM_TOKEN_BUDGET, or 1200. Whatever the
 budget, the context stays under 9,000 characters. Running it writes
@@ -39,6 +47,8 @@ type ContextReport struct {
 	Chars   int    `json:"chars"`
 	Items   int    `json:"items"`
 	Omitted int    `json:"omitted"`
+	// Withheld lists what screening kept out of the context.
+	Withheld []inject.Withheld `json:"withheld"`
 }
 
 func runContext(ctx context.Context, env *cli.Env, args []string) error {
@@ -46,6 +56,7 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	fs := cli.FlagSet("intermem context", contextUsage, env.Stderr)
 	c.register(fs, true)
 	budget := fs.Int("budget", inject.Budget(env), "token budget `N` (tokens are estimated as UTF-8 bytes / 3)")
+	withheld := fs.Bool("withheld", false, "list the items screening withholds from the context (file:line, what, why) instead of the context")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -85,15 +96,23 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return memoryError(p, err)
 	}
-	in.Redact = ix.Redact
+	in.Redact, in.Screen = ix.Redact, ix.Screen
 	res := inject.Render(in)
 	if c.json {
-		return writeJSON(env.Stdout, &ContextReport{
+		rep := &ContextReport{
 			Context: res.Text, Tokens: res.Tokens, Budget: res.Budget,
-			Chars: res.Chars, Items: res.Items, Omitted: res.Omitted,
-		})
+			Chars: res.Chars, Items: res.Items, Omitted: res.Omitted, Withheld: res.Withheld,
+		}
+		if rep.Withheld == nil {
+			rep.Withheld = []inject.Withheld{}
+		}
+		return writeJSON(env.Stdout, rep)
 	}
 	w := env.Stdout
+	if *withheld {
+		printWithheld(w, res.Withheld, p.MemoryDir)
+		return nil
+	}
 	if res.Text == "" {
 		fmt.Fprintln(w, "(nothing worth injecting: the hook would print nothing)")
 	} else {
@@ -101,4 +120,33 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(w, "\n≈%d tokens of %d budget, %d chars\n", res.Tokens, res.Budget, res.Chars)
 	return nil
+}
+
+// printWithheld lists what screening withholds, one item a line: where it
+// is, what it is, and each reason (with its own line when that differs).
+// The text is escaped by the command's writer like all human output.
+func printWithheld(w io.Writer, ws []inject.Withheld, memDir string) {
+	if len(ws) == 0 {
+		fmt.Fprintln(w, "Nothing withheld: screening flagged nothing the SessionStart context would show.")
+		return
+	}
+	n := len(ws)
+	fmt.Fprintf(w, "%d %s withheld from the SessionStart context (%s like prompt injection):\n",
+		n, cli.Plural(n, "item", "items"), cli.Plural(n, "it looks", "they look"))
+	for _, x := range ws {
+		where := x.File
+		if x.Line > 0 {
+			where += fmt.Sprintf(":%d", x.Line)
+		}
+		var reasons []string
+		for _, f := range x.Flags {
+			r := f.Kind + ": " + f.Detail
+			if f.Line > 0 && f.Line != x.Line {
+				r = fmt.Sprintf("line %d: %s", f.Line, r)
+			}
+			reasons = append(reasons, r)
+		}
+		fmt.Fprintf(w, "- %s (%s): %s\n", where, x.What, strings.Join(reasons, "; "))
+	}
+	fmt.Fprintf(w, "Memory files are in %s/; documents are relative to the project root.\n", memDir)
 }

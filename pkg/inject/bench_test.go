@@ -37,7 +37,7 @@ func benchGather(b *testing.B, warm bool) {
 			b.Fatal(err)
 		}
 		if warm {
-			in.Redact = ix.Redact
+			in.Redact, in.Screen = ix.Redact, ix.Screen
 		}
 		if res := inject.Render(in); res.Text == "" {
 			b.Fatal("empty rendering")

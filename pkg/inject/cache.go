@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/screen"
 )
 
 // CacheName is the file under .intermem/ holding the last rendering.
@@ -78,12 +81,27 @@ func Cached(path string, budget int, why string) string {
 		budget = DefaultBudget
 	}
 	head := fmt.Sprintf("(cached context from %s: %s, so this may be out of date)", at.UTC().Format("2006-01-02 15:04 UTC"), why)
+	// The cache is a file like any other under .intermem (planted, or
+	// written by an older build): its lines are screened and escaped as a
+	// fresh rendering's are, and a flagged line is withheld.
+	var lines []string
+	withheld := 0
+	for _, l := range strings.Split(text, "\n") {
+		l = safe(l)
+		if len(screen.Check(l)) > 0 {
+			withheld++
+			continue
+		}
+		lines = append(lines, cli.Escape(l))
+	}
+	if withheld > 0 {
+		lines = append([]string{withheldNotice(withheld)}, lines...)
+	}
 	limit := BytesPerToken * budget
 	var sb strings.Builder
 	sb.WriteString(head)
 	n, chars := 0, Chars(head)
-	for _, l := range strings.Split(text, "\n") {
-		l = safe(l)
+	for _, l := range lines {
 		if sb.Len()+1+len(l) > limit || chars+1+Chars(l) >= MaxChars {
 			break
 		}

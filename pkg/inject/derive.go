@@ -23,7 +23,7 @@ const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
 // from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v3\n"
+const indexMagic = "intermem context index v4\n"
 
 // Bounds on what is kept of an entry's text: enough for every clip and
 // for relevance, not the whole of a long memory.
@@ -44,13 +44,16 @@ type memFile struct {
 }
 
 type memEntry struct {
-	ID, Kind        string
-	Line            int
-	Key, DescKey    uint64 // match.Key of the text and (memory) description
-	Link, Type      string
-	Name, Desc      string // memory name and redacted description
-	Text            string // redacted, at most keepText bytes
-	Cites           []string
+	ID, Kind     string
+	Line         int
+	Key, DescKey uint64 // match.Key of the text and (memory) description
+	Link, Type   string
+	Name, Desc   string // memory name and redacted description
+	Text         string // redacted, at most keepText bytes
+	Cites        []string
+	// Flags are what screening found in the entry's block (or its file's
+	// name); only entries the context may show are screened.
+	Flags           []Flag
 	hasDesc, cached bool
 }
 
@@ -90,6 +93,8 @@ type Index struct {
 	docs  map[string]*docData
 	fixed map[memoKey]bool // strings redact.String returns unchanged
 	fused map[memoKey]bool // … of which used in this run
+	clean map[memoKey]bool // strings screen.Check flags nothing in
+	cused map[memoKey]bool // … of which used in this run
 	dirty bool
 }
 
@@ -110,7 +115,8 @@ func keyOf(s string) memoKey {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{}}
+	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{},
+		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}}
 }
 
 // Redact returns redact.String(s). A string this executable already found
@@ -201,6 +207,10 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 		mf.Load = automem.Load(content)
 	}
 	mf.Entries = make([]memEntry, 0, len(f.Entries))
+	var nameFlags []Flag
+	if !index {
+		nameFlags = screenName(name)
+	}
 	for _, en := range f.Entries {
 		me := memEntry{
 			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
@@ -214,6 +224,13 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 		// Code already shows its text.
 		if !index || en.StartLine > mf.Load.LoadedLines {
 			me.Text = keep(en.Text, keepText)
+		}
+		// What the context may show is screened: MEMORY.md past its load
+		// cap, and the facts and one-memory files of topic files.
+		if index && en.StartLine > mf.Load.LoadedLines || !index && en.Kind != automem.Pointer {
+			if en.Start >= 0 && en.Start <= en.End && en.End <= len(content) {
+				me.Flags = screenBlock(string(content[en.Start:en.End]), en.StartLine, nameFlags)
+			}
 		}
 		if !index && en.Kind != automem.Pointer {
 			text := en.Text
@@ -341,6 +358,9 @@ func (ix *Index) Save(path string) error {
 	for k := range ix.fixed {
 		stale = stale || !ix.fused[k]
 	}
+	for k := range ix.clean {
+		stale = stale || !ix.cused[k]
+	}
 	id := exeID()
 	if (!ix.dirty && !stale) || id == "" {
 		return nil
@@ -371,7 +391,9 @@ func (ix *Index) Save(path string) error {
 //	K key,key,…        (statement keys of the document before)
 //	M id section text  (a marker of the document before)
 //	I import           (an @import of the document before)
+//	W kind line detail (a screening flag of the entry before)
 //	R hash length      (a fixed point of redact.String)
+//	S hash length      (a string screen.Check flags nothing in)
 //
 // after a first line "X <executable identity>".
 func (ix *Index) encode(w *bytes.Buffer) {
@@ -395,6 +417,9 @@ func (ix *Index) encode(w *bytes.Buffer) {
 				}
 				fields(w, "C", cs...)
 			}
+			for _, fl := range e.Flags {
+				fields(w, "W", esc(fl.Kind), itoa(fl.Line), esc(fl.Detail))
+			}
 		}
 	}
 	paths := make([]string, 0, len(ix.docs))
@@ -404,18 +429,11 @@ func (ix *Index) encode(w *bytes.Buffer) {
 		}
 	}
 	sort.Strings(paths)
-	keys := make([]memoKey, 0, len(ix.fused))
-	for k := range ix.fused {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].h != keys[j].h {
-			return keys[i].h < keys[j].h
-		}
-		return keys[i].n < keys[j].n
-	})
-	for _, k := range keys {
+	for _, k := range sortedKeys(ix.fused) {
 		fields(w, "R", hex(k.h), itoa(k.n))
+	}
+	for _, k := range sortedKeys(ix.cused) {
+		fields(w, "S", hex(k.h), itoa(k.n))
 	}
 	for _, p := range paths {
 		d := ix.docs[p]
@@ -437,6 +455,21 @@ func (ix *Index) encode(w *bytes.Buffer) {
 			fields(w, "I", esc(imp))
 		}
 	}
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[memoKey]bool) []memoKey {
+	keys := make([]memoKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].h != keys[j].h {
+			return keys[i].h < keys[j].h
+		}
+		return keys[i].n < keys[j].n
+	})
+	return keys
 }
 
 func (ix *Index) decode(src string) error {
@@ -521,11 +554,22 @@ func (ix *Index) decode(src string) error {
 				return bad()
 			}
 			d.Imports = append(d.Imports, unesc(fs[0]))
+		case "W":
+			if f == nil || len(f.Entries) == 0 || n != 3 {
+				return bad()
+			}
+			e := &f.Entries[len(f.Entries)-1]
+			e.Flags = append(e.Flags, Flag{Kind: unesc(fs[0]), Line: atoi(fs[1]), Detail: unesc(fs[2])})
 		case "R":
 			if n != 2 {
 				return bad()
 			}
 			ix.fixed[memoKey{unhex(fs[0]), atoi(fs[1])}] = true
+		case "S":
+			if n != 2 {
+				return bad()
+			}
+			ix.clean[memoKey{unhex(fs[0]), atoi(fs[1])}] = true
 		default:
 			return bad()
 		}

@@ -75,12 +75,25 @@
 // Nothing is printed when nothing is worth saying (the index of documents
 // Claude Code already loads is not worth a context on its own).
 //
-// # Determinism and secrets
+// # Determinism, secrets and screening
 //
 // Same inputs, same bytes: every list is sorted with every tie broken,
 // relevance is integer arithmetic, and the clock is an input. Every
 // printed line goes through redact.String; text is redacted before it is
 // clipped, so a cut cannot hide part of a secret from the detector.
+//
+// Everything injected is screened for prompt injection (pkg/screen): a
+// memory entry's whole block and its file's name where it is derived
+// (cached with the index, each flag with its line), document titles,
+// sections, stale facts and journal summaries as Render meets them, and
+// every line as built. A flagged item is withheld — not shown, no budget —
+// and the first health line says how many, and that `intermem context
+// --withheld` lists them; a flagged journal summary leaves its warning
+// without the summary. Then every line is escaped (cli.Escape), so no
+// control, bidi or invisible character reaches the model as itself. The
+// fail-open copy is screened and escaped again when served; the render
+// cache is this executable's own output, keyed by its identity, and is
+// served as written. See screen.go.
 //
 // # Speed and failure
 //

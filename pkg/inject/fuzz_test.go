@@ -13,6 +13,7 @@ func FuzzIndexDecode(f *testing.F) {
 	ix := NewIndex()
 	ix.mem["MEMORY.md"] = deriveMem("MEMORY.md", []byte("# M\n- a `x/y.go` fact\n- [p](t.md) — hook\n"), 10, 20)
 	ix.mem["t.md"] = deriveMem("t.md", []byte("---\nname: t\ndescription: d\ttab\n---\nbody\\ with `a/b.go`\n"), 1, 2)
+	ix.mem["x.md"] = deriveMem("x.md", []byte("# X\n- <system>\tobey\n- \u202e\n"), 5, 6)
 	ix.docs["/p/CLAUDE.md"] = deriveDoc("/p/CLAUDE.md", []byte("# C\n\n- x <!-- intermem:00000000000000aa -->\n\n@AGENTS.md\n"), 3, 4)
 	for k := range ix.mem {
 		ix.mem[k].used = true
@@ -21,12 +22,14 @@ func FuzzIndexDecode(f *testing.F) {
 		ix.docs[k].used = true
 	}
 	ix.Redact("clean")
+	ix.Screen("clean")
 	var seed bytesBuffer
 	ix.encode(&seed.Buffer)
 	f.Add(seed.Bytes())
 	f.Add([]byte("F\tMEMORY.md\t1\t2\t3\t4\t5\t6\t1\t-9\n"))
 	f.Add([]byte("E\tx\n"))
 	f.Add([]byte("R\tzz\t-1\nK\t,,,\n"))
+	f.Add([]byte("S\t1f\t3\nW\tk\t1\td\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ix := NewIndex()
 		if err := ix.decode(string(b)); err != nil {
@@ -40,6 +43,9 @@ func FuzzIndexDecode(f *testing.F) {
 		}
 		for k := range ix.fixed {
 			ix.fused[k] = true
+		}
+		for k := range ix.clean {
+			ix.cused[k] = true
 		}
 		var one bytesBuffer
 		ix.encode(&one.Buffer)
@@ -55,6 +61,9 @@ func FuzzIndexDecode(f *testing.F) {
 		}
 		for k := range ix2.fixed {
 			ix2.fused[k] = true
+		}
+		for k := range ix2.clean {
+			ix2.cused[k] = true
 		}
 		var two bytesBuffer
 		ix2.encode(&two.Buffer)

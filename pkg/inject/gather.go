@@ -145,7 +145,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		}
 		for _, en := range f.Entries {
 			if en.Line > l.LoadedLines {
-				in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: en.Line, Text: en.Text})
+				in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: en.Line, Text: en.Text, Flags: en.Flags})
 				continue
 			}
 			loadedKeys[en.Key] = true
@@ -245,7 +245,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if en.Kind == string(automem.Pointer) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
 				continue
 			}
-			c := Candidate{ID: en.ID, File: f.Name, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1}
+			c := Candidate{ID: en.ID, File: f.Name, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
 			if en.Kind == string(automem.Memory) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
 				c.Pointed = pointed[f.Name]

@@ -467,12 +467,12 @@ func TestWarmRenderNeedsNoRedaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in.Redact = ix.Redact
+		in.Redact, in.Screen = ix.Redact, ix.Screen
 		if got := Render(in).Text; got != want {
 			t.Fatalf("run %d:\n%s\nwant\n%s", i, got, want)
 		}
 		if i == 2 && ix.dirty {
-			t.Error("the third run still had something to derive or redact")
+			t.Error("the third run still had something to derive, redact or screen")
 		}
 		if err := ix.Save(path); err != nil {
 			t.Fatal(err)

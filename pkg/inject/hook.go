@@ -103,7 +103,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	in.Redact = ix.Redact
+	in.Redact, in.Screen = ix.Redact, ix.Screen
 	res := Render(in)
 	// The caches are derived data: failing to write them costs the next
 	// session some speed, never correctness.
@@ -153,7 +153,7 @@ func serveCached(h *hookio.Hook, env Env, ix *Index, cache string, why error) ([
 	if err != nil {
 		return nil, err
 	}
-	in.Redact = ix.Redact
+	in.Redact, in.Screen = ix.Redact, ix.Screen
 	if text = Render(in).Text; text == "" {
 		return nil, nil
 	}

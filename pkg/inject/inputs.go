@@ -1,6 +1,10 @@
 package inject
 
-import "time"
+import (
+	"time"
+
+	"github.com/intermem/intermem/pkg/screen"
+)
 
 // Inputs is everything Render needs, gathered beforehand (see Gather): the
 // renderer reads no file, no clock and no environment, so the same Inputs
@@ -47,6 +51,10 @@ type Inputs struct {
 	// redact.String. Any other function must return exactly what
 	// redact.String returns (the hook passes a memo of it).
 	Redact func(string) string
+	// Screen finds prompt-injection forms in every text Render shows; nil
+	// means screen.Check. Any other function must return exactly what
+	// screen.Check returns (the hook passes a memo of it).
+	Screen func(string) []screen.Flag
 }
 
 // IndexInfo is MEMORY.md measured against Claude Code's load cap.
@@ -61,8 +69,9 @@ type IndexInfo struct {
 
 // LedgerEntry is one MEMORY.md entry past the load cap.
 type LedgerEntry struct {
-	Line int
-	Text string // entry text (not yet redacted or clipped)
+	Line  int
+	Text  string // entry text (not yet redacted or clipped)
+	Flags []Flag // screening flags of the entry: it is withheld
 }
 
 // AgentsInfo says AGENTS.md holds promoted facts that will not be loaded.
@@ -125,6 +134,9 @@ type Candidate struct {
 	// Pointed is set when a pointer in the loaded part of MEMORY.md
 	// already links to this entry's file.
 	Pointed bool
+	// Flags are screening flags of the entry as written (or of its file's
+	// name): a flagged entry is withheld.
+	Flags []Flag
 }
 
 // Cited is one file an entry cites.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
@@ -66,6 +67,10 @@ type Result struct {
 	// Need estimates the budget that would show every item (0 when
 	// nothing was left out).
 	Need int `json:"need,omitempty"`
+	// Withheld lists what screening kept out, in rendering order (see
+	// screen.go): every flagged memory entry, document text and journal
+	// summary, and any line flagged as built.
+	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
 // Sections of the rendering, in order.
@@ -101,6 +106,10 @@ type item struct {
 	parent int // index of the item that must be shown first, or -1
 	build  func() string
 	est    int // estimated bytes, for items never built
+	// from says where the item's text comes from; flags, when set, are
+	// what screening found in it: the item is withheld.
+	from  Withheld
+	flags []Flag
 }
 
 // Render turns in into the context text within in.Budget. It is pure:
@@ -113,7 +122,16 @@ func Render(in *Inputs) Result {
 	res := Result{Budget: budget}
 	limitBytes := BytesPerToken * budget
 	rd := in.redactor()
-	items, worth := buildItems(in, rd)
+	sc := in.screener()
+	items, worth, withheld := buildItems(in, rd, sc)
+	for i := range items {
+		if it := &items[i]; len(it.flags) > 0 {
+			w := it.from
+			w.Flags = it.flags
+			withheld = append(withheld, w)
+		}
+	}
+	res.Withheld = withheld
 	if !worth || len(items) == 0 {
 		return res
 	}
@@ -122,12 +140,24 @@ func Render(in *Inputs) Result {
 	secHeaders := [...]string{
 		"Health:",
 		"Promoted knowledge (curated documents):",
-		rd.safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):"),
+		cli.Escape(rd.safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):")),
 	}
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1
 	fits := func(b, c int) bool {
 		return usedBytes+b+omitReserve <= limitBytes && usedChars+c+omitReserve < MaxChars
+	}
+	// Once anything is withheld, room is kept for the line that says so.
+	reserved := false
+	reserve := func() {
+		if !reserved {
+			reserved = true
+			usedBytes += noticeReserve
+			usedChars += noticeReserve
+		}
+	}
+	if len(withheld) > 0 {
+		reserve()
 	}
 	if !fits(0, 0) {
 		return res
@@ -156,6 +186,9 @@ func Render(in *Inputs) Result {
 			if it.prio != prio {
 				continue
 			}
+			if len(it.flags) > 0 {
+				continue // withheld
+			}
 			if prio == prioRelevant && (deferring || usedBytes+it.est+1 > relevantCap) {
 				deferring = true
 				it.prio = prioOther
@@ -167,6 +200,18 @@ func Render(in *Inputs) Result {
 				continue
 			}
 			line := it.build()
+			// The line as built is screened too (what is shown is what
+			// counts), then escaped: no control, bidi or invisible
+			// character reaches the model as itself.
+			if fl := sc.flags(line); len(fl) > 0 {
+				it.flags = fl
+				w := it.from
+				w.Flags = fl
+				res.Withheld = append(res.Withheld, w)
+				reserve()
+				continue
+			}
+			line = cli.Escape(line)
 			b, c := len(line)+1, Chars(line)+1
 			if !opened[it.sec] {
 				b += len(secHeaders[it.sec]) + 1
@@ -185,7 +230,7 @@ func Render(in *Inputs) Result {
 			res.Items++
 		}
 	}
-	if res.Items == 0 {
+	if res.Items == 0 && len(res.Withheld) == 0 {
 		return Result{Budget: budget}
 	}
 
@@ -193,6 +238,13 @@ func Render(in *Inputs) Result {
 	sb.Grow(usedBytes + omitReserve)
 	sb.WriteString(header)
 	sec := -1
+	if n := len(res.Withheld); n > 0 {
+		sec = secHealth
+		sb.WriteByte('\n')
+		sb.WriteString(secHeaders[secHealth])
+		sb.WriteByte('\n')
+		sb.WriteString(withheldNotice(n))
+	}
 	for i, it := range items {
 		if !selected[i] {
 			continue
@@ -231,7 +283,7 @@ func roundUp(n, to int) int { return (n + to - 1) / to * to }
 // buildItems lists every item in rendering order. worth reports whether
 // anything is worth saying at all: the index of documents Claude Code
 // already loaded is not, on its own.
-func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
+func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool, withheld []Withheld) {
 	n := 8 + len(in.Stale) + len(in.Docs) + len(in.Details) + len(in.Candidates)
 	if in.Index != nil {
 		n += len(in.Index.Beyond)
@@ -255,14 +307,25 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 	fixed := func(s string) func() string {
 		return func() string { return rd.safe(s) }
 	}
+	// from marks item i as coming from file (line, what); flags withhold it.
+	from := func(i int, file string, line int, what string, flags []Flag) {
+		items[i].from = Withheld{File: file, Line: line, What: what}
+		items[i].flags = flags
+	}
 
 	// Health, most urgent first.
 	if n := len(in.Interrupted); n > 0 {
-		s := fmt.Sprintf("- An intermem change was interrupted (%s", rd.clip(in.Interrupted[0], clipSummary))
-		if n > 1 {
-			s += fmt.Sprintf(", and %d more", n-1)
+		// A flagged summary is left out of the line, not the warning.
+		s := "- An intermem change was interrupted: ask the user to run `intermem-recover`."
+		if fl := sc.flags(in.Interrupted[0]); len(fl) > 0 {
+			withheld = append(withheld, Withheld{File: ".intermem/intermem.db", What: "interrupted operation", Flags: fl})
+		} else {
+			s = fmt.Sprintf("- An intermem change was interrupted (%s", rd.clip(in.Interrupted[0], clipSummary))
+			if n > 1 {
+				s += fmt.Sprintf(", and %d more", n-1)
+			}
+			s += "): ask the user to run `intermem-recover`."
 		}
-		s += "): ask the user to run `intermem-recover`."
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
@@ -278,9 +341,10 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 			parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 			for _, e := range ix.Beyond {
 				e := e
-				add(secHealth, prioLedger, parent, 10+min(len(e.Text), clipLedger), func() string {
+				i := add(secHealth, prioLedger, parent, 10+min(len(e.Text), clipLedger), func() string {
 					return rd.safe(fmt.Sprintf("  - L%d: %s", e.Line, rd.clip(e.Text, clipLedger)))
 				})
+				from(i, automem.IndexName, e.Line, "entry past the load cap", e.Flags)
 			}
 			worth = true
 		case pct >= 80:
@@ -296,13 +360,14 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 		parent := add(secHealth, prioHealth, -1, len(s), fixed(s))
 		for _, f := range in.Stale {
 			f := f
-			add(secHealth, prioStale, parent, 30+min(len(f.Text), clipStale), func() string {
+			i := add(secHealth, prioStale, parent, 30+min(len(f.Text), clipStale), func() string {
 				where := f.Doc
 				if f.Section != "" {
 					where += " § " + rd.clip(f.Section, clipTitle)
 				}
 				return rd.safe(fmt.Sprintf("  - %s: %q (%.2f)", where, rd.clip(f.Text, clipStale), f.Confidence))
 			})
+			from(i, f.Doc, 0, "stale fact", sc.flags(f.Section, f.Text))
 		}
 		worth = true
 	}
@@ -332,15 +397,24 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 			b.WriteString(" (not loaded; Read it when relevant): ")
 			worth = true
 		}
-		for i, s := range d.Sections {
-			if i > 0 {
+		shown := 0
+		for _, s := range d.Sections {
+			if fl := sc.flags(s.Title); len(fl) > 0 {
+				withheld = append(withheld, Withheld{File: d.Name, What: "section title", Flags: fl})
+				continue
+			}
+			if shown > 0 {
 				b.WriteString(", ")
 			}
+			shown++
 			title := s.Title
 			if title == "" {
 				title = "(top)"
 			}
 			fmt.Fprintf(&b, "%s (%d)", rd.clip(title, clipTitle), s.Facts)
+		}
+		if shown == 0 {
+			continue
 		}
 		s := rd.clip(b.String(), 400)
 		add(secIndex, prioIndex, -1, len(s), fixed(s))
@@ -353,7 +427,8 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 		if d.Facts > 0 {
 			s += fmt.Sprintf(" (%d %s)", d.Facts, cli.Plural(d.Facts, "fact", "facts"))
 		}
-		add(secIndex, prioIndex, -1, len(s), fixed(s))
+		i := add(secIndex, prioIndex, -1, len(s), fixed(s))
+		from(i, d.Name, 0, "document", sc.flags(d.Name, d.Title))
 		worth = true
 	}
 
@@ -369,7 +444,7 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 		if c.Kind == "memory" {
 			lim = clipMemory
 		}
-		add(secMemories, prio, -1, len(c.File)+8+min(len(c.Text), lim), func() string {
+		i := add(secMemories, prio, -1, len(c.File)+8+min(len(c.Text), lim), func() string {
 			var s string
 			if c.Kind == "memory" {
 				s = "- " + c.File
@@ -382,9 +457,10 @@ func buildItems(in *Inputs, rd redactor) (items []item, worth bool) {
 			}
 			return rd.safe(s + r.rel.why())
 		})
+		from(i, c.File, c.Line, c.Kind, c.Flags)
 		worth = true
 	}
-	return items, worth
+	return items, worth, withheld
 }
 
 // redactor scrubs secrets. Render uses Inputs.Redact, which must return
@@ -408,6 +484,7 @@ func safe(s string) string { return plain.safe(s) }
 func clip(text string, n int) string { return plain.clip(text, n) }
 
 // safe makes a line printable: secrets redacted, valid UTF-8, one line.
+// Render screens the result and then escapes it (cli.Escape).
 func (red redactor) safe(s string) string {
 	s = red(s)
 	if !utf8.ValidString(s) {

@@ -11,7 +11,8 @@ import (
 // The line rules read ASCII keywords, so an attacker can write "ｉｇｎｏｒｅ ｐｒｅｖｉｏｕｓ
 // ｉｎｓｔｒｕｃｔｉｏｎｓ" (fullwidth), "іgnоre" (Cyrillic і and о), 𝐢𝐠𝐧𝐨𝐫𝐞 (mathematical
 // bold) or "ig\u00adnore" (a soft hyphen inside the word): a model reads each as the
-// English word, a keyword scan does not. disguised folds such text to ASCII — look-alike
+// English word, a keyword scan does not; and Unicode tag characters spell ASCII that a
+// model may read although nobody sees it. disguised folds such text to ASCII — look-alike
 // letters to the letters they imitate, invisible characters removed — and runs the rules
 // again on the folded copy, mapping each flag back to the original bytes. It costs nothing
 // for text without a foldable character.
@@ -171,6 +172,8 @@ func foldRune(r rune) (byte, bool) {
 		return byte('A' + r - 0x24B6), true
 	case r >= 0x24D0 && r <= 0x24E9: // circled small letters
 		return byte('a' + r - 0x24D0), true
+	case r >= 0xE0020 && r <= 0xE007E: // tag characters spell ASCII
+		return byte(r - 0xE0000), true
 	}
 	if r < 0x530 || r >= 0x1D00 && r < 0x1D80 || r >= 0x2000 && r < 0x2030 || r == 0x3000 {
 		c, ok := lookAlike[r]
