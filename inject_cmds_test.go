@@ -8,6 +8,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
+
+	"github.com/intermem/intermem/pkg/cli"
 )
 
 // cmdCtxCheck is "ctxcheck FILE|stdout BUDGET [OUT]": FILE must hold
@@ -15,7 +17,8 @@ import (
 // ({"hookSpecificOutput":{"hookEventName":"SessionStart",
 // "additionalContext":…}}) or "intermem context --json" ({"context":…}),
 // whose context is non-empty valid UTF-8 of at most 3 × BUDGET bytes and
-// fewer than 9,000 characters (UTF-16 code units, as Claude Code counts).
+// fewer than 9,000 characters (UTF-16 code units, as Claude Code counts),
+// holding no character cli.Unsafe rejects (controls, bidi, invisible).
 // With OUT, the context is written there for cmp and grep.
 func cmdCtxCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
@@ -53,6 +56,11 @@ func cmdCtxCheck(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if !utf8.ValidString(ctx) {
 		ts.Fatalf("context is not valid UTF-8")
+	}
+	for i, r := range ctx {
+		if r != '\n' && cli.Unsafe(r) {
+			ts.Fatalf("context holds %U at byte %d as itself: it must be escaped", r, i)
+		}
 	}
 	if len(ctx) > 3*budget {
 		ts.Fatalf("context is %d bytes, over 3 × %d", len(ctx), budget)
