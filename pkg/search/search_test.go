@@ -1,0 +1,277 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/intermem/intermem/pkg/source"
+)
+
+func TestTerms(t *testing.T) {
+	for in, want := range map[string]string{
+		"Why does the Stop hook break after publishing?": "stop hook break publish",
+		"ErrNoRows HTTPServer es-419 utf8":               "errnorow err row httpserver http server es 419 utf8 utf",
+		"snake_case/kebab-case.md don't":                 "snake case kebab case md",
+		"記憶の管理 한국어":                                      "記憶 憶の の管 管理 한국 국어",
+		"a I x 7 漢":                                      "漢",
+		"bad \xff utf8 \xffword":                         "bad utf8 utf word",
+	} {
+		var got []string
+		a := newAnalyzer()
+		a.terms(in, func(id int32) { got = append(got, a.vocab[id]) })
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("terms(%q) = %q, want %q", in, g, want)
+		}
+	}
+	if got := QueryTerms("how do I do it, how?"); len(got) != 0 {
+		t.Errorf("a query of stopwords has terms %q", got)
+	}
+}
+
+var day = func(s string) time.Time { return source.ParseDate(s) }
+
+func docs() []Doc {
+	return []Doc{
+		{ID: "title", Source: "compound", Title: "Stop hooks break after publish", Text: "The cache path changes.", Date: day("2026-02-12"), Confidence: 0.5},
+		{ID: "text", Source: "compound", Title: "Plugin cache pitfalls", Text: "Hooks break when a new version is published mid-session; stop hooks then fail.", Date: day("2026-03-19"), Confidence: 0.5},
+		{ID: "memory", Source: "auto-memory", Text: "Stop hook fires when Claude finishes its turn.", Confidence: 0.5},
+		{ID: "unrelated", Source: "clavain", Title: "SQLite busy timeout", Text: "Two writers collide.", Date: day("2026-02-12"), Confidence: 0.9},
+		{ID: "stale", Source: "clavain", Title: "Stop hooks break after publish", Text: "The cache path changes.", Date: day("2026-02-12"), Confidence: 0.5, Stale: true},
+	}
+}
+
+func ids(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	x := Build(docs())
+	now := day("2026-06-15")
+	// "title" and "stale" have the same text: the tie is broken by id.
+	got := ids(x.Search("stop hook broke after publishing", Options{Now: now}))
+	if want := []string{"stale", "title", "text", "memory"}; !slices.Equal(got, want) {
+		t.Errorf("ranking = %q, want %q", got, want)
+	}
+	hs := x.Search("stop hook broke after publishing", Options{Now: now, Sources: []string{"compound"}, Limit: 1})
+	if got := ids(hs); !slices.Equal(got, []string{"title"}) {
+		t.Errorf("compound, limit 1 = %q", got)
+	}
+	if hs[0].Stale || hs[0].Source != "compound" || hs[0].Relevance <= 0 || hs[0].Score <= hs[0].Relevance*0.9 {
+		t.Errorf("hit = %+v", hs[0])
+	}
+	if got := x.Search("stop", Options{Now: now, Sources: []string{"clavain"}}); len(got) != 1 || !got[0].Stale {
+		t.Errorf("clavain: %+v, want the stale one marked", got)
+	}
+	if got := x.Search("stop", Options{Sources: []string{"nosuch"}}); got != nil {
+		t.Errorf("unknown source: %v", got)
+	}
+	// Dates: undated documents are dropped by either bound; bounds are days.
+	got = ids(x.Search("stop hook", Options{Now: now, Since: day("2026-02-12"), Until: time.Date(2026, 2, 12, 23, 0, 0, 0, time.UTC)}))
+	if want := []string{"stale", "title"}; !slices.Equal(got, want) {
+		t.Errorf("on 2026-02-12 = %q, want %q", got, want)
+	}
+	got = ids(x.Search("stop hook", Options{Now: now, Since: day("2026-03-01")}))
+	if want := []string{"text"}; !slices.Equal(got, want) {
+		t.Errorf("since March = %q, want %q", got, want)
+	}
+	if got := x.Search("the of and", Options{}); len(got) != 0 {
+		t.Errorf("stopwords found %v", got)
+	}
+}
+
+// TestBoosts checks that confidence and recency order equally relevant
+// documents but do not overturn a clearly better match.
+func TestBoosts(t *testing.T) {
+	now := day("2026-06-15")
+	x := Build([]Doc{
+		{ID: "a-old-low", Title: "retry jitter", Date: day("2024-01-01"), Confidence: 0.2},
+		{ID: "b-new-low", Title: "retry jitter", Date: day("2026-06-01"), Confidence: 0.2},
+		{ID: "c-old-high", Title: "retry jitter", Date: day("2024-01-01"), Confidence: 0.9},
+		{ID: "d-weak-best", Text: "a retry happens", Date: day("2026-06-14"), Confidence: 1},
+		{ID: "e", Text: "filler one"}, {ID: "f", Text: "filler two"}, {ID: "g", Text: "filler three"},
+	})
+	got := ids(x.Search("retry jitter", Options{Now: now}))
+	if want := []string{"c-old-high", "b-new-low", "a-old-low", "d-weak-best"}; !slices.Equal(got, want) {
+		t.Errorf("ranking = %q, want %q", got, want)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	x := Build(docs())
+	data := x.Encode()
+	y, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Len() != x.Len() || !slices.Equal(y.Encode(), data) {
+		t.Fatalf("re-encoded index differs")
+	}
+	for _, q := range []string{"stop hook broke after publishing", "sqlite", "cache", "nothing"} {
+		a := x.Search(q, Options{Now: day("2026-06-15")})
+		b := y.Search(q, Options{Now: day("2026-06-15")})
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%q: built %v, decoded %v", q, a, b)
+		}
+	}
+	for _, bad := range [][]byte{nil, []byte("IMSX\x02"), data[:len(data)-1], append(append([]byte(nil), data...), 0)} {
+		if _, err := Decode(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Decode(%d bytes) = %v, want ErrCorrupt", len(bad), err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(Build(docs()).Encode())
+	f.Add(Build(nil).Encode())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := Decode(data)
+		if err != nil {
+			return
+		}
+		for _, r := range x.dict {
+			x.Search(r.term, Options{Limit: 3})
+		}
+		x.Encode()
+	})
+}
+
+func FuzzSearch(f *testing.F) {
+	f.Add("Stop hooks break", "why does the stop hook break after publish")
+	f.Add("記憶 ErrNoRows", "\xff\xfe HTTPServer")
+	f.Fuzz(func(t *testing.T, text, query string) {
+		x := Build([]Doc{{ID: "a", Text: text, Title: query}, {ID: "b", Text: query}})
+		hs := x.Search(query, Options{Limit: 5})
+		for _, h := range hs {
+			if h.Score < 0 || h.Doc < 0 || h.Doc > 1 {
+				t.Fatalf("hit %+v", h)
+			}
+		}
+		y, err := Decode(x.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(y.Search(query, Options{Limit: 5})) != fmt.Sprint(hs) {
+			t.Fatal("decoded index answers differently")
+		}
+	})
+}
+
+// synthetic returns n documents shaped like a real project's: short memory
+// facts, mid-sized learnings and long solution documents, over a vocabulary
+// drawn from the corpus, so that term frequencies are Zipf-like.
+func synthetic(tb testing.TB, n int) []Doc {
+	c := collection(tb)
+	var vocab []string
+	for _, d := range c.docs {
+		vocab = append(vocab, strings.Fields(d.Title+" "+d.Text)...)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	words := func(k int) string {
+		var b strings.Builder
+		for range k {
+			b.WriteString(vocab[zipf.Uint64()])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	out := make([]Doc, n)
+	for i := range out {
+		d := Doc{ID: fmt.Sprintf("%016x", r.Uint64()), Confidence: r.Float64(), Date: day("2025-01-01").AddDate(0, 0, r.IntN(600))}
+		switch i % 10 {
+		case 0: // a solution document
+			d.Source, d.Title, d.Text = "compound", words(8), words(600)
+			d.Tags, d.Symptoms = strings.Fields(words(5)), []string{words(10), words(10)}
+		case 1, 2: // a learning or an observation
+			d.Source, d.Title, d.Text = "clavain", words(10), words(60)
+		default: // an auto-memory fact
+			d.Source, d.Text = "auto-memory", words(25)
+		}
+		out[i] = d
+	}
+	return out
+}
+
+var benchQueries = []string{
+	"why does the stop hook break after publish",
+	"mypy indexing error on collections",
+	"database is locked when two hooks write at once",
+	"plugin cache",
+	"git credential lock permission denied for claude-user",
+}
+
+// cpuTime reports, besides wall time, the process's CPU time per operation:
+// on a shared machine wall time measures the neighbours as much as the code.
+func cpuTime(b *testing.B) func() {
+	runtime.GC() // the garbage of the setup is not the benchmark's
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	b.ResetTimer()
+	return func() {
+		b.StopTimer()
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		used := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func BenchmarkBuild20k(b *testing.B) {
+	ds := synthetic(b, 20000)
+	defer cpuTime(b)()
+	for range b.N {
+		Build(ds)
+	}
+}
+
+func BenchmarkBuild2k(b *testing.B) {
+	ds := synthetic(b, 2000)
+	defer cpuTime(b)()
+	for range b.N {
+		Build(ds)
+	}
+}
+
+func BenchmarkSearch20k(b *testing.B) {
+	x := Build(synthetic(b, 20000))
+	defer cpuTime(b)()
+	for i := range b.N {
+		x.Search(benchQueries[i%len(benchQueries)], Options{Limit: 10})
+	}
+}
+
+func BenchmarkDecode20k(b *testing.B) {
+	data := Build(synthetic(b, 20000)).Encode()
+	b.SetBytes(int64(len(data)))
+	defer cpuTime(b)()
+	for range b.N {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeSearch20k is what a search command pays after reading the
+// cached index from the store: decode, then one query.
+func BenchmarkDecodeSearch20k(b *testing.B) {
+	data := Build(synthetic(b, 20000)).Encode()
+	defer cpuTime(b)()
+	for i := range b.N {
+		x, err := Decode(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x.Search(benchQueries[i%len(benchQueries)], Options{Limit: 10})
+	}
+}
