@@ -284,3 +284,37 @@ func TestCheckNotInProject(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrite: moved citations are rewritten to the path that exists now, in
+// the form they were written, everywhere they stand as a token; everything
+// else is left as it was.
+func TestRewrite(t *testing.T) {
+	root, _ := fixture(t)
+	c := NewChecker(root)
+	for _, tt := range []struct{ in, want string }{
+		{"- Clamp is in `pkg/a/util.go`; see pkg/a/util.go.", "- Clamp is in `pkg/c/helpers.go`; see pkg/c/helpers.go."},
+		{"- Helpers at pkg/b/helpers.go:12 and ./pkg/b/helpers.go.", "- Helpers at pkg/c/helpers.go:12 and ./pkg/c/helpers.go."},
+		{"- Old layout: `olddir/` (x.go lives there).", "- Old layout: `newdir/` (x.go lives there)."},
+		{"- Bare: `util.go`, not `myutil.go` or util.go.orig.", "- Bare: `pkg/c/helpers.go`, not `myutil.go` or util.go.orig."},
+		{"- [helpers](pkg/a/util.go#L3) clamp", "- [helpers](pkg/c/helpers.go#L3) clamp"},
+		{"- Root-relative: `/pkg/a/util.go`.", "- Root-relative: `/pkg/c/helpers.go`."},
+		{"- `Clamp()` in `pkg/a/util.go` bounds x.", "- `Clamp()` in `pkg/c/helpers.go` bounds x."},
+		{"- Valid and deleted: `pkg/store/db.go`, `pkg/old/legacy.go`.", "- Valid and deleted: `pkg/store/db.go`, `pkg/old/legacy.go`."},
+	} {
+		got, fixes := Rewrite(tt.in, c.Check(Extract(tt.in)))
+		if got != tt.want {
+			t.Errorf("Rewrite(%q)\n got %q\nwant %q (fixes %+v)", tt.in, got, tt.want, fixes)
+		}
+		if (got != tt.in) != (len(fixes) > 0) {
+			t.Errorf("Rewrite(%q): fixes %+v for a change %v", tt.in, fixes, got != tt.in)
+		}
+		for _, r := range c.Check(Extract(got)) {
+			if r.Status == Moved {
+				t.Errorf("Rewrite(%q) = %q still cites moved %s", tt.in, got, r.Text)
+			}
+		}
+		if again, _ := Rewrite(got, c.Check(Extract(got))); again != got {
+			t.Errorf("Rewrite is not idempotent: %q → %q", got, again)
+		}
+	}
+}

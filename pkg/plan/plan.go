@@ -16,7 +16,10 @@
 //     plan flagged "[similar to existing: …]", never silently dropped; an
 //     entry that adds to an existing line (or says less than one) is
 //     called out as a refinement;
-//  4. citations are validated; a stale entry (confidence below 0.3) is
+//  4. citations are validated; a cited path git recorded as renamed is
+//     rewritten to the path that exists now (the candidate's text, with
+//     the original kept beside it), and the rewritten text is what is
+//     scored, deduplicated and promoted; a stale entry (confidence below 0.3) is
 //     listed as blocked with the reason, never offered (a plan built
 //     without a Checker skips this and says so: Validated is false);
 //  5. secrets are redacted from the text that would be promoted, and
@@ -82,7 +85,13 @@ type Candidate struct {
 	Redacted    bool     `json:"redacted"`
 	Injection   []string `json:"injection"`
 	Route       string   `json:"route"` // why this target
-	Annotations []string `json:"annotations"`
+	// Original is the entry's text as memory has it (redacted, without
+	// the list marker) when Text differs from it because a cited path
+	// moved: Text cites the path that exists now (Corrected lists each
+	// change), so what lands in the document is true.
+	Original    string     `json:"original,omitempty"`
+	Corrected   []cite.Fix `json:"corrected,omitempty"`
+	Annotations []string   `json:"annotations"`
 	// Link is the memory file a pointer in MEMORY.md names for a Memory
 	// entry (pruning removes those pointers too).
 	FirstSeen time.Time `json:"first_seen"`
@@ -205,11 +214,25 @@ func Build(in Inputs) *Plan {
 		if in.Checker != nil {
 			results = in.Checker.Check(cite.Extract(it.Text))
 		}
+		// A fact citing a file git recorded as renamed is offered in the
+		// wording that is true now, with the original shown: promoting it
+		// as written would put a wrong path into a document that validate
+		// flags right after.
+		original, fixes := "", []cite.Fix(nil)
+		if fixed, fx := cite.Rewrite(block, results); len(fx) > 0 {
+			text, _ := cite.Rewrite(it.Text, results)
+			original, block, fixes = block, fixed, fx
+			results = in.Checker.Check(cite.Extract(text))
+			if _, ok := ix.Exact(block); ok {
+				p.SkippedDuplicates++
+				continue
+			}
+		}
 		sc := score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: cat.Threshold})
 		c := Candidate{
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
 			Sessions: it.Sessions(), Confidence: sc.Confidence, Dedup: Novel,
-			Block: block, Injection: []string{}, Annotations: []string{},
+			Block: block, Original: original, Corrected: fixes, Injection: []string{}, Annotations: []string{},
 		}
 		if it.Rec != nil {
 			c.FirstSeen = it.Rec.FirstSeen
@@ -273,6 +296,15 @@ func annotate(c *Candidate, ix *match.Index, stmts []string, screenText func(str
 	safe := redact.String(raw)
 	c.Block, c.Text, c.Redacted = safe, strings.TrimPrefix(safe, "- "), safe != raw
 	var notes []string
+	if c.Original != "" {
+		c.Original = strings.TrimPrefix(redact.String(c.Original), "- ")
+		for i, f := range c.Corrected {
+			f.Old, f.New = redact.String(f.Old), redact.String(f.New)
+			c.Corrected[i] = f
+			notes = append(notes, fmt.Sprintf("corrected: %s → %s (renamed in git history)", f.Old, f.New))
+		}
+		notes = append(notes, fmt.Sprintf("original: %q", preview(c.Original)))
+	}
 	if m, ok := ix.Best(raw, Similar); ok {
 		c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, preview(redact.String(stmts[m.ID])), round2(m.Score)
 		notes = append(notes, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
