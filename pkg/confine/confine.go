@@ -125,8 +125,9 @@ func (p Places) Classify(path string) Place {
 
 // Resolve checks that a write to path is allowed and returns the real path
 // the write must go to. allowOutside lets a Target or Detail path resolve
-// outside the root (the user asked for it explicitly); it never widens State
-// or the set of places.
+// outside the root (the user asked for it explicitly); it never lets one
+// resolve into the project's .intermem or .git, and never widens State or
+// the set of places.
 func (p Places) Resolve(path string, allowOutside bool) (string, error) {
 	place := p.Classify(path)
 	path = filepath.Clean(path)
@@ -145,13 +146,11 @@ func (p Places) Resolve(path string, allowOutside bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !allowOutside {
-		if _, ok := within(p.Root, real); !ok {
-			return "", fmt.Errorf("%w: %s resolves to %s, outside the project", ErrOutside, path, real)
-		}
-		// Inside the project, but never into intermem's state or git's.
-		if rel, _ := within(p.Root, real); isUnder(rel, StateDir) || isUnder(rel, ".git") {
-			return "", fmt.Errorf("%w: %s resolves to %s", ErrOutside, path, real)
+	if err := p.CheckReal(path, real); err != nil {
+		// --allow-outside lets a link lead out of the project, never into
+		// intermem's own state or git's inside it.
+		if _, inside := within(p.Root, real); inside || !allowOutside {
+			return "", err
 		}
 	}
 	return real, nil
@@ -180,54 +179,171 @@ func (p Places) checkState(path string) error {
 	return nil
 }
 
-// Owned reports whether st (from Lstat of path) is a regular file or a
-// directory owned by the current user, and not a symlink.
-func Owned(path string, st fs.FileInfo) error {
-	if st.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%w: %s is a symlink", ErrLink, path)
+// CheckState checks the state directory as a whole: the directory itself
+// (absent is fine: intermem creates it) and every entry directly in it must
+// be a real file or directory owned by this user. It is what hooks and
+// commands run before they touch anything there, so a planted link
+// (.intermem/log to ~/.bashrc, .intermem/spool to a directory elsewhere,
+// .intermem itself to a shared directory) stops them before any read or
+// write. Deeper entries (spool files, backups) are checked where they are
+// used. Cost: one lstat, one directory read and one lstat per entry (about
+// a dozen system calls), never a walk of the tree.
+func (p Places) CheckState() error {
+	dir := filepath.Join(p.Root, StateDir)
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	if !st.IsDir() && !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is a %v", ErrLink, path, st.Mode().Type())
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrLink, dir, err)
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d", ErrLink, path, sys.Uid)
+	if err := Owned(dir, st); err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return &StateError{Path: dir, What: "a file, not a directory"}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read state directory: %w", err)
+	}
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		info, err := e.Info() // lstat: the entry itself, never its target
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing (a spool ingest, a rotation)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrLink, path, err)
+		}
+		if err := Owned(path, info); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// StateError is returned (wrapping ErrLink) for an entry of the state
+// directory that is not a real file or directory of this user. It names
+// the entry and what it is instead, so the message can tell the user what
+// to remove.
+type StateError struct {
+	Path string // absolute path of the entry
+	What string // "a symlink to /home/u/.bashrc", "a FIFO", "owned by uid 1001"
+	Link bool   // the entry is a symlink
+}
+
+func (e *StateError) Error() string {
+	return fmt.Sprintf("%s is %s; intermem keeps its state only in real files and directories of its own", e.Path, e.What)
+}
+
+// Unwrap makes a StateError an ErrLink.
+func (e *StateError) Unwrap() error { return ErrLink }
+
+// Hint says what the user should do about the entry, naming it relative
+// to root when it lies below it.
+func (e *StateError) Hint(root string) string {
+	name := e.Path
+	if rel, ok := within(root, e.Path); ok && rel != "." {
+		name = filepath.ToSlash(rel)
+	}
+	if e.Link {
+		return fmt.Sprintf("remove the symlink %s; intermem keeps its state in real files", name)
+	}
+	return fmt.Sprintf("move %s away; intermem keeps its state in real files and directories of its own", name)
+}
+
+// Owned reports whether st (from Lstat of path) is a regular file or a
+// directory owned by the current user, and not a symlink. The error is a
+// *StateError.
+func Owned(path string, st fs.FileInfo) error {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		what := "a symlink"
+		if target, err := os.Readlink(path); err == nil {
+			what += " to " + target
+		}
+		return &StateError{Path: path, What: what, Link: true}
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return &StateError{Path: path, What: "a " + typeName(st.Mode())}
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return &StateError{Path: path, What: fmt.Sprintf("owned by uid %d, not by you (uid %d)", sys.Uid, os.Geteuid())}
+	}
+	return nil
+}
+
+// typeName names a file type for a message.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file (" + m.Type().String() + ")"
+}
+
 // Real returns where a write to path lands: every symlink resolved,
 // including a dangling last link (whose target the write would create) and
-// links inside a not-yet-existing tail.
+// links inside a not-yet-existing tail. A relative link target is resolved
+// against the real directory holding the link, as the kernel does, not
+// against the name it was reached by: with docs linked to /a/b/docs, a
+// docs/intermem/x.md linking to ../../y lands in /a/b/y.
 func Real(path string) (string, error) {
-	path = filepath.Clean(path)
-	for hops := 0; hops < 40; hops++ {
-		real, err := filepath.EvalSymlinks(path)
-		if err == nil {
-			return real, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("resolve %s: %w", path, err)
-		}
-		// Something is missing. If path itself is a dangling link, follow it
-		// by hand; otherwise resolve the parent and keep the name.
-		if target, lerr := os.Readlink(path); lerr == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(path), target)
-			}
-			path = filepath.Clean(target)
-			continue
-		}
-		dir, name := filepath.Dir(path), filepath.Base(path)
-		if dir == path {
-			return path, nil
-		}
-		realDir, err := Real(dir)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(realDir, name), nil
+	hops := 0
+	return realPath(filepath.Clean(path), &hops)
+}
+
+// maxHops bounds the links followed by one resolution, as the kernel does.
+const maxHops = 40
+
+func realPath(path string, hops *int) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		return real, nil
 	}
-	return "", fmt.Errorf("resolve %s: too many links", path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	// Something is missing: resolve the directory, then judge the name in
+	// the real directory.
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	if dir == path {
+		return path, nil
+	}
+	realDir, err := realPath(dir, hops)
+	if err != nil {
+		return "", err
+	}
+	at := filepath.Join(realDir, name)
+	target, err := os.Readlink(at)
+	if err != nil {
+		return at, nil // absent: the write creates it here
+	}
+	if *hops++; *hops > maxHops {
+		return "", fmt.Errorf("resolve %s: too many links", path)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(realDir, target)
+	}
+	return realPath(filepath.Clean(target), hops)
+}
+
+// CheckReal judges the real path a Target or Detail path resolves to: it
+// must lie inside the root and not in intermem's state or git's. The error
+// wraps ErrOutside and names both paths.
+func (p Places) CheckReal(path, real string) error {
+	rel, ok := within(p.Root, real)
+	if !ok {
+		return fmt.Errorf("%w: %s resolves to %s, outside the project", ErrOutside, path, real)
+	}
+	if isUnder(rel, StateDir) || isUnder(rel, ".git") {
+		return fmt.Errorf("%w: %s resolves to %s", ErrOutside, path, real)
+	}
+	return nil
 }
 
 // within reports whether path is base or below it, and the relative path.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -186,5 +187,98 @@ func TestRealDanglingChain(t *testing.T) {
 	}
 	if _, err := Real(filepath.Join(base, "loop1")); err == nil {
 		t.Fatal("symlink loop resolved without error")
+	}
+}
+
+func TestRealRelativeToTheRealDirectory(t *testing.T) {
+	p, out := layout(t)
+	// docs is a link to a directory outside; docs/intermem/x.md is a
+	// dangling link to ../../y. Lexically that is <root>/y, inside; the
+	// kernel resolves it from the real directory: <out>/y.
+	if err := os.Remove(filepath.Join(p.Root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "docs", "intermem"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, "docs"), filepath.Join(p.Root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../y", filepath.Join(out, "docs", "intermem", "x.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Real(filepath.Join(p.Root, "docs", "intermem", "x.md"))
+	if want := filepath.Join(out, "y"); err != nil || got != want {
+		t.Fatalf("Real = %q, %v; want %s", got, err, want)
+	}
+}
+
+func TestAllowOutsideNeverIntoStateOrGit(t *testing.T) {
+	p, _ := layout(t)
+	for _, target := range []string{".intermem/intermem.db", ".git/config"} {
+		name := filepath.Join(p.Root, "CLAUDE.md")
+		os.Remove(name)
+		if err := os.Symlink(target, name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Resolve(name, true); !errors.Is(err, ErrOutside) {
+			t.Errorf("CLAUDE.md -> %s with allowOutside: err = %v, want ErrOutside", target, err)
+		}
+	}
+}
+
+func TestCheckState(t *testing.T) {
+	p, out := layout(t)
+	state := filepath.Join(p.Root, StateDir)
+	if err := p.CheckState(); err != nil {
+		t.Fatalf("no state dir yet: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(state, "spool"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"intermem.db", "log", ".gitignore"} {
+		if err := os.WriteFile(filepath.Join(state, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.CheckState(); err != nil {
+		t.Fatalf("real state dir: %v", err)
+	}
+	bashrc := filepath.Join(out, ".bashrc")
+	cases := []struct {
+		name  string
+		setup func()
+		hint  string
+	}{
+		{"log", func() { os.Remove(filepath.Join(state, "log")); os.Symlink(bashrc, filepath.Join(state, "log")) },
+			"remove the symlink .intermem/log; intermem keeps its state in real files"},
+		{"dangling", func() { os.Symlink(filepath.Join(out, "nothing"), filepath.Join(state, "write.lock")) },
+			"remove the symlink .intermem/write.lock; intermem keeps its state in real files"},
+		{"spool", func() { os.RemoveAll(filepath.Join(state, "spool")); os.Symlink(out, filepath.Join(state, "spool")) },
+			"remove the symlink .intermem/spool; intermem keeps its state in real files"},
+		{"fifo", func() { syscall.Mkfifo(filepath.Join(state, "context.cache"), 0o600) },
+			"move .intermem/context.cache away; intermem keeps its state in real files and directories of its own"},
+		{"state dir", func() { os.RemoveAll(state); os.Symlink(out, state) },
+			"remove the symlink .intermem; intermem keeps its state in real files"},
+	}
+	for _, c := range cases {
+		c.setup()
+		err := p.CheckState()
+		var se *StateError
+		if !errors.Is(err, ErrLink) || !errors.As(err, &se) {
+			t.Fatalf("%s: err = %v, want a StateError", c.name, err)
+		}
+		if got := se.Hint(p.Root); got != c.hint {
+			t.Errorf("%s: hint %q, want %q", c.name, got, c.hint)
+		}
+		// Put it right for the next case.
+		os.Remove(se.Path)
+		if c.name == "spool" {
+			os.Mkdir(se.Path, 0o700)
+		}
+	}
+	// The link target was never touched.
+	if _, err := os.Lstat(bashrc); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s exists: CheckState wrote through a link", bashrc)
 	}
 }
