@@ -3,6 +3,19 @@
 // auto-memory directory Claude Code keeps for that root, and intermem's own
 // state directory.
 //
+// Not every directory is a project. A session started in the user's home
+// directory or at / resolves to that directory itself (no git repository
+// above it), and intermem would keep a state directory there and offer to
+// promote into ~/CLAUDE.md for everything below it. Resolve refuses both
+// (ErrNoProject) unless the directory is itself a git repository, so no
+// binary creates anything there: commands say so, hooks do nothing.
+//
+// The state directory must be a real directory of the user's, holding
+// only real files and directories of the user's (package confine): a
+// .intermem that is a link to a shared directory, or a .intermem/log that
+// is a link to ~/.bashrc, would make intermem write where it may not.
+// CheckState enforces it before any use; EnsureStateDir before any write.
+//
 // Nothing here spawns git: hooks run on every turn and a fork+exec of git
 // costs more than the whole hook budget. The .git file/dir layout is read
 // directly instead (a linked worktree's ".git" file names its gitdir, whose
@@ -17,11 +30,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf16"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/confine"
 )
 
 // StateDirName is the per-project directory holding intermem's private state.
@@ -34,11 +49,23 @@ type Project struct {
 	StateDir  string // Root/.intermem
 }
 
-// Resolve finds the project containing dir and its memory directory.
+// ErrNoProject is returned when a directory resolves to no project: to the
+// filesystem root or the user's home directory, neither of them a git
+// repository.
+var ErrNoProject = errors.New("not inside a project")
+
+// Resolve finds the project containing dir and its memory directory. It
+// refuses (ErrNoProject) a root that is / or the user's home directory,
+// unless that directory is itself a git repository.
 func Resolve(env *cli.Env, dir string) (*Project, error) {
-	root, err := FindRoot(dir)
+	root, repo, err := findRoot(dir)
 	if err != nil {
 		return nil, err
+	}
+	if !repo {
+		if what := noProject(env, root); what != "" {
+			return nil, fmt.Errorf("%w: %s is %s, and not a git repository", ErrNoProject, root, what)
+		}
 	}
 	mem, err := MemoryDir(env, root)
 	if err != nil {
@@ -55,34 +82,57 @@ var ErrNoDir = errors.New("project directory does not exist")
 // Symlinks are resolved because Claude Code sees the kernel's view of the
 // working directory, and the encoded memory path must match its view.
 func FindRoot(dir string) (string, error) {
+	root, _, err := findRoot(dir)
+	return root, err
+}
+
+// findRoot is FindRoot, also reporting whether the root is a git work tree.
+func findRoot(dir string) (string, bool, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("project: %w", err)
+		return "", false, fmt.Errorf("project: %w", err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%w: %s", ErrNoDir, abs)
+			return "", false, fmt.Errorf("%w: %s", ErrNoDir, abs)
 		}
-		return "", fmt.Errorf("project: %w", err)
+		return "", false, fmt.Errorf("project: %w", err)
 	}
 	st, err := os.Stat(real)
 	if err != nil {
-		return "", fmt.Errorf("project: %w", err)
+		return "", false, fmt.Errorf("project: %w", err)
 	}
 	if !st.IsDir() {
-		return "", fmt.Errorf("project: %s is not a directory", real)
+		return "", false, fmt.Errorf("project: %s is not a directory", real)
 	}
 	for d := real; ; {
 		if root, ok := gitRoot(d); ok {
-			return root, nil
+			return root, true, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return real, nil
+			return real, false, nil
 		}
 		d = parent
 	}
+}
+
+// noProject says what root is when it cannot be a project ("the
+// filesystem root", "your home directory"), or "". Home is compared with
+// symlinks resolved, as root is.
+func noProject(env *cli.Env, root string) string {
+	if filepath.Dir(root) == root {
+		return "the filesystem root"
+	}
+	h := filepath.Clean(home(env))
+	if h == root {
+		return "your home directory"
+	}
+	if real, err := filepath.EvalSymlinks(h); err == nil && real == root {
+		return "your home directory"
+	}
+	return ""
 }
 
 // gitRoot reports the main-worktree root if d holds a ".git" entry.
@@ -249,23 +299,81 @@ func settingsMemoryDir(path string) string {
 	return strings.TrimSpace(v.String())
 }
 
-// EnsureStateDir creates Root/.intermem with mode 0700 and a ".gitignore"
-// of "*" so that nothing in it is ever committed.
+// Places returns the project's writable places (package confine).
+func (p *Project) Places() confine.Places {
+	return confine.Places{Root: p.Root, MemoryDir: p.MemoryDir}
+}
+
+// CheckState checks that the state directory, if it exists, is a real
+// directory of this user's and that every entry directly in it is a real
+// file or directory of this user's (confine.CheckState). Hooks and commands
+// run it before touching anything there; the error is a
+// *confine.StateError when something there is not.
+func (p *Project) CheckState() error { return p.Places().CheckState() }
+
+// EnsureStateDir makes Root/.intermem a directory intermem may write: it
+// creates it (mode 0700) when absent, with a ".gitignore" of "*" so that
+// nothing in it is ever committed, and otherwise requires it to be a real
+// directory of this user's (never a link: it is opened with O_NOFOLLOW and
+// its mode set through that descriptor, so a link to a shared directory is
+// never chmodded or written into), then checks every entry in it
+// (CheckState). The error is a *confine.StateError for anything that is
+// not intermem's own.
 func (p *Project) EnsureStateDir() error {
-	if err := os.MkdirAll(p.StateDir, 0o700); err != nil {
-		return fmt.Errorf("create state dir: %w", err)
+	f, err := openDir(p.StateDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(p.StateDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create state dir: %w", err)
+		}
+		f, err = openDir(p.StateDir)
 	}
-	// MkdirAll does not change the mode of an existing directory.
-	if st, err := os.Stat(p.StateDir); err == nil && st.Mode().Perm() != 0o700 {
-		_ = os.Chmod(p.StateDir, 0o700)
+	if err != nil {
+		// A link (ELOOP), a file (ENOTDIR): say which.
+		if st, lerr := os.Lstat(p.StateDir); lerr == nil {
+			if oerr := confine.Owned(p.StateDir, st); oerr != nil {
+				return oerr
+			}
+			if !st.IsDir() {
+				return &confine.StateError{Path: p.StateDir, What: "a file, not a directory"}
+			}
+		}
+		return fmt.Errorf("open state dir: %w", err)
 	}
-	gi := filepath.Join(p.StateDir, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(gi, []byte("*\n"), 0o600); err != nil {
-			return fmt.Errorf("write %s: %w", gi, err)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	if err := confine.Owned(p.StateDir, st); err != nil {
+		return err
+	}
+	if st.Mode().Perm() != 0o700 {
+		if err := f.Chmod(0o700); err != nil {
+			return fmt.Errorf("state dir: %w", err)
 		}
 	}
-	return nil
+	gi := filepath.Join(p.StateDir, ".gitignore")
+	// O_EXCL fails on anything already there, a link included: an existing
+	// .gitignore is CheckState's to judge, never written through.
+	g, err := os.OpenFile(gi, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	switch {
+	case err == nil:
+		_, err = g.WriteString("*\n")
+		if cerr := g.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", gi, err)
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("write %s: %w", gi, err)
+	}
+	return p.CheckState()
+}
+
+// openDir opens a directory without following a final symlink.
+func openDir(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 }
 
 // Path returns a path inside the state directory.

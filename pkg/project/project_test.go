@@ -1,12 +1,14 @@
 package project
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/confine"
 )
 
 // The vectors come from claude-code.md §4.1 (observed on the real client)
@@ -193,5 +195,93 @@ func BenchmarkFindRoot(b *testing.B) {
 		if _, err := FindRoot(dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestResolveRefusesNoProject(t *testing.T) {
+	base := realTemp(t)
+	home := filepath.Join(base, "home", "u")
+	sub := filepath.Join(home, "notes")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// HOME named through a link still means the same directory.
+	link := filepath.Join(base, "homelink")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	env := func(h string) *cli.Env { return cli.New([]string{"HOME=" + h}, sub, nil, nil, nil) }
+	for _, c := range []struct {
+		dir, home string
+		refuse    bool
+	}{
+		{"/", home, true},
+		{home, home, true},
+		{home, link, true},
+		{link, home, true},
+		{sub, home, false},  // a directory below home is a project of its own
+		{base, home, false}, // above home, not / : a directory like any other
+	} {
+		_, err := Resolve(env(c.home), c.dir)
+		if got := errors.Is(err, ErrNoProject); got != c.refuse {
+			t.Errorf("Resolve(%s) with HOME=%s: err = %v, want refused=%v", c.dir, c.home, err, c.refuse)
+		}
+	}
+	// A home directory that is a git repository is a project.
+	if err := os.Mkdir(filepath.Join(home, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Resolve(env(home), sub); err != nil || p.Root != home {
+		t.Errorf("home as a repository: got %v, %v; want root %s", p, err, home)
+	}
+	// Nothing was created in home.
+	if _, err := os.Lstat(filepath.Join(home, StateDirName)); err == nil {
+		t.Error("Resolve created a state directory")
+	}
+}
+
+func TestEnsureStateDirRefusesLinks(t *testing.T) {
+	base := realTemp(t)
+	root := filepath.Join(base, "proj")
+	shared := filepath.Join(base, "shared")
+	for _, d := range []string{root, shared} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &Project{Root: root, StateDir: filepath.Join(root, StateDirName)}
+	if err := os.Symlink(shared, p.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	err := p.EnsureStateDir()
+	var se *confine.StateError
+	if !errors.As(err, &se) || !se.Link || se.Path != p.StateDir {
+		t.Fatalf("linked state dir: err = %v, want a StateError for the link", err)
+	}
+	st, _ := os.Stat(shared)
+	if st.Mode().Perm() != 0o755 {
+		t.Errorf("the shared directory was chmodded to %v", st.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
+		t.Errorf("something was written into the shared directory: %v", ents)
+	}
+	// A real state directory with a linked .gitignore: not written through.
+	os.Remove(p.StateDir)
+	if err := os.Mkdir(p.StateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(shared, "target")
+	if err := os.Symlink(target, filepath.Join(p.StateDir, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.EnsureStateDir(); !errors.As(err, &se) || !se.Link {
+		t.Fatalf("linked .gitignore: err = %v, want a StateError", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the .gitignore link's target was created")
+	}
+	// Its own directory is set to 0700 all the same.
+	if st, _ := os.Stat(p.StateDir); st.Mode().Perm() != 0o700 {
+		t.Errorf("state dir mode %v, want 0700", st.Mode().Perm())
 	}
 }
