@@ -12,7 +12,13 @@
 //   - the body runs under a deadline; if it overruns, the hook gives up,
 //     logs, and exits 0 (bbolt and our atomic renames are crash-safe, so
 //     abandoning a write mid-way loses nothing);
-//   - every failure becomes one line in the project's .intermem/log.
+//   - every failure becomes one line in the project's .intermem/log;
+//   - a directory that is no project (/ or the home directory, package
+//     project) gets nothing at all: no state directory, no log line;
+//   - a state directory holding anything but real files and directories of
+//     the user's (a planted link, package confine) stops the hook before
+//     its body: one log line (none when the log itself is the bad entry),
+//     nothing read or written there.
 package hookio
 
 import (
@@ -31,6 +37,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/logfile"
 	"github.com/intermem/intermem/pkg/project"
 )
@@ -201,7 +208,9 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 	if dir == "" {
 		dir = env.Dir
 	}
-	h.setupLog(opts, dir)
+	if noProject := h.setupLog(opts, dir); noProject {
+		return 0
+	}
 	if flagErr != nil {
 		h.logf("ignoring bad arguments %q: %v", args, flagErr)
 	}
@@ -211,6 +220,10 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 	}
 	if h.Project == nil {
 		h.logf("%s: no project for cwd %q", eventName(in), dir)
+		return 0
+	}
+	if err := h.Project.CheckState(); err != nil {
+		h.logf("%s: skipped: %v", eventName(in), err)
 		return 0
 	}
 
@@ -274,10 +287,12 @@ func eventName(in Input) string {
 
 // setupLog resolves the project for dir (if possible) and opens its log;
 // with no project, failures go to $CLAUDE_PLUGIN_DATA/intermem.log if
-// Claude Code gave us a data directory, else nowhere.
-func (h *Hook) setupLog(opts Options, dir string) {
+// Claude Code gave us a data directory, else nowhere. It reports whether
+// dir is no project at all (project.ErrNoProject): the hook then does
+// nothing, not even log.
+func (h *Hook) setupLog(opts Options, dir string) (noProject bool) {
 	if h.Log != nil {
-		return
+		return false
 	}
 	now := func() time.Time {
 		if h.Now.IsZero() {
@@ -286,25 +301,32 @@ func (h *Hook) setupLog(opts Options, dir string) {
 		return h.Now
 	}
 	if dir != "" {
-		if p, err := project.Resolve(h.Env, dir); err == nil {
+		p, err := project.Resolve(h.Env, dir)
+		if err == nil {
 			h.Project = p
 			h.Log = logfile.New(p.Path("log"), opts.Name, now, opts.Redact)
-			return
+			return false
+		}
+		if errors.Is(err, project.ErrNoProject) {
+			return true
 		}
 	}
 	if d := h.Env.Get("CLAUDE_PLUGIN_DATA"); d != "" {
 		h.Log = logfile.New(filepath.Join(d, "intermem.log"), opts.Name, now, opts.Redact)
 	}
+	return false
 }
 
 // logf writes one line to the hook's log, creating the state directory if
-// needed. It is safe with no log.
+// needed. It is safe with no log. A state directory with a bad entry still
+// gets the line that says so, unless the bad entry is the directory or the
+// log itself (logfile then writes nothing).
 func (h *Hook) logf(format string, args ...any) {
 	if h.Log == nil {
 		return
 	}
 	if h.Project != nil && strings.HasPrefix(h.Log.Path(), h.Project.StateDir) {
-		if err := h.Project.EnsureStateDir(); err != nil {
+		if err := h.Project.EnsureStateDir(); err != nil && !errors.Is(err, confine.ErrLink) {
 			return
 		}
 	}

@@ -5,6 +5,14 @@
 // can never fill a disk. Every line passes through a redactor first, since a
 // failure message may quote memory text, and then through cli.Escape, since
 // people read the log on a terminal.
+//
+// The log is the one file a hook writes on every failure, and its lines
+// quote names an attacker may choose (a file name in a memory directory),
+// so it is never written through a link: the directory must be a real
+// directory of this user's, the file is opened with O_NOFOLLOW (and
+// O_NONBLOCK, so a FIFO planted there cannot hang a hook) and must turn out
+// a regular file of this user's. When either is not, the line goes
+// nowhere: there is no safe place left to say so.
 package logfile
 
 import (
@@ -12,9 +20,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/confine"
 )
 
 // MaxBytes is the size at which the log is rotated.
@@ -61,16 +71,23 @@ func (l *Log) Printf(format string, args ...any) {
 		msg = msg[:4096] + "…"
 	}
 	line := fmt.Sprintf("%s %s[%d] %s\n", l.now().UTC().Format(time.RFC3339), l.prog, os.Getpid(), msg)
-	if st, err := os.Stat(l.path); err == nil && st.Size()+int64(len(line)) > MaxBytes {
-		_ = os.Rename(l.path, l.path+".1")
-	}
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+	dir := filepath.Dir(l.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() || confine.Owned(dir, st) != nil {
+		return
+	}
+	if st, err := os.Lstat(l.path); err == nil && st.Mode().IsRegular() && st.Size()+int64(len(line)) > MaxBytes {
+		_ = os.Rename(l.path, l.path+".1") // renames the file itself, never a link's target
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return
 	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || confine.Owned(l.path, st) != nil || !st.Mode().IsRegular() {
+		return
+	}
 	_, _ = f.WriteString(line)
-	_ = f.Close()
 }

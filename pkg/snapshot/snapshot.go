@@ -26,12 +26,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -40,6 +42,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -373,10 +376,35 @@ func bestPredecessor(e *Seen, vanished []store.Entry) int {
 // SpoolDir is where observations wait when the store is busy.
 func SpoolDir(stateDir string) string { return filepath.Join(stateDir, "spool") }
 
+// MaxSpoolFile bounds what ingest reads of one spool file: an observation
+// of a very large memory is a few megabytes; anything far beyond is not
+// one intermem wrote.
+const MaxSpoolFile = 64 << 20
+
+// realDir creates dir if needed and requires it to be a real directory of
+// this user's, never a link: spool files are read, moved and deleted
+// there, and a link would take all three elsewhere.
+func realDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if err := confine.Owned(dir, st); err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
 // Spool writes obs atomically into the spool directory.
 func Spool(stateDir string, obs Observation) error {
 	dir := SpoolDir(stateDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := realDir(dir); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	obs.FillPreviews()
@@ -428,13 +456,24 @@ func Pending(stateDir string) bool {
 // spool files once their transaction has committed. Unreadable spool files
 // are moved to spool/bad/ rather than retried forever. It returns the
 // number ingested.
+//
+// The spool is hostile input like everything in a project: the directory
+// must be real (realDir), only regular files are read, each opened without
+// following a link and without blocking on a FIFO, and what is moved or
+// deleted is always the directory entry itself, never a link's target.
 func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
 	dir := SpoolDir(stateDir)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err := realDir(dir); err != nil {
+		return 0, fmt.Errorf("ingest: %w", err)
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
-		}
 		return 0, fmt.Errorf("ingest: %w", err)
 	}
 	var names []string
@@ -444,17 +483,10 @@ func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, er
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(p)
-		var o Observation
-		if err == nil {
-			err = json.Unmarshal(b, &o)
-		}
-		if err != nil || o.SessionID == "" {
-			if logf != nil {
-				logf("spool: set aside unreadable %s: %v", e.Name(), err)
-			}
-			_ = os.MkdirAll(filepath.Join(dir, "bad"), 0o700)
-			_ = os.Rename(p, filepath.Join(dir, "bad", e.Name()))
+		o, err := readSpooled(p, e)
+		if err != nil {
+			logf("spool: set aside unreadable %s: %v", e.Name(), err)
+			setAside(dir, e.Name(), logf)
 			continue
 		}
 		names = append(names, p)
@@ -478,4 +510,54 @@ func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, er
 		_ = os.Remove(p)
 	}
 	return len(obs), nil
+}
+
+// readSpooled reads one spool file: a regular file of this user's, opened
+// with O_NOFOLLOW|O_NONBLOCK, at most MaxSpoolFile bytes, one observation.
+func readSpooled(path string, e fs.DirEntry) (Observation, error) {
+	var o Observation
+	if !e.Type().IsRegular() {
+		return o, fmt.Errorf("not a regular file (%v)", e.Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return o, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return o, err
+	}
+	if err := confine.Owned(path, st); err != nil {
+		return o, err
+	}
+	if !st.Mode().IsRegular() {
+		return o, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
+	if st.Size() > MaxSpoolFile {
+		return o, fmt.Errorf("%d bytes, more than %d", st.Size(), MaxSpoolFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSpoolFile+1))
+	if err != nil {
+		return o, err
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return o, err
+	}
+	if o.SessionID == "" {
+		return o, errors.New("no session id")
+	}
+	return o, nil
+}
+
+// setAside moves a spool entry (the entry itself: a link moves as a link)
+// into spool/bad/, which must be a real directory; otherwise the entry
+// stays where it is.
+func setAside(dir, name string, logf func(string, ...any)) {
+	bad := filepath.Join(dir, "bad")
+	if err := realDir(bad); err != nil {
+		logf("spool: cannot set aside %s: %v", name, err)
+		return
+	}
+	_ = os.Rename(filepath.Join(dir, name), filepath.Join(bad, name))
 }
