@@ -10,6 +10,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
@@ -28,7 +29,10 @@ func (c *common) register(fs *flag.FlagSet, withJSON bool) {
 	}
 }
 
-// resolve finds the project for --project or the working directory.
+// resolve finds the project for --project or the working directory, and
+// checks its state directory: every command refuses a project whose
+// .intermem holds anything but real files and directories of the user's
+// (a planted link), before reading or writing there.
 func (c *common) resolve(env *cli.Env) (*project.Project, error) {
 	dir := c.project
 	if dir == "" {
@@ -36,10 +40,16 @@ func (c *common) resolve(env *cli.Env) (*project.Project, error) {
 	}
 	p, err := project.Resolve(env, dir)
 	if err != nil {
-		if errors.Is(err, project.ErrNoDir) {
+		switch {
+		case errors.Is(err, project.ErrNoDir):
 			return nil, cli.WithHint(err, "pass an existing directory with --project")
+		case errors.Is(err, project.ErrNoProject):
+			return nil, cli.WithHint(err, "run intermem inside a project (a git repository, or a directory of its own), or pass --project DIR")
 		}
 		return nil, err
+	}
+	if err := p.CheckState(); err != nil {
+		return nil, stateDirError(p, err)
 	}
 	return p, nil
 }
@@ -111,7 +121,12 @@ func memoryError(p *project.Project, err error) error {
 		fmt.Sprintf("Claude Code keeps this project's auto-memory in %s, which must be a readable directory (INTERMEM_MEMORY_DIR chooses another)", p.MemoryDir))
 }
 
-// stateDirError gives a failure to create .intermem its hint.
+// stateDirError gives a failure to create or use .intermem its hint: for
+// an entry that is a link or not the user's, what to remove.
 func stateDirError(p *project.Project, err error) error {
+	var se *confine.StateError
+	if errors.As(err, &se) {
+		return cli.WithHint(err, se.Hint(p.Root))
+	}
 	return cli.WithHint(err, fmt.Sprintf("intermem keeps its state in %s, which must be a directory it can create and write; move whatever is there away", p.StateDir))
 }
