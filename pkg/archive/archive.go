@@ -24,11 +24,13 @@ package archive
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
 )
 
@@ -43,6 +45,42 @@ type Record struct {
 	Line    int       `json:"line"` // line of its heading in the archive
 	start   int
 	end     int
+}
+
+// ErrOrigin is returned when an archived record's "from:" names no
+// document a fact can be restored into.
+var ErrOrigin = errors.New("names no document intermem restores into")
+
+// CheckOrigin validates the document a record came from (its "from:"
+// line, relative to the root): one of confine.TargetNames, or
+// docs/intermem/<name>.md with a plain name (no directory, not hidden).
+// Anything else — "docs/intermem/../../../home/u/.bashrc", an absolute
+// path, README.md — is refused with an error naming the record, its line
+// and the origin it gave.
+func (r Record) CheckOrigin() error {
+	if validOrigin(r.From) {
+		return nil
+	}
+	return fmt.Errorf("archived fact %s (line %d of %s/.archived.md) came from %q, which %w: only %s or %s/*.md",
+		r.ID, r.Line, confine.DetailDir, r.From, ErrOrigin, strings.Join(confine.TargetNames, ", "), confine.DetailDir)
+}
+
+func validOrigin(from string) bool {
+	for _, t := range confine.TargetNames {
+		if from == t {
+			return true
+		}
+	}
+	name, ok := strings.CutPrefix(from, confine.DetailDir+"/")
+	if !ok || !strings.HasSuffix(name, ".md") || len(name) <= len(".md") || strings.HasPrefix(name, ".") {
+		return false
+	}
+	for _, c := range name {
+		if c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // Header is the start of a new archive file.

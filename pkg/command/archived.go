@@ -112,6 +112,9 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.Errorf("give more of the id", "%q matches %d archived facts", pos[0], len(match))
 	}
 	rec := match[0]
+	if err := rec.CheckOrigin(); err != nil {
+		return cli.WithHint(err, "the archive is a committed file and this record was altered: correct its from: line to the document it came from, or delete the record")
+	}
 	op := restoreOp(ts, []archive.Record{rec})
 	if _, _, err := journal.Simulate(op, applyStep); err != nil {
 		return fmt.Errorf("preparing the restore: %w", err)

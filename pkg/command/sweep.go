@@ -199,6 +199,9 @@ func printSweep(w io.Writer, r *SweepReport) {
 	for _, ch := range r.Changes {
 		counts[ch.Action]++
 		switch ch.Action {
+		case sweep.Refused:
+			fmt.Fprintf(w, "  %-9s %s\n", ch.Action, ch.Reason)
+			continue
 		case sweep.Archived, sweep.Restored, sweep.Held, sweep.Stale, sweep.Decaying:
 			verb := ch.Action
 			if r.DryRun && (verb == sweep.Archived || verb == sweep.Restored) {

@@ -49,6 +49,10 @@ const (
 	Restored  = "restored"
 	Held      = "held"    // re-observed while archived, but it would be stale: stays archived
 	Adopted   = "adopted" // a marked entry the store had no record of
+	// Refused: an archived fact auto-memory holds again, not restored
+	// because its record names no document it may go back to
+	// (archive.CheckOrigin).
+	Refused = "refused"
 )
 
 // Options configure a sweep.
@@ -178,6 +182,11 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 			if !ok || !t.After(a.At) {
 				continue
 			}
+			if err := a.CheckOrigin(); err != nil {
+				r.Changes = append(r.Changes, Change{ID: a.ID, Action: Refused, Where: targets.DetailDir + "/" + targets.ArchiveName,
+					Text: clip(redact.String(a.Block)), Reason: err.Error()})
+				continue
+			}
 			// Re-observed is not enough: what comes back must pass
 			// validation now, or the next sweep would find it stale again
 			// (a fact citing a file that is still deleted).
@@ -211,7 +220,7 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 }
 
 func rank(action string) int {
-	for i, a := range []string{Archived, Restored, Held, Stale, Decaying, Adopted, Refreshed, Healthy} {
+	for i, a := range []string{Refused, Archived, Restored, Held, Stale, Decaying, Adopted, Refreshed, Healthy} {
 		if a == action {
 			return i
 		}
