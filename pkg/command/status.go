@@ -139,6 +139,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		r.AlwaysLoadedBytes = alwaysLoaded(ts)
 		r.AgentsLoaded, _ = ts.AgentsLoaded()
+		r.Warnings = append(r.Warnings, ts.Warnings()...)
 	} else {
 		r.Warnings = append(r.Warnings, err.Error())
 	}

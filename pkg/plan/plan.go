@@ -345,6 +345,9 @@ func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
 			}
 		}
 	}
+	// A target whose name leads out of the project: say where, before
+	// anyone approves a candidate apply would refuse to write.
+	p.Warnings = append(p.Warnings, ts.Warnings()...)
 	if toAgents || hasPromotedInAgents {
 		if ok, why := ts.AgentsLoaded(); !ok {
 			p.Warnings = append(p.Warnings, "AGENTS.md will not be loaded: "+why+".")

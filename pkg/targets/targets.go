@@ -8,6 +8,15 @@
 // Claude Code loads CLAUDE.md at every session start. It reads AGENTS.md
 // only when the directory has no CLAUDE.md (2.1.332; 2.1.197 never reads
 // it), unless CLAUDE.md imports it with a line "@AGENTS.md".
+//
+// Every name is judged by where a write to it would really land
+// (confine.Real: links followed, a dangling link by the file it would
+// create, a link under a linked directory from the real directory). A
+// document whose real path is outside the project (a CLAUDE.md linking to
+// ../home/u/.profile, a docs/ linking elsewhere) or inside its .intermem or
+// .git is reported as such (Doc.Outside), never as "absent": plan and
+// status say where it leads, and writers refuse it unless the user passes
+// --allow-outside.
 package targets
 
 import (
@@ -20,6 +29,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/mdoc"
 )
@@ -51,6 +61,63 @@ type Doc struct {
 	Content []byte
 	Doc     *mdoc.Doc
 	Hash    string // journal.Hash of Content, "" when absent
+	// Linked is set when Path leads elsewhere through a symlink (Real !=
+	// Path): the name itself or a directory above it. Dangling is set when
+	// the name itself is a symlink and what it leads to does not exist.
+	Linked, Dangling bool
+	// Outside is set when Real is not a place intermem may write without
+	// --allow-outside: outside the project, or inside its .intermem or
+	// .git (confine.ErrOutside).
+	Outside error
+	// inside is set when Real is inside the root (then Outside means its
+	// .intermem or .git).
+	inside bool
+	// self is set when the name itself is a symlink.
+	self bool
+}
+
+// Problem describes a document whose name leads out of intermem's places,
+// naming where ("CLAUDE.md links to /home/u/.profile, outside this
+// project"), or "".
+func (d *Doc) Problem() string {
+	if d.Outside == nil {
+		return ""
+	}
+	how := "resolves to " + d.Real // through a linked directory, or not at all
+	switch {
+	case d.Dangling:
+		how = "is a dangling link to " + d.Real
+	case d.self:
+		how = "links to " + d.Real
+	}
+	where := "outside this project"
+	if d.inside {
+		where = "inside the project's .intermem or .git, where intermem never writes"
+	}
+	return fmt.Sprintf("%s %s, %s", d.Name, how, where)
+}
+
+// Outside lists the documents whose names lead out of intermem's places
+// (Doc.Outside), in a stable order: CLAUDE.md, AGENTS.md, the archive, the
+// detail documents.
+func (s *Set) Outside() []*Doc {
+	var out []*Doc
+	for _, d := range append([]*Doc{s.Claude, s.Agents, s.Archive}, s.Details...) {
+		if d != nil && d.Outside != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Warnings are the sentences plan and status print about documents whose
+// names lead out of intermem's places.
+func (s *Set) Warnings() []string {
+	var out []string
+	for _, d := range s.Outside() {
+		out = append(out, d.Problem()+": apply refuses unless --allow-outside")
+	}
+	return out
 }
 
 // Set is the project's curated documents.
@@ -138,23 +205,21 @@ func LoadWith(root string, contents map[string][]byte, exists map[string]bool) (
 
 func load(root, name string) (*Doc, error) {
 	d := &Doc{Name: name, Path: filepath.Join(root, filepath.FromSlash(name))}
-	d.Real = d.Path
-	if real, err := filepath.EvalSymlinks(d.Path); err == nil {
-		d.Real = real
-	} else if target, lerr := os.Readlink(d.Path); lerr == nil {
-		// A dangling symlink: writes create its target.
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(d.Path), target)
-		}
-		d.Real = filepath.Clean(target)
+	real, err := confine.Real(d.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is a symlink that does not resolve", ErrUnusable, name)
 	}
+	d.Real, d.Linked = real, real != d.Path
+	if d.Linked {
+		st, err := os.Lstat(d.Path)
+		d.self = err == nil && st.Mode()&fs.ModeSymlink != 0
+	}
+	d.Outside = confine.Places{Root: root}.CheckReal(d.Path, d.Real)
+	d.inside = strings.HasPrefix(d.Real, filepath.Clean(root)+string(filepath.Separator))
 	st, err := os.Stat(d.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(d.Path); lerr == nil && d.Real == d.Path {
-			// It exists but does not resolve: a symlink loop.
-			return nil, fmt.Errorf("%w: %s is a symlink that does not resolve", ErrUnusable, name)
-		}
+		d.Dangling = d.self
 		d.Doc = mdoc.Parse(nil)
 		return d, nil
 	case err != nil:
@@ -230,6 +295,8 @@ func (s *Set) AgentsLoaded() (bool, string) {
 		return true, ""
 	case s.Claude.Exists:
 		return false, "CLAUDE.md exists and does not import AGENTS.md, so Claude Code never loads AGENTS.md"
+	case s.Claude.Dangling:
+		return false, "CLAUDE.md is a dangling link to " + s.Claude.Real + ", so Claude Code loads no CLAUDE.md: 2.1.332 then loads AGENTS.md, but 2.1.197 and older never do"
 	default:
 		return false, "there is no CLAUDE.md: Claude Code 2.1.332 then loads AGENTS.md, but 2.1.197 and older never do"
 	}
