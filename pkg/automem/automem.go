@@ -45,6 +45,11 @@ type Entry struct {
 	// turned into "\n" and trailing whitespace trimmed. Memory: the body
 	// after the frontmatter, trimmed. Pointer: the item without its marker.
 	Text string
+	// Marker is a list item's marker as written ("-", "*", "3.", "10)");
+	// "" for a table, a paragraph, a lead-in with its list, or a Memory.
+	// A numbered item keeps its number when promoted: other notes refer to
+	// "rule #3".
+	Marker string
 	// Start and End are the byte range [Start,End) of the entry's block in
 	// the file's content, including the final line terminator of its last
 	// line (if any). For a Memory they cover the whole file.

@@ -5,7 +5,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -18,8 +20,9 @@ const MaxFileBytes = 4 << 20
 type Dir struct {
 	Path string
 	// Files are the top-level *.md regular files (symlinks to regular files
-	// followed), sorted by name, MEMORY.md included. Names starting with "."
-	// are skipped, as a shell glob would.
+	// followed), sorted by name, MEMORY.md included, and the files in
+	// sub-folders that pointers name ("notes/debugging.md"). Names starting
+	// with "." are skipped, as a shell glob would.
 	Files []*File
 	Index *File    // MEMORY.md, nil if absent
 	Load  LoadInfo // of MEMORY.md (zero if absent)
@@ -48,10 +51,7 @@ func Scan(dir string) (*Dir, error) {
 		content, err := readMemoryFile(filepath.Join(dir, name), de)
 		if err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", name, err))
-			if d.skipped == nil {
-				d.skipped = make(map[string]bool)
-			}
-			d.skipped[name] = true
+			d.skip(name)
 			continue
 		}
 		f := Parse(name, content)
@@ -61,7 +61,98 @@ func Scan(dir string) (*Dir, error) {
 			d.Load = Load(content)
 		}
 	}
+	d.resolve()
 	return d, nil
+}
+
+// maxLinked bounds how many files in sub-folders pointers may pull in.
+const maxLinked = 256
+
+// resolve settles what every pointer names, now that the directory is
+// known:
+//
+//   - a pointer into a sub-folder ("`notes/debugging.md` — …") pulls that
+//     file in as a memory file of its own (and, through its own pointers,
+//     the files it names, up to maxLinked files), so the memory it points
+//     to is an entry like any other;
+//   - a [[wikilink]] or a link whose case differs names the file whose name
+//     or frontmatter name matches;
+//   - a pointer whose file does not exist is no pointer: its text is the
+//     only copy of that memory (Claude Code wrote the hook and never the
+//     file, or the file was lost), so it becomes a Fact — unless its text
+//     says nothing beyond the file's name ("See [x.md](x.md)"), which leaves
+//     nothing to keep. Dangling lists those.
+//
+// A pointer's Link is made relative to the memory directory (a pointer in
+// notes/a.md to "b.md" names "notes/b.md").
+func (d *Dir) resolve() {
+	have := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		have[f.Name] = true
+	}
+	for k := 0; k < len(d.Files) && len(d.Files) < len(have)+maxLinked; k++ {
+		f := d.Files[k]
+		for i := range f.Entries {
+			e := &f.Entries[i]
+			if e.Kind != Pointer {
+				continue
+			}
+			if dir := path.Dir(f.Name); dir != "." {
+				e.Link = path.Join(dir, e.Link)
+			}
+			if have[e.Link] || d.skipped[e.Link] || !strings.Contains(e.Link, "/") {
+				continue
+			}
+			p := filepath.Join(d.Path, filepath.FromSlash(e.Link))
+			fi, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			have[e.Link] = true
+			content, err := readMemoryFile(p, fs.FileInfoToDirEntry(fi))
+			if err != nil {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", e.Link, err))
+				d.skip(e.Link)
+				continue
+			}
+			d.Files = append(d.Files, Parse(e.Link, content))
+		}
+	}
+	sort.SliceStable(d.Files, func(a, b int) bool { return d.Files[a].Name < d.Files[b].Name })
+
+	byName := make(map[string]string) // lower-cased name, stem or title → file
+	for _, f := range d.Files {
+		byName[strings.ToLower(f.Name)] = f.Name
+	}
+	for _, f := range d.Files {
+		if fm := f.Frontmatter; fm != nil && fm.Name != "" && f.Name != IndexName {
+			if _, dup := byName[strings.ToLower(fm.Name)+".md"]; !dup {
+				byName[strings.ToLower(fm.Name)+".md"] = f.Name
+			}
+		}
+	}
+	for _, f := range d.Files {
+		for i := range f.Entries {
+			e := &f.Entries[i]
+			if e.Kind != Pointer || have[e.Link] || d.skipped[e.Link] {
+				continue
+			}
+			if name, ok := byName[strings.ToLower(e.Link)]; ok {
+				e.Link = name
+				continue
+			}
+			if hasHook(e.Text, e.Link) {
+				e.Kind = Fact
+			}
+		}
+	}
+}
+
+func (d *Dir) skip(name string) {
+	if d.skipped == nil {
+		d.skipped = make(map[string]bool)
+	}
+	d.skipped[name] = true
 }
 
 // errSkipped explains why a directory entry is not read.
@@ -170,8 +261,9 @@ func (d *Dir) File(name string) *File {
 }
 
 // Dangling returns the pointers whose target is not a file of the
-// directory (read or skipped): index lines that promise a memory nobody can
-// read.
+// directory (read or skipped) and whose text says nothing beyond the file's
+// name: index lines that promise a memory nobody can read. (A dangling
+// pointer with a hook is a Fact: see resolve.)
 func (d *Dir) Dangling() []Entry {
 	var out []Entry
 	for _, f := range d.Files {

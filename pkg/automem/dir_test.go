@@ -20,7 +20,7 @@ func write(t *testing.T, dir, name, content string) {
 
 func TestScan(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, IndexName, "# Memory\n- [Build](build.md) — how to build\n- [Gone](gone.md) — deleted\n- [Linked](linked.md) — via symlink\n- a fact\n")
+	write(t, dir, IndexName, "# Memory\n- [Build](build.md) — how to build\n- [Deploy notes](project_deploy.md) — staging deploys need an approval\n- [Linked](linked.md) — via symlink\n- a fact\n- See [gone.md](gone.md)\n")
 	write(t, dir, "build.md", "---\nname: build\ndescription: make all\ntype: project\n---\nRun make.\n")
 	write(t, dir, "notes.md", "## Notes\n- plain fact file\n")
 	write(t, dir, ".hidden.md", "- skipped\n")
@@ -56,7 +56,7 @@ func TestScan(t *testing.T) {
 	if want := []string{IndexName, "build.md", "linked.md", "notes.md"}; !slices.Equal(names, want) {
 		t.Errorf("files = %q, want %q", names, want)
 	}
-	if d.Index == nil || d.Index.Name != IndexName || d.Load.Lines != 5 {
+	if d.Index == nil || d.Index.Name != IndexName || d.Load.Lines != 6 {
 		t.Errorf("index %v load %+v", d.Index, d.Load)
 	}
 	skipped := strings.Join(d.Warnings, "\n")
@@ -73,7 +73,9 @@ func TestScan(t *testing.T) {
 	for _, e := range d.Entries() {
 		kinds = append(kinds, e.File+":"+string(e.Kind))
 	}
-	want := []string{"MEMORY.md:pointer", "MEMORY.md:pointer", "MEMORY.md:pointer", "MEMORY.md:fact", "build.md:memory", "linked.md:memory", "notes.md:fact"}
+	// The pointer to a file that does not exist is the only copy of its
+	// memory: a fact. One that only names its file leaves nothing to keep.
+	want := []string{"MEMORY.md:pointer", "MEMORY.md:fact", "MEMORY.md:pointer", "MEMORY.md:fact", "MEMORY.md:pointer", "build.md:memory", "linked.md:memory", "notes.md:fact"}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("entries = %q, want %q", kinds, want)
 	}
@@ -90,7 +92,66 @@ func TestScan(t *testing.T) {
 		t.Error("File lookup")
 	}
 	if len(d.BeyondCap()) != 0 {
-		t.Error("nothing is beyond the cap of a 5-line index")
+		t.Error("nothing is beyond the cap of a 6-line index")
+	}
+}
+
+// Every pointer form names the memory it points to: a file in a
+// sub-folder is read as a memory file of its own (and so are the files its
+// pointers name, relative to it), a wikilink names a file by name, stem or
+// frontmatter title, and a link whose case differs names the file.
+func TestScanPointerTargets(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, IndexName, "- `notes/debugging.md` — how to debug\n- [[deploy]] — deploys\n- [[Gate Notes]]\n- [Build](BUILD.md) — build\n- [[nowhere]]\n")
+	if err := os.Mkdir(filepath.Join(dir, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "notes"), "debugging.md", "## Debugging\n- attach with dlv\n- [More](more.md) — deeper\n")
+	write(t, filepath.Join(dir, "notes"), "more.md", "---\nname: more\ndescription: deeper notes\n---\nbody\n")
+	write(t, dir, "deploy.md", "---\nname: deploy\ndescription: d\n---\nx\n")
+	write(t, dir, "project_gate.md", "---\nname: Gate Notes\ndescription: g\n---\ny\n")
+	write(t, dir, "build.md", "---\nname: build\ndescription: b\n---\nz\n")
+	d, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range d.Entries() {
+		got = append(got, e.File+":"+string(e.Kind)+":"+e.Link)
+	}
+	want := []string{
+		"MEMORY.md:pointer:notes/debugging.md", "MEMORY.md:pointer:deploy.md", "MEMORY.md:pointer:project_gate.md",
+		"MEMORY.md:pointer:build.md", "MEMORY.md:pointer:nowhere.md",
+		"build.md:memory:", "deploy.md:memory:",
+		"notes/debugging.md:fact:", "notes/debugging.md:pointer:notes/more.md", "notes/more.md:memory:",
+		"project_gate.md:memory:",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries:\n got  %q\n want %q", got, want)
+	}
+	if dl := d.Dangling(); len(dl) != 1 || dl[0].Link != "nowhere.md" {
+		t.Errorf("dangling = %+v", dl)
+	}
+}
+
+func TestHasHook(t *testing.T) {
+	for _, c := range []struct {
+		text, link string
+		want       bool
+	}{
+		{"[Deploy notes](project_deploy.md) — staging deploys need …", "project_deploy.md", true},
+		{"[project_deploy.md](project_deploy.md)", "project_deploy.md", false},
+		{"[project-deploy](project_deploy.md)", "project_deploy.md", false},
+		{"See [x.md](x.md) for details.", "x.md", false},
+		{"详细设计见：[x.md](./x.md)", "x.md", true},
+		{"`x.md` — what it holds", "x.md", true},
+		{"[[x]]", "x.md", false},
+		{"[$ partial matching: use result[[\"error\"]]](r.md)", "r.md", true},
+		{"Details: [[slug]]", "slug.md", false},
+	} {
+		if got := hasHook(c.text, c.link); got != c.want {
+			t.Errorf("hasHook(%q) = %v, want %v", c.text, got, c.want)
+		}
 	}
 }
 

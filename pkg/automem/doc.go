@@ -60,27 +60,57 @@
 //     one fact whose payload is the fence: splitting them would promote a
 //     fact without its command and leave the code orphaned when pruning.
 //     After a blank line a column-0 fence stands alone and is not an
-//     entry. (A bold label paragraph followed by a fence, as in the
-//     ashc0815 corpus index, is a paragraph: not an entry.)
+//     entry.
 //
 // An item ends at a blank line followed by a line that is not indented, and
 // at any heading, list item at or left of its marker, thematic break,
 // blockquote, HTML comment or (after a blank line) fence. A run of lines
-// starting with "|" is one Fact (a table). Paragraphs, blockquotes,
-// thematic breaks, HTML comments and stand-alone fences are not entries.
-// A list marker with no text at all is not an entry either.
+// starting with "|" is one Fact (a table). A list marker with no text at
+// all is not an entry.
 //
-// A Pointer is a top-level item whose text begins, after optional emoji and
-// bold or italic markers, with a markdown link to a sibling .md file (no
-// scheme, no drive, no "/" beyond a leading "./"), whatever follows it
-// (" — ", ": ", " - " or nothing), or with a back-ticked "name.md". Link
-// text may hold balanced brackets and code spans (`[$ x: r[["e"]]](f.md)`);
-// when its brackets never balance, the first "](" opening a valid
-// destination ends it. An item that merely ends with "→ [x.md](x.md)" is a
-// Fact with Link set, and a pointer inside a heading is not an entry.
+// A paragraph (lines of text outside any item) is not an entry, with two
+// exceptions, both about keeping what a person wrote as one thought whole:
 //
-// Entry text drops the list marker of the first line, keeps continuation
-// lines with their indentation, turns CRLF into LF and trims surrounding
+//   - A lead-in: a paragraph ending in a colon ("…makes tsc fail. Fixes:",
+//     "**Steps:**", "结论："), or a bold-lead paragraph right above what
+//     follows, introduces the list, table or fence after it (blank lines
+//     between are allowed after a colon). The lead-in and all of it are one
+//     Fact: promoting the items without the sentence that gives them their
+//     meaning, or pruning them and leaving "…Fixes:" above nothing, would
+//     damage both copies. The list runs over items of one kind (bulleted or
+//     numbered) and ends at anything else. When the list holds a pointer,
+//     the lead-in is an index label ("Topic files:") and the items stay
+//     entries of their own. Other text right above a list ("Last updated
+//     in May." under a title) is no lead-in: it would make a whole index
+//     one entry.
+//   - A bold-lead paragraph: one opening, after optional emoji, with a bold
+//     run and saying more than that label ("**Rule:** never…", "**The
+//     worker stops after 30 s.** Module state resets…"), hard-wrapped over
+//     any number of lines. Learnings files are written this way; a bold
+//     line alone is a label, not an entry.
+//
+// Other paragraphs, blockquotes, thematic breaks, HTML comments and
+// stand-alone fences are not entries.
+//
+// A Pointer is a top-level item whose subject is another memory file: a
+// markdown link, a back-ticked name, a [[wikilink]] or a bare name
+// ("notes/debugging.md — …") at the start, after optional emoji and bold
+// or italic markers, whatever follows it; or a link that ends the line
+// after a separator, the hook first ("always restart → [f.md](f.md)",
+// "详细设计见：[f.md](./f.md)", "See [f](f.md) for details"). The target is
+// a ".md" path inside the memory directory (no scheme, drive, "~", leading
+// "/" or ".."); a bare name must be followed by a separator or nothing, so
+// "README.md is stale" stays a fact. Link text may hold balanced brackets
+// and code spans (`[$ x: r[["e"]]](f.md)`); when its brackets never
+// balance, the first "](" opening a valid destination ends it. An item with
+// a link in mid-sentence or after a full stop ("Fact. [Detail](f.md)") is a
+// Fact with Link set, and a pointer inside a heading is not an entry. Parse
+// sees one file; Scan, which sees the directory, decides what a pointer
+// whose file does not exist is (see Dir).
+//
+// Entry text drops the list marker of the first line (Marker keeps it, so a
+// numbered item keeps its number), keeps continuation lines with their
+// indentation, turns CRLF into LF and trims surrounding
 // whitespace. The ID is the first 8 bytes of the SHA-256 of NormalizeText
 // of the text (for a Memory, of description + "\n" + body), so whitespace,
 // line endings and intermem's own markers never change an identity.

@@ -22,6 +22,9 @@ var fuzzSeeds = []string{
 	"- [t](a.md) — x\n- `b.md` — y\n- [$ r[[\"e\"]]](c.md)\n",
 	"# A\n\n## B\n- b\n\n## C\n- c",
 	"- \x00\xff\n",
+	"Fixes:\n- a\n- b\n\nLead:\n\n1. x\n2. y\n",
+	"**Rule:** text\nwrapped\n\n**Label**\n```\nc\n```\n",
+	"- hook → [a.md](a.md)\n- `n/b.md` — x\n- c.md: y\n- [[w]] z\n",
 }
 
 func addSeeds(f *testing.F) {

@@ -1,6 +1,7 @@
 package automem
 
 import (
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,33 +52,199 @@ func (c *codeSkipper) skip(s string, i int) int {
 	return j
 }
 
-// leadingPointer reports whether an item's first-line content begins with a
-// link to a sibling memory file — a markdown link or a back-ticked name,
-// optionally after emoji, bold or italic markers — and returns the target.
-func leadingPointer(s string) (string, bool) {
+// pointerTarget reports whether an item's first-line content is a pointer
+// to another memory file and returns the target (see memoryPath). The forms
+// seen in real indexes are all pointers:
+//
+//   - a reference at the start, after optional emoji, bold or italic
+//     markers, whatever follows it: "[Title](f.md) — hook", "[t](./f.md)",
+//     "`notes/debugging.md` — what it holds", "[[wikilink]] — hook", and a
+//     bare "notes/debugging.md — hook" when a separator or nothing follows
+//     the name (so "README.md is stale" stays a fact);
+//   - a reference that ends the line after a separator, the hook first:
+//     "hook → [f.md](f.md)", "详细设计见：[f.md](./f.md)", "Details: [[f]]";
+//   - "See [f](f.md)" or "See [f](f.md) for details".
+//
+// A reference in the middle of a sentence ("use the helper in [u](u.md)
+// when …") or after a full stop ("Fact. [Detail](f.md)") leaves the item a
+// fact: the sentence is knowledge of its own.
+func pointerTarget(s string) (string, bool) {
 	i := skipDecoration(s)
 	if i >= len(s) {
 		return "", false
 	}
+	var cs codeSkipper
+	if target, end, ok := refAt(s, i, true, &cs); ok {
+		if s[i] != '[' && s[i] != '`' && !bareEnds(s[end:]) {
+			return "", false
+		}
+		return target, true
+	}
+	// The last reference on the line, if nothing but decoration (or "for
+	// details") follows it. Only the tail of the line is searched, and only
+	// a few openers are tried, so a line of a hundred thousand "[" costs
+	// no more than a short one.
+	from := max(i+1, len(s)-maxTail)
+	tries := 0
+	for j := len(s) - 1; j >= from && tries < maxTries; j-- {
+		c := s[j]
+		if c != '[' && c != '`' || c == '[' && s[j-1] == '[' {
+			continue // not an opener, or the inner bracket of a wikilink
+		}
+		tries++
+		var cs codeSkipper
+		target, end, ok := refAt(s, j, false, &cs)
+		if !ok {
+			continue
+		}
+		after := strings.TrimSpace(strings.Trim(strings.TrimSpace(s[end:]), "*_).。"))
+		if after != "" && !forDetails(after) {
+			return "", false
+		}
+		before := strings.TrimSpace(strings.TrimRight(s[i:j], "*_ \t"))
+		if endsWithSeparator(before) || seeWord(before) {
+			return target, true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// maxTail and maxTries bound the search for a pointer's trailing link.
+const (
+	maxTail  = 1024
+	maxTries = 16
+)
+
+// refAt parses a reference to a memory file starting at s[i]: a markdown
+// link, a [[wikilink]], a back-ticked name or (with bare set) a bare name.
+// It returns the target and the offset just past the reference.
+func refAt(s string, i int, bare bool, cs *codeSkipper) (string, int, bool) {
 	switch s[i] {
 	case '[':
-		var cs codeSkipper
-		if dest, ok := linkAt(s, i, true, &cs); ok {
-			return siblingMD(dest)
+		if i+1 < len(s) && s[i+1] == '[' {
+			return wikiAt(s, i)
 		}
+		if dest, end, ok := linkAt(s, i, true, cs); ok {
+			if t, ok := memoryPath(dest); ok {
+				return t, end, true
+			}
+		}
+		return "", 0, false
 	case '`':
 		n := 0
 		for i+n < len(s) && s[i+n] == '`' {
 			n++
 		}
-		if k := strings.Index(s[i+n:], s[i:i+n]); k >= 0 {
-			name := strings.TrimSpace(s[i+n : i+n+k])
-			if !strings.ContainsAny(name, " \t") {
-				return siblingMD(name)
-			}
+		k := strings.Index(s[i+n:], s[i:i+n])
+		if k < 0 {
+			return "", 0, false
+		}
+		name := strings.TrimSpace(s[i+n : i+n+k])
+		if strings.ContainsAny(name, " \t") || strings.EqualFold(name, IndexName) {
+			return "", 0, false
+		}
+		if t, ok := memoryPath(name); ok {
+			return t, i + n + k + n, true
+		}
+		return "", 0, false
+	}
+	if !bare {
+		return "", 0, false
+	}
+	end := i
+	for end < len(s) && s[end] != ' ' && s[end] != '\t' {
+		end++
+	}
+	name := strings.TrimRight(s[i:end], ":：,;")
+	if strings.EqualFold(name, IndexName) {
+		return "", 0, false
+	}
+	if t, ok := memoryPath(name); ok {
+		return t, i + len(name), true
+	}
+	return "", 0, false
+}
+
+// maxWiki bounds a wikilink's target: titles are short, and the bound keeps
+// the search linear on a line of many "[[".
+const maxWiki = 256
+
+// wikiAt parses "[[target]]", "[[target|alias]]" or "[[target#part]]" at
+// s[i]. The target names a memory by file name (with or without ".md") or
+// by title; Dir resolves which file it is.
+func wikiAt(s string, i int) (string, int, bool) {
+	limit := min(len(s), i+2+maxWiki)
+	k := strings.Index(s[i+2:limit], "]]")
+	if k < 0 {
+		return "", 0, false
+	}
+	inner := s[i+2 : i+2+k]
+	if j := strings.IndexAny(inner, "|#"); j >= 0 {
+		inner = inner[:j]
+	}
+	inner = strings.TrimSpace(inner)
+	if inner == "" || strings.ContainsAny(inner, "[]\n") || strings.HasPrefix(inner, "/") || strings.Contains(inner, "..") {
+		return "", 0, false
+	}
+	if len(inner) <= 3 || !strings.EqualFold(inner[len(inner)-3:], ".md") {
+		inner += ".md"
+	}
+	return inner, i + 2 + k + 2, true
+}
+
+// bareEnds reports whether what follows a bare file name makes it a
+// pointer: nothing, a colon, or a space and a separator before the hook.
+func bareEnds(rest string) bool {
+	t := strings.TrimLeft(rest, " \t")
+	switch {
+	case t == "":
+		return true
+	case len(t) == len(rest): // nothing between the name and what follows
+		return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：")
+	}
+	for _, sep := range separators {
+		if strings.HasPrefix(t, sep) {
+			return true
 		}
 	}
-	return "", false
+	return false
+}
+
+// separators end the hook of a pointer written hook first, or begin the
+// hook of one written link first.
+var separators = []string{"—", "–", "-", "→", "->", "=>", "⇒", ":", "："}
+
+// endsWithSeparator reports whether s (trimmed) ends with a separator, as
+// "Details:" and "always restart →" do before their link.
+func endsWithSeparator(s string) bool {
+	for _, sep := range separators {
+		if strings.HasSuffix(s, sep) {
+			return true
+		}
+	}
+	return false
+}
+
+// seeWord reports whether s is a bare "see"-like word that makes the link
+// after it a cross-reference.
+func seeWord(s string) bool {
+	switch strings.ToLower(s) {
+	case "see", "see also", "details", "more", "more in", "read", "cf.", "参见", "详见", "见", "ver", "veja":
+		return true
+	}
+	return false
+}
+
+// forDetails reports whether what follows a trailing link only says that
+// the details are there.
+func forDetails(s string) bool {
+	s = strings.ToLower(strings.TrimRight(s, ".。 "))
+	switch s {
+	case "for details", "for more", "for more details", "for more info", "for the details", "for context":
+		return true
+	}
+	return false
 }
 
 // skipDecoration skips what may precede a pointer's link: spaces, emphasis
@@ -94,7 +261,7 @@ func skipDecoration(s string) int {
 			return i
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || !(unicode.In(r, unicode.So, unicode.Sk) || r == 0xFE0E || r == 0xFE0F || r == 0x200D || r == 0x20E3) {
+		if !isEmoji(r) {
 			return i
 		}
 		i += size
@@ -102,12 +269,38 @@ func skipDecoration(s string) int {
 	return i
 }
 
+// skipEmoji skips spaces and emoji (not emphasis markers).
+func skipEmoji(s string) int {
+	i := 0
+	for i < len(s) {
+		if s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isEmoji(r) {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
+// isEmoji reports whether r is a symbol, a variation selector, a joiner or
+// a keycap: what decorates the start of a memory line.
+func isEmoji(r rune) bool {
+	return r != utf8.RuneError && (unicode.In(r, unicode.So, unicode.Sk) || r == 0xFE0E || r == 0xFE0F || r == 0x200D || r == 0x20E3)
+}
+
 // linkAt parses an inline link whose "[" is s[i] and returns its raw
-// destination. The link text may contain balanced brackets and code spans
-// (`[$ x: result[["error"]]; …](f.md)`). With lenient set, text whose
-// brackets never balance is ended by the first "](" that opens a valid
-// destination.
-func linkAt(s string, i int, lenient bool, cs *codeSkipper) (string, bool) {
+// destination and the offset just past its closing ")". The link text may
+// contain balanced brackets and code spans (`[$ x: result[["error"]]; …](f.md)`).
+// With lenient set, text whose brackets never balance is ended by the first
+// "](" that opens a valid destination.
+func linkAt(s string, i int, lenient bool, cs *codeSkipper) (string, int, bool) {
 	depth := 0
 	for j := i; j < len(s); {
 		for j < len(s) && !linkTextSpecial[s[j]] {
@@ -131,22 +324,22 @@ func linkAt(s string, i int, lenient bool, cs *codeSkipper) (string, bool) {
 				if j+1 < len(s) && s[j+1] == '(' {
 					return destAt(s, j+2)
 				}
-				return "", false
+				return "", 0, false
 			}
 		}
 		j++
 	}
 	if !lenient {
-		return "", false
+		return "", 0, false
 	}
 	for k := i + 1; ; {
 		idx := strings.Index(s[k:], "](")
 		if idx < 0 {
-			return "", false
+			return "", 0, false
 		}
 		k += idx
-		if dest, ok := destAt(s, k+2); ok {
-			return dest, true
+		if dest, end, ok := destAt(s, k+2); ok {
+			return dest, end, true
 		}
 		k += 2
 	}
@@ -159,18 +352,19 @@ var linkTextSpecial = [256]bool{'\\': true, '`': true, '[': true, ']': true}
 var destStop = [256]bool{'\\': true, '(': true, ')': true, ' ': true, '\t': true}
 
 // destAt parses a link destination and optional title starting at s[i]
-// (just after "(") up to the closing ")".
-func destAt(s string, i int) (string, bool) {
+// (just after "(") up to the closing ")", and returns the destination and
+// the offset just past that ")".
+func destAt(s string, i int) (string, int, bool) {
 	limit := min(len(s), i+maxDest)
 	i = skipSpace(s[:limit], i)
 	if i >= limit {
-		return "", false
+		return "", 0, false
 	}
 	var dest string
 	if s[i] == '<' {
 		k := strings.IndexByte(s[i+1:limit], '>')
 		if k < 0 {
-			return "", false
+			return "", 0, false
 		}
 		dest = s[i+1 : i+1+k]
 		i += k + 2
@@ -187,7 +381,7 @@ func destAt(s string, i int) (string, bool) {
 			case '(':
 				depth++
 				if depth > 32 { // CommonMark's own nesting limit
-					return "", false
+					return "", 0, false
 				}
 			case ')':
 				if depth == 0 {
@@ -199,7 +393,7 @@ func destAt(s string, i int) (string, bool) {
 			}
 		}
 		if i >= limit {
-			return "", false
+			return "", 0, false
 		}
 		dest = s[start:i]
 	}
@@ -211,20 +405,22 @@ func destAt(s string, i int) (string, bool) {
 		}
 		k := strings.IndexByte(s[i+1:limit], closer)
 		if k < 0 {
-			return "", false
+			return "", 0, false
 		}
 		i = skipSpace(s[:limit], i+k+2)
 	}
 	if i >= limit || s[i] != ')' {
-		return "", false
+		return "", 0, false
 	}
-	return dest, true
+	return dest, i + 1, true
 }
 
-// siblingMD reports whether a link destination names a memory file in the
-// same directory: a ".md" name with no scheme, no drive and no "/" beyond a
-// leading "./". It returns the name without "./" and without "#fragment".
-func siblingMD(dest string) (string, bool) {
+// memoryPath reports whether a link destination names a file of the
+// memory directory: a ".md" path relative to it, with no scheme, no drive,
+// no leading "/" or "~", no "\\" and no ".." or empty segment. It returns
+// the path without "./" and without "#fragment". Claude Code keeps memory
+// flat; a "notes/debugging.md" of a hand-kept memory is a pointer too.
+func memoryPath(dest string) (string, bool) {
 	if k := strings.IndexByte(dest, '#'); k >= 0 {
 		dest = dest[:k]
 	}
@@ -234,8 +430,11 @@ func siblingMD(dest string) (string, bool) {
 	if len(dest) <= len(".md") || !strings.EqualFold(dest[len(dest)-3:], ".md") {
 		return "", false
 	}
-	for i := 0; i < len(dest); i++ {
-		if c := dest[i]; c == '/' || c == '\\' || c == ':' {
+	if dest[0] == '/' || dest[0] == '~' || strings.ContainsAny(dest, "\\:") {
+		return "", false
+	}
+	for seg := range strings.SplitSeq(dest, "/") {
+		if seg == "" || seg == "." || seg == ".." {
 			return "", false
 		}
 	}
@@ -267,8 +466,8 @@ func firstSiblingLink(s string) string {
 			if len(open) > 0 {
 				open = open[:len(open)-1]
 				if i+1 < len(s) && s[i+1] == '(' {
-					if dest, ok := destAt(s, i+2); ok {
-						if name, ok := siblingMD(dest); ok {
+					if dest, _, ok := destAt(s, i+2); ok {
+						if name, ok := memoryPath(dest); ok {
 							return name
 						}
 					}
@@ -278,4 +477,65 @@ func firstSiblingLink(s string) string {
 		i++
 	}
 	return ""
+}
+
+// hasHook reports whether a pointer's text says something beyond naming the
+// file it points to: a hook after the link, or link text other than the
+// file's name ("[Deploy notes](project_deploy.md)", the whole fact in the
+// title as some indexes write them). References to memory files are
+// dropped, and so are separators and "see"-like words; whatever letter or
+// digit remains is the memory.
+func hasHook(text, link string) bool {
+	line, _, _ := strings.Cut(text, "\n")
+	stem := nameKey(path.Base(link))
+	var b strings.Builder
+	var cs codeSkipper
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c == '[' || c == '`' {
+			if _, end, ok := refAt(line, i, false, &cs); ok {
+				if c == '[' && (i+1 >= len(line) || line[i+1] != '[') {
+					if k := strings.LastIndex(line[i:end], "]("); k > 0 {
+						if label := line[i+1 : i+k]; nameKey(label) != stem {
+							b.WriteString(label)
+						}
+					}
+				}
+				b.WriteByte(' ')
+				i = end
+				continue
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	for _, w := range strings.Fields(b.String()) {
+		w = strings.Trim(w, ":：.,;()*_—–->→")
+		if w == "" || seeWord(w) || fillerWord(w) {
+			continue
+		}
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fillerWord reports whether w is one of the words around a bare
+// cross-reference ("see x.md for details").
+func fillerWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "for", "details", "more", "info", "the", "also", "in":
+		return true
+	}
+	return false
+}
+
+// nameKey folds a file name or link text for comparison: lower case,
+// without ".md", "_" and "-" as spaces, spaces collapsed.
+func nameKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimSuffix(s, ".md")
+	s = strings.NewReplacer("_", " ", "-", " ", "`", "").Replace(s)
+	return strings.Join(strings.Fields(s), " ")
 }

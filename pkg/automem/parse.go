@@ -33,9 +33,30 @@ type item struct {
 	table        bool
 	first, last  int  // line indexes
 	markerIndent int  // columns before the list marker
+	marker       int  // byte offset of the list marker on the first line
 	content      int  // byte offset of the content on the first line
 	blank        bool // a blank line followed the last line of the item
 	afterFence   bool // the item's last line closed a fence
+}
+
+// para is the paragraph being collected: consecutive lines of text outside
+// any item.
+type para struct {
+	open, blank bool // blank: a blank line followed its last line
+	first, last int  // line indexes
+	off         int  // byte offset of the text on the first line
+}
+
+// group is a lead-in paragraph with the list, table or fence it
+// introduces: one entry, so that promoting never separates a sentence
+// ending in "Fixes:" from its fixes.
+type group struct {
+	open        bool
+	first, last int // line indexes, lead-in through the last block line
+	off         int // byte offset of the lead-in's text on its first line
+	list        bool
+	ordered     bool   // the list is numbered
+	items       []item // the list's items, in case they are pointers
 }
 
 func (p *parser) text(i int) string {
@@ -149,12 +170,36 @@ func (p *parser) scan(first int, emit bool) {
 		p.f.Entries = make([]Entry, 0, n)
 		p.ids = make([]byte, 0, 16*n)
 	}
-	var it item
+	var (
+		it  item  // the list item or table being collected
+		par para  // the paragraph being collected
+		grp group // a lead-in and what it introduces
+	)
+	closeGroup := func() {
+		if grp.open && emit {
+			p.emitGroup(&grp)
+		}
+		grp = group{items: grp.items[:0]}
+	}
 	closeItem := func() {
-		if it.open && emit {
+		switch {
+		case !it.open:
+		case grp.open:
+			grp.items = append(grp.items, it)
+			grp.last = it.last
+			if it.table {
+				closeGroup()
+			}
+		case emit:
 			p.emit(&it)
 		}
 		it = item{}
+	}
+	closePara := func() {
+		if par.open && emit && p.boldLead(&par) {
+			p.emitSpan(par.first, par.last, par.off)
+		}
+		par = para{}
 	}
 	for i := first; i < len(p.lines); i++ {
 		s := p.text(i)
@@ -163,6 +208,9 @@ func (p *parser) scan(first int, emit bool) {
 				closeItem()
 			} else if it.open {
 				it.blank = true
+			}
+			if par.open {
+				par.blank = true
 			}
 			continue
 		}
@@ -205,12 +253,40 @@ func (p *parser) scan(first int, emit bool) {
 					continue
 				}
 				closeItem()
+				closeGroup()
 				continue
 			case (li.kind == kText || li.kind == kTable) && !it.blank && !it.afterFence:
 				it.last = i // lazy continuation
 				continue
 			}
 			closeItem()
+		}
+
+		// A list goes on with another item of its kind; anything else
+		// ends what a lead-in introduced.
+		if grp.open && !(grp.list && li.kind == kItem && isOrdered(s, li) == grp.ordered) {
+			closeGroup()
+		}
+
+		if par.open {
+			if li.kind == kText && !par.blank {
+				par.last = i // the paragraph goes on
+				continue
+			}
+			// A paragraph ending in a colon leads in to the list, table or
+			// fence after it, and so does a bold-lead paragraph right
+			// above one ("**File:** `x`" over its list). Other text right
+			// above a list ("Last updated May." under a title) does not:
+			// it would make the whole list one entry.
+			leads := (li.kind == kItem || li.kind == kTable || li.kind == kFence && p.fenceEnd(i, li) > i) &&
+				(p.endsWithColon(par.last) || !par.blank && p.boldLead(&par))
+			if leads {
+				grp = group{open: true, first: par.first, last: par.last, off: par.off, items: grp.items[:0],
+					list: li.kind == kItem, ordered: li.kind == kItem && isOrdered(s, li)}
+				par = para{}
+			} else {
+				closePara()
+			}
 		}
 
 		switch li.kind {
@@ -225,14 +301,24 @@ func (p *parser) scan(first int, emit bool) {
 			})
 			p.section = title
 		case kItem:
-			it = item{open: true, first: i, last: i, markerIndent: li.indent, content: li.content}
+			it = item{open: true, first: i, last: i, markerIndent: li.indent, marker: li.off, content: li.content}
 		case kTable:
 			it = item{open: true, table: true, first: i, last: i}
 		case kFence, kComment:
 			i = p.block(i, li)
+			if grp.open {
+				grp.last = i
+				closeGroup()
+			}
+		case kText:
+			if li.indent <= 3 {
+				par = para{open: true, first: i, last: i, off: li.off}
+			}
 		}
 	}
 	closeItem()
+	closeGroup()
+	closePara()
 	// One string holds every id: one allocation instead of one per entry.
 	ids := string(p.ids)
 	for k := range p.f.Entries {
@@ -289,24 +375,61 @@ func headingTitle(s string) string {
 	return s
 }
 
-// emit turns the collected item into an Entry, unless its text is empty.
+// emit turns the collected list item or table into an Entry, unless its
+// text is empty.
 func (p *parser) emit(it *item) {
-	first, last := p.lines[it.first], p.lines[it.last]
-	textStart := first.start
-	if !it.table {
-		textStart += it.content
+	first := p.lines[it.first]
+	if it.table {
+		p.emitText(it.first, it.last, first.start, "", false)
+		return
 	}
+	p.emitText(it.first, it.last, first.start+it.content, p.src[first.start+it.marker:first.start+it.content], true)
+}
+
+// emitSpan emits lines a..b as one paragraph-shaped entry (a bold-lead
+// paragraph, or a lead-in with what it introduces) whose text starts at
+// byte off of line a.
+func (p *parser) emitSpan(a, b, off int) {
+	p.emitText(a, b, p.lines[a].start+off, "", false)
+}
+
+// emitGroup emits a lead-in and what it introduces as one entry, unless the
+// list is made of pointers: an index's "Topic files:" above its pointer
+// lines is a label, and each pointer stays a pointer.
+func (p *parser) emitGroup(g *group) {
+	for k := range g.items {
+		it := &g.items[k]
+		if it.table {
+			continue
+		}
+		first := p.lines[it.first]
+		if _, ok := pointerTarget(p.src[first.start+it.content : first.text]); ok {
+			for k := range g.items {
+				p.emit(&g.items[k])
+			}
+			return
+		}
+	}
+	p.emitSpan(g.first, g.last, g.off)
+}
+
+// emitText turns lines a..b, starting at byte offset textStart of line a,
+// into an Entry, unless the text is empty. marker is the list marker as
+// written ("" for a table or a paragraph); item says whether the first
+// line may be a pointer.
+func (p *parser) emitText(a, b, textStart int, marker string, item bool) {
+	first, last := p.lines[a], p.lines[b]
 	// Text is trimmed. When it is a substring of the content that
 	// normalization would leave as it is (most one-line entries), it is
 	// hashed in place; otherwise its normalized copy is.
-	joined, inPlace := p.join(it.first, it.last, textStart)
+	joined, inPlace := p.join(a, b, textStart)
 	left := strings.TrimLeftFunc(joined, unicode.IsSpace)
 	text := strings.TrimRightFunc(left, unicode.IsSpace)
 	var sum [sha256.Size]byte
 	hashed := false
 	if inPlace {
-		a := textStart + len(joined) - len(left)
-		if raw := p.f.Content[a : a+len(text)]; isNormalized(raw) {
+		at := textStart + len(joined) - len(left)
+		if raw := p.f.Content[at : at+len(text)]; isNormalized(raw) {
 			if len(raw) == 0 {
 				return
 			}
@@ -326,13 +449,14 @@ func (p *parser) emit(it *item) {
 		File:      p.f.Name,
 		Section:   p.section,
 		Text:      text,
+		Marker:    strings.TrimSpace(marker),
 		Start:     first.start,
 		End:       last.end,
-		StartLine: it.first + 1,
-		EndLine:   it.last + 1,
+		StartLine: a + 1,
+		EndLine:   b + 1,
 	}
-	if !it.table {
-		if target, ok := leadingPointer(p.src[first.start+it.content : first.text]); ok {
+	if item {
+		if target, ok := pointerTarget(p.src[textStart:first.text]); ok {
 			e.Kind, e.Link = Pointer, target
 		}
 	}
@@ -340,4 +464,39 @@ func (p *parser) emit(it *item) {
 		e.Link = firstSiblingLink(text)
 	}
 	p.f.Entries = append(p.f.Entries, e)
+}
+
+// boldLead reports whether a paragraph is an entry of its own: it opens,
+// after optional emoji, with a bold run ("**Rule:** text", "**Title.**
+// text", "__x__ y") and says something beyond that label. A bold line
+// alone is a label (a heading in all but name), not an entry.
+func (p *parser) boldLead(pa *para) bool {
+	first := p.lines[pa.first]
+	s := p.src[first.start+pa.off : first.text]
+	i := skipEmoji(s)
+	if i+2 > len(s) || (s[i:i+2] != "**" && s[i:i+2] != "__") {
+		return false
+	}
+	k := strings.Index(s[i+2:], s[i:i+2])
+	if k <= 0 {
+		return false
+	}
+	if pa.last > pa.first {
+		return true
+	}
+	rest := strings.TrimLeft(s[i+2+k+2:], " \t:：.—–-")
+	return strings.TrimSpace(rest) != ""
+}
+
+// endsWithColon reports whether line i's text ends with a colon, before
+// any closing emphasis: "Fixes:", "**Steps:**", "**结论：**".
+func (p *parser) endsWithColon(i int) bool {
+	s := strings.TrimRight(p.text(i), " \t*_")
+	return strings.HasSuffix(s, ":") || strings.HasSuffix(s, "：")
+}
+
+// isOrdered reports whether the item line s is numbered ("1.", "2)").
+func isOrdered(s string, li lineInfo) bool {
+	c := s[li.off]
+	return c >= '0' && c <= '9'
 }

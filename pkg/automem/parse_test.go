@@ -72,11 +72,12 @@ func TestParseFactLists(t *testing.T) {
 			},
 		},
 		{
-			name: "table is one fact",
-			in:   "## Hooks\nAll hooks:\n\n| Event | Cmd |\n|---|---|\n| Stop | x \\| y |\n\nNote: text\n| a |\n",
+			name: "a table is one fact, and a lead-in ending in a colon belongs to it",
+			in:   "## Hooks\nAll hooks:\n\n| Event | Cmd |\n|---|---|\n| Stop | x \\| y |\n\nNote: text\n| a |\n\n| b |\n|---|\n",
 			want: []want{
-				{Fact, 4, 6, "Hooks", "| Event | Cmd |\n|---|---|\n| Stop | x \\| y |", ""},
+				{Fact, 2, 6, "Hooks", "All hooks:\n\n| Event | Cmd |\n|---|---|\n| Stop | x \\| y |", ""},
 				{Fact, 9, 9, "Hooks", "| a |", ""},
+				{Fact, 11, 12, "Hooks", "| b |\n|---|", ""},
 			},
 			headings: 1,
 		},
@@ -129,10 +130,10 @@ func TestParseFactLists(t *testing.T) {
 		},
 		{
 			name: "text after an item's fence ends the item",
-			in:   "- cmd:\n```\nx\n```\nparagraph\n- next\n",
+			in:   "- cmd:\n```\nx\n```\nparagraph\n\n- next\n",
 			want: []want{
 				{Fact, 1, 4, "", "cmd:\n```\nx\n```", ""},
-				{Fact, 6, 6, "", "next", ""},
+				{Fact, 7, 7, "", "next", ""},
 			},
 		},
 		{
@@ -156,9 +157,9 @@ func TestParseFactLists(t *testing.T) {
 		},
 		{
 			name: "paragraphs, quotes, rules and comments are not entries",
-			in:   "Some paragraph.\n> - quoted bullet\n---\n***\n- - -\n<!-- archived 2026 -->\n<!--\n- hidden\n## hidden\n-->\n**bold** line\n*italic* line\n- real\n",
+			in:   "Some paragraph.\n> - quoted bullet\n---\n***\n- - -\n<!-- archived 2026 -->\n<!--\n- hidden\n## hidden\n-->\n*italic* line\n\n**bold label**\n\n- real\n",
 			want: []want{
-				{Fact, 13, 13, "", "real", ""},
+				{Fact, 15, 15, "", "real", ""},
 			},
 		},
 		{
@@ -220,23 +221,84 @@ func TestParseFactLists(t *testing.T) {
 			want: []want{{Pointer, 1, 1, "", "[a [b](k.md) — hook", "k.md"}},
 		},
 		{
-			name: "links that are not pointers",
+			name: "pointer forms: the hook first, a folder, back-ticks, bare names, wikilinks, see",
 			in: "- Sempre reiniciar → [feedback_x.md](feedback_x.md)\n- 详细设计见：[x.md](./x.md)\n" +
-				"- [site](https://example.com/a.md) — remote\n- [deep](sub/dir.md) — not a sibling\n" +
+				"- [deep](sub/dir.md) — in a folder\n- `notes/debugging.md` — what it holds\n" +
+				"- notes/debugging.md — what it holds\n- feedback_y.md: hook\n- [[wiki link]] — hook\n" +
+				"- [[notiontalk.com 도메인 아키텍처]]\n- Details: [[slug|alias]]\n- See [hooks.md](hooks.md)\n" +
+				"- See [hooks.md](hooks.md) for details.\n- **Title**: [t.md](t.md)\n- 🚨 hook → `z.md`\n",
+			want: []want{
+				{Pointer, 1, 1, "", "Sempre reiniciar → [feedback_x.md](feedback_x.md)", "feedback_x.md"},
+				{Pointer, 2, 2, "", "详细设计见：[x.md](./x.md)", "x.md"},
+				{Pointer, 3, 3, "", "[deep](sub/dir.md) — in a folder", "sub/dir.md"},
+				{Pointer, 4, 4, "", "`notes/debugging.md` — what it holds", "notes/debugging.md"},
+				{Pointer, 5, 5, "", "notes/debugging.md — what it holds", "notes/debugging.md"},
+				{Pointer, 6, 6, "", "feedback_y.md: hook", "feedback_y.md"},
+				{Pointer, 7, 7, "", "[[wiki link]] — hook", "wiki link.md"},
+				{Pointer, 8, 8, "", "[[notiontalk.com 도메인 아키텍처]]", "notiontalk.com 도메인 아키텍처.md"},
+				{Pointer, 9, 9, "", "Details: [[slug|alias]]", "slug.md"},
+				{Pointer, 10, 10, "", "See [hooks.md](hooks.md)", "hooks.md"},
+				{Pointer, 11, 11, "", "See [hooks.md](hooks.md) for details.", "hooks.md"},
+				{Pointer, 12, 12, "", "**Title**: [t.md](t.md)", "t.md"},
+				{Pointer, 13, 13, "", "🚨 hook → `z.md`", "z.md"},
+			},
+		},
+		{
+			name: "links that are not pointers",
+			in: "- [site](https://example.com/a.md) — remote\n- [up](../x.md) — outside the memory\n" +
 				"- `~/.claude/knowledge/p.md` — a path\n- `notes.txt` — not markdown\n" +
 				"- script: ~/.claude/notify.sh\n  - See [hooks.md](hooks.md) for details\n" +
-				"- use `[x](y.md)` syntax\n- [[wiki link]] then [real](z.md)\n",
+				"- use `[x](y.md)` syntax\n- README.md is stale\n- A fact. [Detail](d.md)\n" +
+				"- Use the helper in [u](u.md) when deploying\n- `MEMORY.md` — the index itself\n",
 			want: []want{
-				{Fact, 1, 1, "", "Sempre reiniciar → [feedback_x.md](feedback_x.md)", "feedback_x.md"},
-				{Fact, 2, 2, "", "详细设计见：[x.md](./x.md)", "x.md"},
-				{Fact, 3, 3, "", "[site](https://example.com/a.md) — remote", ""},
-				{Fact, 4, 4, "", "[deep](sub/dir.md) — not a sibling", ""},
-				{Fact, 5, 5, "", "`~/.claude/knowledge/p.md` — a path", ""},
-				{Fact, 6, 6, "", "`notes.txt` — not markdown", ""},
-				{Fact, 7, 8, "", "script: ~/.claude/notify.sh\n  - See [hooks.md](hooks.md) for details", "hooks.md"},
-				{Fact, 9, 9, "", "use `[x](y.md)` syntax", ""},
-				{Fact, 10, 10, "", "[[wiki link]] then [real](z.md)", "z.md"},
+				{Fact, 1, 1, "", "[site](https://example.com/a.md) — remote", ""},
+				{Fact, 2, 2, "", "[up](../x.md) — outside the memory", ""},
+				{Fact, 3, 3, "", "`~/.claude/knowledge/p.md` — a path", ""},
+				{Fact, 4, 4, "", "`notes.txt` — not markdown", ""},
+				{Fact, 5, 6, "", "script: ~/.claude/notify.sh\n  - See [hooks.md](hooks.md) for details", "hooks.md"},
+				{Fact, 7, 7, "", "use `[x](y.md)` syntax", ""},
+				{Fact, 8, 8, "", "README.md is stale", ""},
+				{Fact, 9, 9, "", "A fact. [Detail](d.md)", "d.md"},
+				{Fact, 10, 10, "", "Use the helper in [u](u.md) when deploying", "u.md"},
+				{Fact, 11, 11, "", "`MEMORY.md` — the index itself", ""},
 			},
+		},
+		{
+			name: "a lead-in and its list are one entry",
+			in: "## TS\nCasting a fixture as `chrome.tabs.TabChangeInfo` makes tsc fail. Fixes:\n" +
+				"- Drop the cast entirely if the receiver is loosely typed.\n- Otherwise inline the shape: `as { url?: string }`.\n\n" +
+				"Hard-wrapped lead-in that goes\non. Steps:\n\n1. first\n   - detail\n\n2. second\n- a new list\n\n" +
+				"Context without a colon.\n\n- stands alone\n",
+			want: []want{
+				{Fact, 2, 4, "TS", "Casting a fixture as `chrome.tabs.TabChangeInfo` makes tsc fail. Fixes:\n" +
+					"- Drop the cast entirely if the receiver is loosely typed.\n- Otherwise inline the shape: `as { url?: string }`.", ""},
+				{Fact, 6, 12, "TS", "Hard-wrapped lead-in that goes\non. Steps:\n\n1. first\n   - detail\n\n2. second", ""},
+				{Fact, 13, 13, "TS", "a new list", ""},
+				{Fact, 17, 17, "TS", "stands alone", ""},
+			},
+			headings: 1,
+		},
+		{
+			name: "a lead-in above a fence, and one above pointers",
+			in:   "Run it with:\n\n```sh\nmake\n```\nTopic files:\n- [a](a.md) — x\n- [b](b.md) — y\n",
+			want: []want{
+				{Fact, 1, 5, "", "Run it with:\n\n```sh\nmake\n```", ""},
+				{Pointer, 7, 7, "", "[a](a.md) — x", "a.md"},
+				{Pointer, 8, 8, "", "[b](b.md) — y", "b.md"},
+			},
+		},
+		{
+			name: "bold-lead paragraphs are entries",
+			in: "## Side Panel\n\n**`sidePanel.close()` does NOT need a gesture.** Call it\nfrom any async context.\n\n" +
+				"**Bold label alone**\n\n**Service worker must declare module** to use imports:\n```json\n{}\n```\n\n" +
+				"🚨 **Rule:** never push on Fridays.\n\n**File:** `notify.sh`\n- walks the tree\n- suppresses\n",
+			want: []want{
+				{Fact, 3, 4, "Side Panel", "**`sidePanel.close()` does NOT need a gesture.** Call it\nfrom any async context.", ""},
+				{Fact, 8, 11, "Side Panel", "**Service worker must declare module** to use imports:\n```json\n{}\n```", ""},
+				{Fact, 13, 13, "Side Panel", "🚨 **Rule:** never push on Fridays.", ""},
+				{Fact, 15, 17, "Side Panel", "**File:** `notify.sh`\n- walks the tree\n- suppresses", ""},
+			},
+			headings: 1,
 		},
 		{
 			name:     "pointer in a heading is not an entry",
