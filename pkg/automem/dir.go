@@ -141,7 +141,7 @@ func (d *Dir) resolve() {
 				e.Link = name
 				continue
 			}
-			if hasHook(e.Text, e.Link) {
+			if HasHook(e.Text, e.Link) {
 				e.Kind = Fact
 			}
 		}

@@ -149,8 +149,8 @@ func TestHasHook(t *testing.T) {
 		{"[$ partial matching: use result[[\"error\"]]](r.md)", "r.md", true},
 		{"Details: [[slug]]", "slug.md", false},
 	} {
-		if got := hasHook(c.text, c.link); got != c.want {
-			t.Errorf("hasHook(%q) = %v, want %v", c.text, got, c.want)
+		if got := HasHook(c.text, c.link); got != c.want {
+			t.Errorf("HasHook(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }

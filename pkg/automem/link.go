@@ -485,7 +485,7 @@ func firstSiblingLink(s string) string {
 // title as some indexes write them). References to memory files are
 // dropped, and so are separators and "see"-like words; whatever letter or
 // digit remains is the memory.
-func hasHook(text, link string) bool {
+func HasHook(text, link string) bool {
 	line, _, _ := strings.Cut(text, "\n")
 	stem := nameKey(path.Base(link))
 	var b strings.Builder

@@ -55,6 +55,9 @@ type memEntry struct {
 	// name); only entries the context may show are screened.
 	Flags           []Flag
 	hasDesc, cached bool
+	// hook: a pointer whose text says more than its file's name, so that
+	// it is the memory itself when the file does not exist.
+	hook bool
 }
 
 // docData is what is derived from one markdown document Claude Code may
@@ -215,6 +218,7 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 		me := memEntry{
 			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
 			Name: en.Name, Key: match.Key(en.Text),
+			hook: en.Kind == automem.Pointer && automem.HasHook(en.Text, en.Link),
 		}
 		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
 			me.DescKey, me.hasDesc = match.Key(en.Description), true
@@ -409,7 +413,7 @@ func (ix *Index) encode(w *bytes.Buffer) {
 		l := f.Load
 		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated), itoa(len(f.Entries)))
 		for _, e := range f.Entries {
-			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text))
+			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text), bit(e.hook))
 			if len(e.Cites) > 0 {
 				cs := make([]string, len(e.Cites))
 				for i, c := range e.Cites {
@@ -475,7 +479,7 @@ func sortedKeys(m map[memoKey]bool) []memoKey {
 func (ix *Index) decode(src string) error {
 	// Every field is a substring of the file's one string, so decoding
 	// allocates little beyond the records themselves.
-	var fs [12]string
+	var fs [13]string
 	var f *memFile
 	var d *docData
 	for len(src) > 0 {
@@ -507,12 +511,13 @@ func (ix *Index) decode(src string) error {
 			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
 			ix.mem[f.Name], d = f, nil
 		case "E":
-			if f == nil || n != 11 {
+			if f == nil || n != 12 {
 				return bad()
 			}
 			f.Entries = append(f.Entries, memEntry{
 				ID: fs[0], Kind: fs[1], Line: atoi(fs[2]), Key: unhex(fs[3]), Link: unesc(fs[4]), Type: unesc(fs[5]),
 				Name: unesc(fs[6]), Desc: unesc(fs[7]), DescKey: unhex(fs[8]), hasDesc: fs[9] == "1", Text: unesc(fs[10]),
+				hook: fs[11] == "1",
 			})
 		case "C":
 			if f == nil || len(f.Entries) == 0 || n >= len(fs) {

@@ -83,6 +83,8 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	orphans := orphanPointers(mem)
+	isPointer := func(en *memEntry) bool { return en.Kind == string(automem.Pointer) && !orphans[en.ID] }
 	ds := discover(e, cwd, ix)
 
 	// What Claude Code loaded: statements (as exact keys) and markers.
@@ -218,7 +220,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		for _, f := range mem {
 			for _, en := range f.Entries {
 				r := rec.get(en.ID)
-				if r == nil || r.counted || en.Kind == string(automem.Pointer) || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
+				if r == nil || r.counted || isPointer(&en) || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
 					continue
 				}
 				if stability.Of(&store.Entry{Sessions: r.sessions}, e.Threshold) != stability.Stable {
@@ -242,10 +244,13 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if len(in.Candidates) >= maxCandidates {
 				break
 			}
-			if en.Kind == string(automem.Pointer) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
+			if isPointer(en) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
 				continue
 			}
 			c := Candidate{ID: en.ID, File: f.Name, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
+			if orphans[en.ID] {
+				c.Kind = string(automem.Fact)
+			}
 			if en.Kind == string(automem.Memory) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
 				c.Pointed = pointed[f.Name]
@@ -299,6 +304,36 @@ func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// orphanPointers returns the ids of the pointers whose file is not in the
+// memory directory but whose text says something: the hook is the only copy
+// of that memory, so it counts as a fact (automem.Dir.resolve is the same
+// rule for every other command). A pointer into a sub-folder is taken to
+// name a file: the hook reads only the top level.
+func orphanPointers(mem []*memFile) map[string]bool {
+	have := make(map[string]bool, 2*len(mem))
+	for _, f := range mem {
+		have[strings.ToLower(f.Name)] = true
+		for _, en := range f.Entries {
+			if en.Kind == string(automem.Memory) && en.Name != "" {
+				have[strings.ToLower(en.Name)+".md"] = true
+			}
+		}
+	}
+	var out map[string]bool
+	for _, f := range mem {
+		for _, en := range f.Entries {
+			if en.Kind != string(automem.Pointer) || !en.hook || strings.Contains(en.Link, "/") || have[strings.ToLower(en.Link)] {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]bool)
+			}
+			out[en.ID] = true
+		}
+	}
+	return out
 }
 
 // readLimited reads a regular file of at most limit bytes.
