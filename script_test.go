@@ -99,6 +99,7 @@ func TestScripts(t *testing.T) {
 			"jsonenv":   cmdJSONEnv,
 			"treehash":  cmdTreeHash,
 			"ctxcheck":  cmdCtxCheck,
+			"linkcheck": cmdLinkCheck,
 		},
 	})
 }
@@ -164,13 +165,22 @@ func cmdMemdir(ts *testscript.TestScript, neg bool, args []string) {
 	if !filepath.IsAbs(src) {
 		src = ts.MkAbs(src)
 	}
-	ents, err := os.ReadDir(src)
+	// Sub-folders too: a hand-kept memory points into notes/.
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == src {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
 	ts.Check(err)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		ts.Check(err)
-		ts.Check(os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
-	}
 	ts.Setenv("MEMDIR", dst)
 }
 

@@ -95,3 +95,26 @@ func TestMarkers(t *testing.T) {
 		t.Errorf("markers = %q, want %q", got, want)
 	}
 }
+
+func TestRefs(t *testing.T) {
+	text := "See [gate notes](project_gate.md) and ![img](a.png).\n" +
+		"```\n[not](a link.md)\n```\n" +
+		"`[code](x.md)` then [[wiki target|alias]] and [[plain]]\n" +
+		"[t](<x y.md> \"title\") [unclosed](x.md"
+	var got []string
+	for _, r := range Refs(text) {
+		got = append(got, text[r.Start:r.End]+"|"+r.Label+"|"+r.Dest)
+	}
+	want := []string{
+		"[gate notes](project_gate.md)|gate notes|project_gate.md",
+		"![img](a.png)|img|a.png",
+		"[[wiki target|alias]]|alias|wiki target",
+		"[[plain]]|plain|plain",
+		"[t](<x y.md> \"title\")|t|x y.md",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Refs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Linear on hostile lines.
+	Refs(strings.Repeat("[a ", 200000) + strings.Repeat("[[", 100000))
+}

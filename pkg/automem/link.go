@@ -539,3 +539,97 @@ func nameKey(s string) string {
 	s = strings.NewReplacer("_", " ", "-", " ", "`", "").Replace(s)
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// maxLabel bounds the link text Refs reads.
+const maxLabel = 1024
+
+// Ref is a link in markdown text: an inline link or image ("[label](dest)",
+// "![alt](src)") or a [[wikilink]] (Dest is its target as written, Label
+// its alias or target).
+type Ref struct {
+	Start, End int // byte range in the text, "!" of an image included
+	Label      string
+	Dest       string
+	Wiki       bool
+	Image      bool
+}
+
+// Refs returns the links of markdown text, in order, outside fenced code
+// and code spans. Like the rest of the parser it is linear in the text:
+// link destinations and wikilinks are bounded.
+func Refs(text string) []Ref {
+	var out []Ref
+	fence := ""
+	off := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		at := off
+		off += len(line)
+		s := strings.TrimRight(line, "\r\n")
+		t := strings.TrimLeft(s, " \t")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]+" \t") == "" {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			n := 0
+			for n < len(t) && t[n] == t[0] {
+				n++
+			}
+			fence = t[:n]
+			continue
+		}
+		if !strings.Contains(s, "[") {
+			continue
+		}
+		var cs codeSkipper
+		for i := 0; i < len(s); {
+			switch s[i] {
+			case '\\':
+				i += 2
+				continue
+			case '`':
+				i = cs.skip(s, i)
+				continue
+			case '[':
+				if i+1 < len(s) && s[i+1] == '[' {
+					if k := strings.Index(s[i+2:min(len(s), i+2+maxWiki)], "]]"); k > 0 {
+						inner := s[i+2 : i+2+k]
+						target, alias, _ := strings.Cut(inner, "|")
+						label := strings.TrimSpace(alias)
+						if label == "" {
+							label = strings.TrimSpace(target)
+						}
+						if !strings.ContainsAny(inner, "[]") {
+							out = append(out, Ref{Start: at + i, End: at + i + 2 + k + 2, Label: label, Dest: strings.TrimSpace(target), Wiki: true})
+							i += 2 + k + 2
+							continue
+						}
+					}
+					i++
+					continue
+				}
+				// The window bounds the work per "[" on a line of many.
+				w := s[:min(len(s), i+maxLabel+maxDest)]
+				var wcs codeSkipper
+				if dest, end, ok := linkAt(w, i, false, &wcs); ok {
+					if k := strings.LastIndex(w[i:end], "]("); k > 0 {
+						if _, e2, ok := destAt(w, i+k+2); ok && e2 == end {
+							r := Ref{Start: at + i, End: at + end, Label: s[i+1 : i+k], Dest: dest}
+							if i > 0 && s[i-1] == '!' {
+								r.Start--
+								r.Image = true
+							}
+							out = append(out, r)
+							i = end
+							continue
+						}
+					}
+				}
+			}
+			i++
+		}
+	}
+	return out
+}

@@ -205,6 +205,12 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), b.File, b.Line, b.Reason)
 		}
 	}
+	if len(pl.TimeBound) > 0 {
+		fmt.Fprintf(w, "\nTime-bound, not offered (the state of something on a day, stale soon after):\n")
+		for _, b := range pl.TimeBound {
+			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), b.File, b.Line, b.Reason)
+		}
+	}
 	var skipped []string
 	if pl.SkippedDuplicates > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d already said in CLAUDE.md/AGENTS.md", pl.SkippedDuplicates))
@@ -330,13 +336,21 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	var pl plan.Plan
 	var incomplete []*journal.Op
 	var found bool
+	homes := map[string]string{} // memory files promoted before → their documents
 	err = st.View(func(tx *bolt.Tx) error {
 		var err error
 		if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
 			return err
 		}
-		incomplete, err = journal.Incomplete(tx)
-		return err
+		if incomplete, err = journal.Incomplete(tx); err != nil {
+			return err
+		}
+		return store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
+			if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
+				homes[r.Origin] = r.Target
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -354,7 +368,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	}
 
 	valid := pl.Numbers()
-	req := promote.Request{ImportAgents: *importAgents, Edits: map[int]string{}, Targets: map[int]string{}}
+	req := promote.Request{ImportAgents: *importAgents, Edits: map[int]string{}, Targets: map[int]string{}, Homes: homes}
 	if req.Approve, err = promote.ParseSpec(*approve, valid); err != nil {
 		return cli.WithHint(err, "use numbers from the last plan, e.g. --approve 1,3,5-8")
 	}

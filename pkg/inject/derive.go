@@ -23,7 +23,7 @@ const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
 // from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v4\n"
+const indexMagic = "intermem context index v5\n"
 
 // Bounds on what is kept of an entry's text: enough for every clip and
 // for relevance, not the whole of a long memory.

@@ -16,21 +16,29 @@
 //     plan flagged "[similar to existing: …]", never silently dropped; an
 //     entry that adds to an existing line (or says less than one) is
 //     called out as a refinement;
-//  4. citations are validated; a cited path git recorded as renamed is
+//  4. time-bound entries (a status snapshot, "Pipeline state (2026-04-02):
+//     …", anything under "… snapshots — run … for current") are listed
+//     apart, never offered: they pass the stability test because nobody
+//     updates them, and are stale the day after (see TimeBound);
+//  5. citations are validated; a cited path git recorded as renamed is
 //     rewritten to the path that exists now (the candidate's text, with
 //     the original kept beside it), and the rewritten text is what is
 //     scored, deduplicated and promoted; a stale entry (confidence below 0.3) is
 //     listed as blocked with the reason, never offered (a plan built
 //     without a Checker skips this and says so: Validated is false);
-//  5. secrets are redacted from the text that would be promoted, and
+//  6. secrets are redacted from the text that would be promoted, and
 //     instruction-like text that could be a prompt injection is flagged;
-//  6. each entry is routed: behavioural preferences (memory type user or
+//  7. each entry is routed: behavioural preferences (memory type user or
 //     feedback, imperative always/never/prefer/don't rules, preference
 //     sections) to CLAUDE.md; structural facts to AGENTS.md.
 //
 // The best-established entries come first (most sessions, then highest
-// confidence, then oldest); the list is capped, grouped by target document
-// and numbered. The plan is saved in the store so that "apply" acts on
+// confidence, then oldest); entries that tie keep their order in memory
+// (file, then line), so "First run…", "Then tag…", "Finally push…" are
+// offered in that order and never in the order of their hashes. The list
+// is capped, grouped by target document and numbered. A candidate's section
+// is its topic (tier.TopicTitle): "Hygiene (updated 2026-04-02)" and
+// "Hygiene (updated 2026-05-11)" are one section. The plan is saved in the store so that "apply" acts on
 // exactly what the user saw, and can tell when it has gone stale.
 package plan
 
@@ -49,6 +57,7 @@ import (
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/targets"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 // Similar is the fuzzy-match threshold.
@@ -113,6 +122,7 @@ type Plan struct {
 	Root              string            `json:"project_root"`
 	Candidates        []Candidate       `json:"candidates"`
 	Blocked           []Blocked         `json:"blocked"`
+	TimeBound         []Blocked         `json:"time_bound"` // listed apart, not offered
 	SkippedDuplicates int               `json:"skipped_duplicates"`
 	SkippedPromoted   int               `json:"skipped_promoted"`
 	SkippedRejected   int               `json:"skipped_rejected"`
@@ -159,7 +169,7 @@ func Build(in Inputs) *Plan {
 	cat := in.Catalog
 	p := &Plan{
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
-		Entries: len(cat.Items), Candidates: []Candidate{}, Blocked: []Blocked{},
+		Entries: len(cat.Items), Candidates: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
 		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{},
 		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
@@ -181,7 +191,7 @@ func Build(in Inputs) *Plan {
 		}
 	}
 
-	var cands []Candidate
+	cands := []Candidate{}
 	for i := range cat.Items {
 		it := &cat.Items[i]
 		if it.Status != stability.Stable {
@@ -200,6 +210,13 @@ func Build(in Inputs) *Plan {
 			continue
 		}
 		block := Block(it.Entry)
+		if why, ok := TimeBound(it.Entry); ok {
+			p.TimeBound = append(p.TimeBound, Blocked{
+				ID: it.ID, Text: preview(strings.TrimPrefix(redact.String(block), "- ")), Reason: why,
+				File: it.File, Line: it.StartLine,
+			})
+			continue
+		}
 		if _, ok := ix.Exact(block); ok {
 			p.SkippedDuplicates++
 			continue
@@ -263,7 +280,10 @@ func Build(in Inputs) *Plan {
 		if !x.FirstSeen.Equal(y.FirstSeen) {
 			return x.FirstSeen.Before(y.FirstSeen)
 		}
-		return x.ID < y.ID
+		if x.File != y.File {
+			return x.File < y.File
+		}
+		return x.Line < y.Line
 	})
 	if in.Max > 0 && len(cands) > in.Max {
 		p.Capped = len(cands) - in.Max
@@ -360,14 +380,42 @@ func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
 }
 
 // Block renders an entry as the markdown to insert into a curated document
-// (without the marker). A fact keeps its text; a numbered item becomes a
-// bullet. A one-memory file becomes one bullet: its description (or first
-// line) on the first line and its body indented under it, with any headings
-// in the body turned into bold lines so they cannot split the target
-// document's sections.
+// (without the marker), keeping the shape it has in memory:
+//
+//   - a list item keeps its text, and a numbered one its number ("3. …":
+//     other notes refer to "rule #3");
+//   - a lead-in with its list, or a bold-lead paragraph, becomes one bullet
+//     whose first line is the lead-in and whose list, fence or table is
+//     indented under it, so the two stay one entry in the document too;
+//   - a table stays a table;
+//   - a one-memory file becomes one bullet: its description (or first
+//     line) on the first line and its body indented under it, with any
+//     headings in the body turned into bold lines so they cannot split the
+//     target document's sections.
 func Block(e automem.Entry) string {
 	if e.Kind != automem.Memory {
-		return "- " + e.Text
+		switch {
+		case isOrdered(e.Marker):
+			return e.Marker + " " + e.Text
+		case e.Marker != "":
+			return "- " + e.Text
+		case strings.HasPrefix(e.Text, "|"):
+			return e.Text
+		}
+		first, rest, ok := strings.Cut(e.Text, "\n")
+		if !ok {
+			return "- " + first
+		}
+		var b strings.Builder
+		b.WriteString("- " + first)
+		for _, line := range strings.Split(rest, "\n") {
+			if strings.TrimSpace(line) == "" {
+				b.WriteString("\n")
+				continue
+			}
+			b.WriteString("\n  " + line)
+		}
+		return b.String()
 	}
 	body := strings.TrimSpace(e.Text)
 	first := strings.TrimSpace(e.Description)
@@ -400,6 +448,11 @@ func Block(e automem.Entry) string {
 		b.WriteString("\n  " + line)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// isOrdered reports whether a list marker is numbered ("3.", "10)").
+func isOrdered(marker string) bool {
+	return len(marker) > 1 && marker[0] >= '0' && marker[0] <= '9'
 }
 
 var headingRE = regexp.MustCompile(`^ {0,3}#{1,6}(\s+|$)`)
@@ -438,21 +491,21 @@ var (
 	preferenceSectionRE = regexp.MustCompile(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
 )
 
-// Section picks the section a candidate goes under: its own section in
-// memory; for a one-memory file, the MEMORY.md section of the pointer that
+// Section picks the section a candidate goes under: its own section's topic
+// in memory (without a dated suffix, see tier.TopicTitle); for a one-memory file, the MEMORY.md section of the pointer that
 // names it unless that is a generic type heading, else a heading for its
 // type.
 func Section(e automem.Entry, d *automem.Dir) string {
 	if e.Kind != automem.Memory {
 		if e.Section != "" {
-			return e.Section
+			return tier.TopicTitle(e.Section)
 		}
 		return "Notes"
 	}
 	if d != nil && d.Index != nil {
 		for _, p := range d.Index.Entries {
 			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE.MatchString(p.Section) {
-				return p.Section
+				return tier.TopicTitle(p.Section)
 			}
 		}
 	}

@@ -26,6 +26,10 @@ type Request struct {
 	Edits        map[int]string // approve with this text instead
 	Targets      map[int]string // route override: "AGENTS.md" or "CLAUDE.md"
 	ImportAgents bool
+	// Homes maps memory files promoted by earlier operations (slash paths
+	// in the memory directory) to the documents they went to (relative to
+	// the root), so a link to one points there.
+	Homes map[string]string
 }
 
 // ErrSpec is returned for a malformed or out-of-range selection.
@@ -193,11 +197,24 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	}
 	sort.Ints(appr)
 
-	var phase1, phase2 []journal.Step
-	pointerSteps := map[string]bool{}
+	// Where each approved entry goes, first: a link in one promoted entry
+	// to the memory of another must point to where that one lands.
+	type dest struct {
+		n                  int
+		e                  automem.Entry
+		target, file, path string
+		section            string
+		tiered             bool
+		srcFile            string // source order: file, then line
+		srcLine            int
+	}
+	var dests []dest
 	mapper := tier.NewMapper(ts)
-	ensured := map[string]bool{}
-	tiered := false
+	homes := map[string]string{}
+	for f, home := range req.Homes {
+		homes[f] = filepath.Join(ts.Root, filepath.FromSlash(home))
+	}
+	creates := map[string]bool{ts.Target(targets.Claude).Real: true, ts.Target(targets.Agents).Real: true}
 	for _, n := range appr {
 		c := valid[n]
 		e := byID[c.ID]
@@ -205,28 +222,64 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		if t, ok := req.Targets[n]; ok {
 			target = t
 		}
-		block, edited := c.Block, false
+		d := dest{n: n, e: e, target: target, file: target, path: ts.Target(target).Real, section: c.Section,
+			srcFile: e.File, srcLine: e.StartLine}
+		if layout.Tiers(target) {
+			d.path, d.tiered = mapper.Path(c.Section), true
+			if rel, err := filepath.Rel(ts.Root, d.path); err == nil {
+				d.file = filepath.ToSlash(rel)
+			}
+			if doc := detailDoc(ts, d.path); doc != nil {
+				d.section = tier.Title(doc.Content)
+			}
+			creates[d.path] = true
+		}
+		if e.Kind == automem.Memory {
+			homes[e.File] = d.path
+			// A memory file sits where its pointer sits in the index.
+			if mem != nil && mem.Index != nil {
+				for _, p := range mem.Index.Entries {
+					if p.Kind == automem.Pointer && p.Link == e.File {
+						d.srcFile, d.srcLine = p.File, p.StartLine
+						break
+					}
+				}
+			}
+		}
+		dests = append(dests, d)
+	}
+	// Inserts go in source order, so that within a section promoted facts
+	// read in the order they were written (each insert lands at the end of
+	// its section).
+	sort.SliceStable(dests, func(a, b int) bool {
+		x, y := dests[a], dests[b]
+		if x.srcFile != y.srcFile {
+			return x.srcFile < y.srcFile
+		}
+		return x.srcLine < y.srcLine
+	})
+
+	links := newLinker(ts.Root, mem, homes, creates)
+	var phase1, phase2 []journal.Step
+	pointerSteps := map[string]bool{}
+	ensured := map[string]bool{}
+	tiered := false
+	for _, d := range dests {
+		c, e, n := valid[d.n], d.e, d.n
+		block, edited := links.rewrite(c.Block, e.File, d.path), false
 		if t, ok := req.Edits[n]; ok {
 			block, edited = "- "+strings.Join(strings.Fields(redact.String(t)), " "), true
 		}
-		file, path, section := target, ts.Target(target).Real, c.Section
-		if layout.Tiers(target) {
-			path = mapper.Path(c.Section)
-			if rel, err := filepath.Rel(ts.Root, path); err == nil {
-				file = filepath.ToSlash(rel)
-			}
-			if d := detailDoc(ts, path); d != nil {
-				section = tier.Title(d.Content)
-			}
-			if !ensured[path] {
-				ensured[path] = true
-				phase1 = append(phase1, journal.Step{Phase: 1, Path: path, Action: tier.ActEnsureDetail, Section: section})
+		if d.tiered {
+			if !ensured[d.path] {
+				ensured[d.path] = true
+				phase1 = append(phase1, journal.Step{Phase: 1, Path: d.path, Action: tier.ActEnsureDetail, Section: d.section})
 			}
 			tiered = true
 		}
-		phase1 = append(phase1, journal.Step{Phase: 1, Path: path, Action: ActInsert, ID: c.ID, Section: section, Block: block})
+		phase1 = append(phase1, journal.Step{Phase: 1, Path: d.path, Action: ActInsert, ID: c.ID, Section: d.section, Block: block})
 		pr.Promotions = append(pr.Promotions, Promotion{
-			N: n, ID: c.ID, File: file, Section: section, Edited: edited,
+			N: n, ID: c.ID, File: d.file, Section: d.section, Edited: edited,
 			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind),
 		})
 		pr.Op.Entries = append(pr.Op.Entries, c.ID)
@@ -234,17 +287,23 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		if e.Kind == automem.Memory {
 			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID})
 			for _, f := range mem.Files {
+				var ids []string
 				for _, p := range f.Entries {
-					if p.Kind == automem.Pointer && p.Link == e.File && !pointerSteps[f.Name+"\x00"+e.File] {
-						pointerSteps[f.Name+"\x00"+e.File] = true
-						phase2 = append(phase2, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, f.Name), Action: ActRemovePointers, Extra: e.File})
+					if p.Kind == automem.Pointer && p.Link == e.File {
+						ids = append(ids, p.ID)
 					}
+				}
+				if len(ids) > 0 && !pointerSteps[f.Name+"\x00"+e.File] {
+					pointerSteps[f.Name+"\x00"+e.File] = true
+					phase2 = append(phase2, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, filepath.FromSlash(f.Name)),
+						Action: ActRemovePointers, Extra: e.File, Block: strings.Join(ids, " ")})
 				}
 			}
 		} else {
 			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActRemoveEntry, ID: e.ID})
 		}
 	}
+	sort.SliceStable(pr.Promotions, func(a, b int) bool { return pr.Promotions[a].N < pr.Promotions[b].N })
 	if req.ImportAgents {
 		if ok, _ := ts.AgentsLoaded(); !ok {
 			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Real, Action: ActImport})

@@ -7,7 +7,8 @@
 // Phase 1 (targets): "insert" an entry under a section, and optionally
 // "import" AGENTS.md into CLAUDE.md. Phase 2 (memory): "remove-entry" a
 // fact from its memory file, "delete-file" a one-memory file, and
-// "remove-pointers" the index lines that named it. Every step is
+// "remove-pointers" the index lines that named it (by file name, or listed
+// by id when only the whole directory tells what they name). Every step is
 // idempotent by content: an insert whose marker is present does nothing, a
 // removal of an entry that is gone does nothing. A "delete-file" step
 // refuses to delete a file whose memory changed since the plan, because
@@ -19,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/journal"
@@ -97,10 +100,14 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byt
 		if !exists {
 			return nil, false, nil
 		}
+		// The pointers that name the file as written, and those the plan
+		// resolved to it ("[[Gate Notes]]" names project_gate.md by its
+		// title), listed by id in Block.
 		f := automem.Parse(filepath.Base(s.Path), cur)
+		listed := strings.Fields(s.Block)
 		var ids []string
 		for _, e := range f.Entries {
-			if e.Kind == automem.Pointer && e.Link == s.Extra {
+			if e.Kind == automem.Pointer && (e.Link == s.Extra || slices.Contains(listed, e.ID)) {
 				ids = append(ids, e.ID)
 			}
 		}

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -78,6 +79,41 @@ func (c Config) Tiers(target string) bool {
 	}
 	return target == targets.Agents || c.TierClaude
 }
+
+// TopicTitle returns the topic a section title names: the title without a
+// trailing date or dated note — "(updated 2026-04-02)", "(added …)", "(as
+// of …)", "— 2026-04-02", "[2026-04-02]", "（2026-02-28）", "(2026)" — so
+// that the same heading written on two days is one topic and one detail
+// document, not two. A title that is nothing but a date stays as it is.
+func TopicTitle(title string) string {
+	t := strings.TrimSpace(title)
+	for {
+		loc := datedSuffix.FindStringIndex(t)
+		if loc == nil || loc[0] == 0 {
+			break
+		}
+		t = strings.TrimRight(t[:loc[0]], " \t—–-:·|,;")
+	}
+	if t == "" {
+		return strings.TrimSpace(title)
+	}
+	return t
+}
+
+// datedSuffix matches what TopicTitle strips.
+var datedSuffix = regexp.MustCompile(`(?i)(` +
+	// a bracketed date (a year alone too), or a bracketed dated note
+	`\s*[(\[（【]\s*(` + dateWords + `)?[\s:]*(` + datePattern + `|(19|20)\d\d)[^)\]）】]*[)\]）】]` +
+	`|\s*[(\[（【]\s*(` + dateWords + `)\b[^)\]）】]*[)\]）】]` +
+	// a date after a separator, with or without a note word
+	`|\s*[—–\-:·|,]\s*(` + dateWords + `)?[\s:]*` + datePattern +
+	// a bare date at the end
+	`|\s+` + datePattern + `)\s*$`)
+
+const (
+	dateWords   = `updated|last updated|added|as of|since|revised|edited|created|new|snapshot|status`
+	datePattern = `(\d{4}[-/.]\d{1,2}([-/.]\d{1,2})?|\d{4}年\d{1,2}月(\d{1,2}日)?|(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(, \d{4})?)`
+)
 
 // Slug makes a file name stem from a section title: lower case, letters
 // and digits of any script kept (so "Déploiement" and "배포" stay
@@ -139,7 +175,7 @@ type Mapper struct {
 func NewMapper(ts *targets.Set) *Mapper {
 	m := &Mapper{root: ts.Root, byKey: map[string]string{}, taken: map[string]string{}}
 	for _, d := range ts.Details {
-		key := match.Normalize(Title(d.Content))
+		key := match.Normalize(TopicTitle(Title(d.Content)))
 		if key == "" {
 			key = match.Normalize(strings.TrimSuffix(filepath.Base(d.Name), ".md"))
 		}
@@ -151,8 +187,10 @@ func NewMapper(ts *targets.Set) *Mapper {
 	return m
 }
 
-// Path returns the detail document for a section title.
+// Path returns the detail document for a section title: the same for every
+// title naming the same TopicTitle.
 func (m *Mapper) Path(title string) string {
+	title = TopicTitle(title)
 	key := match.Normalize(title)
 	if p, ok := m.byKey[key]; ok {
 		return p

@@ -21,6 +21,33 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+// A date or a dated note at the end of a heading does not make a new
+// topic; a date that is the title, or one inside it, stays.
+func TestTopicTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"Block Metrics Hygiene (updated 2026-04-02)": "Block Metrics Hygiene",
+		"Block Metrics Hygiene (updated 2026-05-11)": "Block Metrics Hygiene",
+		"Block Metrics Hygiene":                      "Block Metrics Hygiene",
+		"BOT Strategy (2026-03-26)":                  "BOT Strategy",
+		"对话记录摘要（2026-02-28）":                         "对话记录摘要",
+		"Architecture Patterns Applied (2026)":       "Architecture Patterns Applied",
+		"Deploy notes — 2026-04-02":                  "Deploy notes",
+		"Deploy notes [2026-04-02]":                  "Deploy notes",
+		"Deploy notes (added April 2)":               "Deploy notes",
+		"Deploy notes (as of v2.3)":                  "Deploy notes",
+		"Deploy notes (updated Apr 2, 2026) (2026)":  "Deploy notes",
+		"Deploy notes 2026-04-02":                    "Deploy notes",
+		"2026-04-02":                                 "2026-04-02",
+		"Q3 2026 roadmap":                            "Q3 2026 roadmap",
+		"Python 3.12 (pure Go, no CGO)":              "Python 3.12 (pure Go, no CGO)",
+		"Port 8080":                                  "Port 8080",
+	} {
+		if got := TopicTitle(in); got != want {
+			t.Errorf("TopicTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSetIndexRoundTrip(t *testing.T) {
 	block := RenderIndex([]Topic{{Title: "Architecture", Path: "docs/intermem/architecture.md", Facts: []string{"Money is integer cents everywhere.", "Handlers never build SQL."}}})
 	for name, doc := range map[string]string{
