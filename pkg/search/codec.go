@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"unsafe"
 )
 
 // ErrCorrupt is returned by Decode for bytes that are not an index Encode
@@ -159,7 +160,23 @@ func uvarintString(s string) (uint64, int) {
 // the postings encoded until a query reads them. Any inconsistency is
 // ErrCorrupt; Decode never panics on hostile bytes.
 func Decode(data []byte) (*Index, error) {
-	r := &reader{s: string(data)}
+	return decode(string(data))
+}
+
+// DecodeShared is Decode without the copy: the index reads data in place,
+// so only the pages a query touches (the tables and its terms' postings)
+// are ever read, which matters for a cache in a memory-mapped store. data
+// must stay valid and unchanged for as long as the index is used, for
+// instance within the bbolt read transaction it came from.
+func DecodeShared(data []byte) (*Index, error) {
+	if len(data) == 0 {
+		return decode("")
+	}
+	return decode(unsafe.String(&data[0], len(data)))
+}
+
+func decode(s string) (*Index, error) {
+	r := &reader{s: s}
 	if len(r.s) < len(magic) || r.s[:len(magic)] != magic {
 		return nil, fmt.Errorf("%w: not an index of this version", ErrCorrupt)
 	}

@@ -124,9 +124,16 @@ func TestEncodeDecode(t *testing.T) {
 			t.Errorf("%q: built %v, decoded %v", q, a, b)
 		}
 	}
+	z, err := DecodeShared(data)
+	if err != nil || !slices.Equal(z.Encode(), data) {
+		t.Fatalf("DecodeShared: %v", err)
+	}
 	for _, bad := range [][]byte{nil, []byte("IMSX\x02"), data[:len(data)-1], append(append([]byte(nil), data...), 0)} {
 		if _, err := Decode(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("Decode(%d bytes) = %v, want ErrCorrupt", len(bad), err)
+		}
+		if _, err := DecodeShared(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("DecodeShared(%d bytes) = %v, want ErrCorrupt", len(bad), err)
 		}
 	}
 }
