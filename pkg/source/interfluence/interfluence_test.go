@@ -2,6 +2,7 @@ package interfluence
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,4 +158,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNewestKept appends more blocks than one parse keeps: the newest
+// MaxEntries are returned and the rest reported.
+func TestNewestKept(t *testing.T) {
+	var b bytes.Buffer
+	n := MaxEntries*2 + 3
+	for i := range n {
+		fmt.Fprintf(&b, "--- 2026-02-16T10:00:00Z | f%d | CONTEXT:x ---\nNEW: %d\n", i, i)
+	}
+	es, ps := Source{}.Parse(LogPath, b.Bytes())
+	if len(es) != MaxEntries {
+		t.Fatalf("%d entries, want %d", len(es), MaxEntries)
+	}
+	if first, last := es[0].Fields["new"], es[len(es)-1].Fields["new"]; first != fmt.Sprint(n-MaxEntries) || last != fmt.Sprint(n-1) {
+		t.Errorf("kept %s..%s, want the newest", first, last)
+	}
+	if len(ps) != 1 || ps[0].Message != fmt.Sprintf("%d older observations beyond the newest %d are not indexed", n-MaxEntries, MaxEntries) {
+		t.Errorf("problems = %v", ps)
+	}
 }
