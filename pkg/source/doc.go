@@ -27,6 +27,21 @@
 //     unscreened. Whatever stores or shows them (the catalog, search output,
 //     SessionStart) redacts and screens first, in one place for all sources.
 //
+// # For the catalog
+//
+// The catalog runs each enabled source (Registry.Enabled with the switches
+// of .intermem/config.json; Registry.Unknown names the misspelt ones) like
+// this: Find its files; a file whose Size and ModTime match the stored
+// fingerprint keeps its stored entries and problems; a changed document is
+// read with ReadFile and Parse'd, its entries and problems replacing the
+// file's; a changed log of an Appender goes through ParseLog with the
+// stored Cursor, and its entries replace those at or after the returned
+// from.Line. A file Find no longer returns is gone: its entries are
+// tombstoned. Problems belong to the content that produced them, so they
+// are stored with the fingerprint and reported once, not at every scan.
+// Scan is the same without fingerprints, for tests and first scans. Before
+// anything is stored or shown, the entries' text is redacted and screened.
+//
 // # Ids
 //
 // An Entry.ID is 16 lowercase hex digits: the first 8 bytes of the SHA-256 of
