@@ -282,3 +282,13 @@ func BenchmarkDecodeSearch20k(b *testing.B) {
 		x.Search(benchQueries[i%len(benchQueries)], Options{Limit: 10})
 	}
 }
+
+// BenchmarkBuildCorpus builds the index of the quality collection: the
+// corpus's solutions and auto-memory and the learnings fixtures.
+func BenchmarkBuildCorpus(b *testing.B) {
+	ds := collection(b).docs
+	defer cpuTime(b)()
+	for range b.N {
+		Build(ds)
+	}
+}
