@@ -68,8 +68,13 @@
 // starting with "|" is one Fact (a table). A list marker with no text at
 // all is not an entry.
 //
-// A paragraph (lines of text outside any item) is not an entry, with two
-// exceptions, both about keeping what a person wrote as one thought whole:
+// A paragraph (lines of text outside any item) under a section heading
+// (level 2 or deeper) is a Fact: "Note: idle_prompt was removed — it
+// double-notified." is remembered knowledge like any bullet. Before the
+// first section (a title's blurb: "Auto-memory index, keep it short.") and
+// when every line is wholly italic or bold (a caption, a label) it is not.
+// Two shapes of paragraph keep what a person wrote as one thought whole,
+// wherever they are:
 //
 //   - A lead-in: a paragraph ending in a colon ("…makes tsc fail. Fixes:",
 //     "**Steps:**", "结论："), or a bold-lead paragraph right above what
@@ -89,8 +94,8 @@
 //     any number of lines. Learnings files are written this way; a bold
 //     line alone is a label, not an entry.
 //
-// Other paragraphs, blockquotes, thematic breaks, HTML comments and
-// stand-alone fences are not entries.
+// Blockquotes, thematic breaks, HTML comments and stand-alone fences are
+// not entries.
 //
 // A Pointer is a top-level item whose subject is another memory file: a
 // markdown link, a back-ticked name, a [[wikilink]] or a bare name

@@ -22,6 +22,7 @@ type parser struct {
 	noCommentEnd int
 
 	section string // title of the nearest heading so far
+	level   int    // its level (0: none yet)
 	norm    []byte // scratch buffer for normalized entry text
 	ids     []byte // hex ids of the entries emitted so far, 16 bytes each
 	dropped int    // warnings over maxWarnings
@@ -196,7 +197,7 @@ func (p *parser) scan(first int, emit bool) {
 		it = item{}
 	}
 	closePara := func() {
-		if par.open && emit && p.boldLead(&par) {
+		if par.open && emit && (p.boldLead(&par) || p.sectionText(&par)) {
 			p.emitSpan(par.first, par.last, par.off)
 		}
 		par = para{}
@@ -299,7 +300,7 @@ func (p *parser) scan(first int, emit bool) {
 				Start: p.lines[i].start,
 				End:   p.lines[i].end,
 			})
-			p.section = title
+			p.section, p.level = title, li.level
 		case kItem:
 			it = item{open: true, first: i, last: i, markerIndent: li.indent, marker: li.off, content: li.content}
 		case kTable:
@@ -486,6 +487,33 @@ func (p *parser) boldLead(pa *para) bool {
 	}
 	rest := strings.TrimLeft(s[i+2+k+2:], " \t:：.—–-")
 	return strings.TrimSpace(rest) != ""
+}
+
+// sectionText reports whether a plain paragraph is an entry: one under a
+// section heading (level 2 or deeper), saying something in a sentence.
+// What precedes the first section (a title's blurb, "Auto-memory index,
+// keep it short.") describes the file, and a line wholly in italics or
+// bold is a caption or a label; neither is remembered knowledge.
+func (p *parser) sectionText(pa *para) bool {
+	if p.level < 2 {
+		return false
+	}
+	for i := pa.first; i <= pa.last; i++ {
+		if !emphasized(strings.TrimSpace(p.text(i))) {
+			return true
+		}
+	}
+	return false
+}
+
+// emphasized reports whether a line is wholly in italics or bold.
+func emphasized(s string) bool {
+	for _, m := range []string{"**", "__", "*", "_"} {
+		if len(s) > 2*len(m) && strings.HasPrefix(s, m) && strings.HasSuffix(s, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // endsWithColon reports whether line i's text ends with a colon, before

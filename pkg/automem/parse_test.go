@@ -76,6 +76,7 @@ func TestParseFactLists(t *testing.T) {
 			in:   "## Hooks\nAll hooks:\n\n| Event | Cmd |\n|---|---|\n| Stop | x \\| y |\n\nNote: text\n| a |\n\n| b |\n|---|\n",
 			want: []want{
 				{Fact, 2, 6, "Hooks", "All hooks:\n\n| Event | Cmd |\n|---|---|\n| Stop | x \\| y |", ""},
+				{Fact, 8, 8, "Hooks", "Note: text", ""},
 				{Fact, 9, 9, "Hooks", "| a |", ""},
 				{Fact, 11, 12, "Hooks", "| b |\n|---|", ""},
 			},
@@ -156,7 +157,7 @@ func TestParseFactLists(t *testing.T) {
 			warnings: []string{"line 2: unclosed ~~~ fence treated as text"},
 		},
 		{
-			name: "paragraphs, quotes, rules and comments are not entries",
+			name: "before any section, paragraphs, quotes, rules and comments are not entries",
 			in:   "Some paragraph.\n> - quoted bullet\n---\n***\n- - -\n<!-- archived 2026 -->\n<!--\n- hidden\n## hidden\n-->\n*italic* line\n\n**bold label**\n\n- real\n",
 			want: []want{
 				{Fact, 15, 15, "", "real", ""},
@@ -192,6 +193,7 @@ func TestParseFactLists(t *testing.T) {
 			want: []want{
 				{Fact, 2, 2, "Title", "a", ""},
 				{Fact, 4, 4, "Git Lock", "b", ""},
+				{Fact, 6, 6, "Git Lock", "#not heading", ""},
 				{Fact, 7, 8, "Git Lock", "c\n####### seven, a lazy line", ""},
 			},
 			headings: 2,
@@ -274,6 +276,7 @@ func TestParseFactLists(t *testing.T) {
 					"- Drop the cast entirely if the receiver is loosely typed.\n- Otherwise inline the shape: `as { url?: string }`.", ""},
 				{Fact, 6, 12, "TS", "Hard-wrapped lead-in that goes\non. Steps:\n\n1. first\n   - detail\n\n2. second", ""},
 				{Fact, 13, 13, "TS", "a new list", ""},
+				{Fact, 15, 15, "TS", "Context without a colon.", ""},
 				{Fact, 17, 17, "TS", "stands alone", ""},
 			},
 			headings: 1,
@@ -286,6 +289,15 @@ func TestParseFactLists(t *testing.T) {
 				{Pointer, 7, 7, "", "[a](a.md) — x", "a.md"},
 				{Pointer, 8, 8, "", "[b](b.md) — y", "b.md"},
 			},
+		},
+		{
+			name: "a paragraph in a section is an entry; a title's blurb, a caption, a quote are not",
+			in: "# Memory\nThe index; keep it short.\n\n## Context\nProject of Bruno — bots and a web app.\nBots call him \"Boss\".\n\n" +
+				"*Updated: 2026-03-12*\n*Integrated flow diagram*\n\n> a quote\n",
+			want: []want{
+				{Fact, 5, 6, "Context", "Project of Bruno — bots and a web app.\nBots call him \"Boss\".", ""},
+			},
+			headings: 2,
 		},
 		{
 			name: "bold-lead paragraphs are entries",
