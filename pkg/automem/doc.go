@@ -94,8 +94,10 @@
 //     any number of lines. Learnings files are written this way; a bold
 //     line alone is a label, not an entry.
 //
-// Blockquotes, thematic breaks, HTML comments and stand-alone fences are
-// not entries.
+// A fence of its own in a section is a Fact too: the section's title says
+// what it is ("## How to start the bot" over the command). Blockquotes,
+// thematic breaks, HTML comments, and anything of these before the first
+// section, are not entries.
 //
 // A Pointer is a top-level item whose subject is another memory file: a
 // markdown link, a back-ticked name, a [[wikilink]] or a bare name

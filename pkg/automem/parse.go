@@ -306,11 +306,18 @@ func (p *parser) scan(first int, emit bool) {
 		case kTable:
 			it = item{open: true, table: true, first: i, last: i}
 		case kFence, kComment:
-			i = p.block(i, li)
-			if grp.open {
-				grp.last = i
+			j := p.block(i, li)
+			switch {
+			case grp.open:
+				grp.last = j
 				closeGroup()
+			case li.kind == kFence && j > i && p.level >= 2 && emit:
+				// A fence of its own in a section: the section's title
+				// says what it is ("## How to start the bot" over the
+				// command), as a lead-in would.
+				p.emitSpan(i, j, li.off)
 			}
+			i = j
 		case kText:
 			if li.indent <= 3 {
 				par = para{open: true, first: i, last: i, off: li.off}

@@ -83,9 +83,10 @@ func TestParseFactLists(t *testing.T) {
 			headings: 1,
 		},
 		{
-			name: "backtick fence hides headings and bullets",
+			name: "backtick fence hides headings and bullets, and is an entry of its section",
 			in:   "## Cmds\n```bash\n# not a heading\n- not a bullet\n```\n- real\n",
 			want: []want{
+				{Fact, 2, 5, "Cmds", "```bash\n# not a heading\n- not a bullet\n```", ""},
 				{Fact, 6, 6, "Cmds", "real", ""},
 			},
 			headings: 1,

@@ -387,7 +387,7 @@ func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
 //   - a lead-in with its list, or a bold-lead paragraph, becomes one bullet
 //     whose first line is the lead-in and whose list, fence or table is
 //     indented under it, so the two stay one entry in the document too;
-//   - a table stays a table;
+//   - a table stays a table, a fence a fence;
 //   - a one-memory file becomes one bullet: its description (or first
 //     line) on the first line and its body indented under it, with any
 //     headings in the body turned into bold lines so they cannot split the
@@ -399,7 +399,7 @@ func Block(e automem.Entry) string {
 			return e.Marker + " " + e.Text
 		case e.Marker != "":
 			return "- " + e.Text
-		case strings.HasPrefix(e.Text, "|"):
+		case strings.HasPrefix(e.Text, "|"), strings.HasPrefix(e.Text, "```"), strings.HasPrefix(e.Text, "~~~"):
 			return e.Text
 		}
 		first, rest, ok := strings.Cut(e.Text, "\n")

@@ -57,7 +57,7 @@ func TestTiesKeepSourceOrder(t *testing.T) {
 func TestBlockKeepsShape(t *testing.T) {
 	mem := "## Rules\n3. Never force-push.\n- Plain.\n\n" +
 		"Casting makes tsc fail. Fixes:\n- Drop the cast.\n- Inline the shape.\n\n" +
-		"**Rule:** wrapped\nparagraph.\n\n| a | b |\n|---|---|\n"
+		"**Rule:** wrapped\nparagraph.\n\n| a | b |\n|---|---|\n\n```sh\nmake\n```\n"
 	var got []string
 	for _, e := range automem.Parse(automem.IndexName, []byte(mem)).Entries {
 		got = append(got, Block(e))
@@ -68,6 +68,7 @@ func TestBlockKeepsShape(t *testing.T) {
 		"- Casting makes tsc fail. Fixes:\n  - Drop the cast.\n  - Inline the shape.",
 		"- **Rule:** wrapped\n  paragraph.",
 		"| a | b |\n|---|---|",
+		"```sh\nmake\n```",
 	}
 	if strings.Join(got, "\n~\n") != strings.Join(want, "\n~\n") {
 		t.Errorf("blocks:\n%s\nwant:\n%s", strings.Join(got, "\n~\n"), strings.Join(want, "\n~\n"))
