@@ -192,11 +192,18 @@ func Build(in Inputs) *Plan {
 	}
 
 	cands := []Candidate{}
+	seen := make(map[string]bool, len(cat.Items))
 	for i := range cat.Items {
 		it := &cat.Items[i]
 		if it.Status != stability.Stable {
 			continue
 		}
+		// Identical entries are one fact (pruning removes every copy):
+		// the first copy in memory stands for it.
+		if seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
 		p.Stable++
 		switch {
 		case it.Kind == automem.Pointer:

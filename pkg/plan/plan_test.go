@@ -96,3 +96,14 @@ func TestTimeBoundListedApartAndDatedSections(t *testing.T) {
 		t.Errorf("sections = %v, want Block Metrics Hygiene ×2 and Pipeline", sections)
 	}
 }
+
+// An entry written twice is one fact: one candidate, at its first place.
+func TestDuplicateEntryIsOneCandidate(t *testing.T) {
+	p := Build(inputs(t, "## A\n- Phase 6 wired the orchestrator.\n- Other.\n## B\n- Phase 6 wired the orchestrator.\n"))
+	if len(p.Candidates) != 2 || p.Stable != 2 {
+		t.Fatalf("%d candidates of %d stable entries, want 2 of 2", len(p.Candidates), p.Stable)
+	}
+	if c := p.Candidates[0]; c.Line != 2 || c.Section != "A" {
+		t.Errorf("first candidate from line %d § %q, want line 2 § A", c.Line, c.Section)
+	}
+}
