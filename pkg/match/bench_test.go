@@ -204,22 +204,27 @@ func BenchmarkBest1000x10kMin095(b *testing.B) {
 }
 
 // BenchmarkPlan1000x10k is what a promotion plan does per candidate:
-// Exact, then Best at the fuzzy threshold, then Refinement.
+// Exact, then Best at the fuzzy threshold, then, without a match, the
+// statement-level notes.
 func BenchmarkPlan1000x10k(b *testing.B) {
 	stmts, queries := benchData(10000, 1000)
 	ix := NewIndex()
+	nt := NewNotes()
 	for i, s := range stmts {
 		ix.Add(i, s)
+		nt.Add(i, s)
 	}
 	ix.Best("", 0.8) // build the postings outside the timing
+	nt.Find("")
 	start := startCPU(b)
 	for b.Loop() {
 		for _, q := range queries {
 			if _, ok := ix.Exact(q); ok {
 				continue
 			}
-			ix.Best(q, 0.8)
-			ix.Refinement(q)
+			if _, ok := ix.Best(q, 0.8); !ok {
+				nt.Find(q)
+			}
 		}
 	}
 	reportCPU(b, start)

@@ -1,8 +1,10 @@
 // Package match decides whether a candidate fact is already said by the
 // target documents: exact duplicates (after normalization) are skipped,
-// fuzzy matches are shown to the user as "[similar to existing: …]", and a
-// candidate that refines an existing line, or is narrower than one, is
-// called out.
+// near-identical wording (Index.Best) is shown to the user as "[similar to
+// existing: …]", and, at the level of single statements and words (Notes),
+// a paraphrase, a candidate that refines an existing statement or one that
+// is narrower than it is called out. Notes has its own documentation; what
+// follows is about Index.
 //
 // # Normalization
 //
@@ -66,15 +68,12 @@
 // Every bound is an upper bound on c compared with need(b) or, as a score,
 // through IEEE division, which is monotone; the length and prefix limits
 // are widened by one for rounding. So no statement whose exact score is
-// ≥ m is ever pruned. Refinement uses the same machinery with the
-// thresholds 0.9·a (narrower) and a second, statement-side prefix index
-// (refines), described on the method.
+// ≥ m is ever pruned.
 //
 // # Invariant
 //
 // For every index, query and threshold, Best returns exactly what scanning
 // every statement with Similarity returns: the same statement and the same
-// score, bit for bit. Refinement likewise equals its documented rule applied
-// to every statement. The tests check both against the all-pairs oracle on
+// score, bit for bit. The tests check it against the all-pairs oracle on
 // random and real-world text, and FuzzBest keeps checking.
 package match

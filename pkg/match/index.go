@@ -22,44 +22,27 @@ type Match struct {
 	Contains float64
 }
 
-// Kinds of refinement reported by Index.Refinement.
-const (
-	// KindRefines means the query contains the existing statement and adds
-	// to it: the query is a more complete version.
-	KindRefines = "refines"
-	// KindNarrower means the existing statement already contains the query
-	// and says more: the query adds nothing.
-	KindNarrower = "narrower"
-)
-
-// MinRefinementRunes is the normalized length, in runes, below which a
-// statement is never reported as contained in another by Refinement: a
-// heading-sized fragment such as "testing" is contained in half of any
-// document, and calling every candidate a refinement of it is noise.
-const MinRefinementRunes = 10
-
 const (
 	asciiGrams = 128 * 128      // ASCII bigrams a<<7|b
 	noGram     = math.MaxUint32 // a query bigram no statement has
 	sigWords   = 16             // signature size in 64-bit words: 1,024 bits
 	noLimit    = 1 << 30        // above any bigram count; hi+1 still fits an int32
 
-	// prefixSlack is how many query (or, for Refinement's containment
-	// postings, statement) bigram occurrences are read beyond the shortest
+	// prefixSlack is how many query bigram occurrences are read beyond the shortest
 	// prefix the prefix bound allows. With the shortest prefix, sharing
 	// one bigram is enough to pass the count bound, so it prunes nothing;
 	// with two more, a candidate must share three of the occurrences read,
 	// which unrelated statements rarely do, and the signature checks saved
 	// cost more than the extra reads (about −20% instructions per query
-	// for Best plus Refinement on the benchmark data; 0, 4 and 8 do worse).
+	// for Best on the benchmark data; 0, 4 and 8 do worse).
 	prefixSlack = 2
 )
 
 // Index holds existing statements for exact and fuzzy lookup.
 //
 // Add must not run concurrently with anything else. Once the statements
-// are added, Exact, Best and Refinement are safe for concurrent use. The
-// first Best or Refinement after an Add builds the postings (linear in the
+// are added, Exact and Best are safe for concurrent use. The
+// first Best after an Add builds the postings (linear in the
 // index size), so add everything first, then query.
 type Index struct {
 	ids   []int    // caller id, by statement number
@@ -83,14 +66,11 @@ type Index struct {
 	// (atomically, after the build) when they are current.
 	mu      sync.Mutex
 	frozen  atomic.Bool
-	postOff []uint32   // postS[postOff[g]:postOff[g+1]]: statements holding bigram g,
-	postS   []int32    // ordered by bigram count then statement number
-	postP   []uint16   // parallel to postS: the statement's bigram occurrences ranked before g (saturated)
-	rank    []uint32   // by bigram id: position in the global order (df, then id)
-	maxNB   int        // largest bigram count
-	refPost [][]int32  // bigram id → statements whose containment prefix holds it, by bigram count
-	refCnt  [][]uint32 // parallel to refPost: the statement's occurrences of the bigram
-	refOcc  []int32    // by statement: occurrences in its containment prefix
+	postOff []uint32 // postS[postOff[g]:postOff[g+1]]: statements holding bigram g,
+	postS   []int32  // ordered by bigram count then statement number
+	postP   []uint16 // parallel to postS: the statement's bigram occurrences ranked before g (saturated)
+	rank    []uint32 // by bigram id: position in the global order (df, then id)
+	maxNB   int      // largest bigram count
 
 	buf  []rune   // Add's scratch: normalized text
 	tmp  []uint32 // Add's scratch: bigram ids in text order
@@ -231,7 +211,7 @@ func (ix *Index) runs(s int32, f func(g uint32, n int)) {
 // freeze builds the postings: for each bigram, the statements holding it,
 // ordered by their bigram count, so a length window is one contiguous run
 // found by binary search, each with its position in the statement's own
-// rarest-first order; and Refinement's containment postings. A counting
+// rarest-first order. A counting
 // sort by length, a sort of the distinct bigrams, and two passes over the
 // postings: linear in the index size.
 func (ix *Index) freeze() {
@@ -294,31 +274,13 @@ func (ix *Index) freeze() {
 	// Positions: walking the bigrams in rank order and adding each
 	// statement's count as its bigram comes up gives, for every posting,
 	// the statement's occurrences of rarer bigrams — no per-statement sort.
-	// The same walk cuts each statement's containment prefix for
-	// Refinement: the rarest bigrams holding u+1+prefixSlack occurrences,
-	// u = eb − ⌈0.9·eb⌉; its lists come out in length order too.
 	ix.postP = make([]uint16, len(ix.postS))
-	ix.refPost = make([][]int32, len(ix.df))
-	ix.refCnt = make([][]uint32, len(ix.df))
-	ix.refOcc = make([]int32, n)
-	refNeed := make([]int32, n)
-	for s := range n {
-		refNeed[s] = -1
-		if eb := int(ix.nbs[s]); int(ix.runes[s]) >= MinRefinementRunes {
-			refNeed[s] = int32(eb - (9*eb+9)/10 + 1 + prefixSlack)
-		}
-	}
 	pos := make([]int32, n)
 	for _, g := range byRank {
 		for j := ix.postOff[g]; j < ix.postOff[g+1]; j++ {
 			s := ix.postS[j]
 			p := pos[s]
 			ix.postP[j] = uint16(min(p, math.MaxUint16))
-			if p < refNeed[s] {
-				ix.refPost[g] = append(ix.refPost[g], s)
-				ix.refCnt[g] = append(ix.refCnt[g], counts[j])
-				ix.refOcc[s] = p + int32(counts[j])
-			}
 			pos[s] = p + int32(counts[j])
 		}
 	}
@@ -387,7 +349,7 @@ func (ix *Index) getQuery(text string) *query {
 		qu.epoch = 0
 	}
 	if qu.gen == len(ix.ids) && qu.text == text {
-		return qu // Best then Refinement on the same text: prepared already
+		return qu // the same text again: prepared already
 	}
 	for _, d := range qu.dist {
 		qu.qcnt[d.id] = 0
@@ -712,108 +674,4 @@ func (ix *Index) Best(text string, minScore float64) (Match, bool) {
 		return Match{ID: ix.ids[ix.lowest]}, true
 	}
 	return best, found
-}
-
-// Refinement reports whether text looks like a refinement of an existing
-// statement. With q and e the normalized query and existing statement,
-// |x| a length in runes, bigrams(x) = |x|-1 and c their shared bigrams
-// (multiset), a statement qualifies as
-//
-//   - "refines" (the query contains e and adds to it) when
-//     |e| ≥ MinRefinementRunes, 10·c ≥ 9·bigrams(e) (Contains ≥ 0.9) and
-//     5·|q| ≥ 6·|e| (q at least 1.2 times as long);
-//   - "narrower" (e already contains the query and says more) when
-//     |q| ≥ MinRefinementRunes, 10·c ≥ 9·bigrams(q) and 5·|e| ≥ 6·|q|.
-//
-// The integer forms avoid rounding at the 0.9 and 1.2 boundaries. Among the
-// qualifying statements the one with the highest Score wins, ties going to
-// the lowest id. The returned Match has Score and Contains as in Best (for
-// "narrower", Contains is still the fraction of e's bigrams in q).
-func (ix *Index) Refinement(text string) (m Match, kind string, ok bool) {
-	if len(ix.ids) == 0 {
-		return Match{}, "", false
-	}
-	ix.freeze()
-	qu := ix.getQuery(text)
-	defer ix.putQuery(qu)
-	qn := len(qu.q)
-	qa := qn - 1
-
-	var best Match
-	var bs int32
-	found := false
-	consider := func(s int32, c int, k string) {
-		eb := ix.nbs[s]
-		score := diceScore(c, qa, int(eb))
-		if ix.better(score, s, found, best, bs) {
-			best, bs, found, kind = Match{ID: ix.ids[s], Score: score, Contains: contains(c, int(eb))}, s, true, k
-		}
-	}
-
-	// Narrower: q is ≥ 90% contained in e, so e shares ≥ t = ⌈0.9·qa⌉
-	// occurrences with q and holds one of the rarest bigrams covering the
-	// first qa−t+1 query occurrences (the prefix bound of Best), read
-	// with prefixSlack more.
-	if qn >= MinRefinementRunes {
-		t := (9*qa + 9) / 10
-		qu.lim = qu.lim[:0]
-		for i := range qu.dist {
-			l := -1
-			if qu.cum[i] < qa-t+1+prefixSlack {
-				l = noLimit
-			}
-			qu.lim = append(qu.lim, l)
-		}
-		lo := (6*qn+4)/5 - 1 // |e| ≥ ⌈1.2·|q|⌉
-		qu.qa, qu.fixed = qa, t
-		qu.tabulate(lo, ix.maxNB)
-		ix.gather(qu, lo, noLimit)
-		for _, s := range qu.touched {
-			a := int(qu.acc[s])
-			qu.acc[s] = 0
-			if a < 0 || a+qu.rest(int(ix.nbs[s])) < t || !ix.sigAtLeast(qu, s, t) {
-				continue
-			}
-			if c := ix.common(qu, s); 10*c >= 9*qa {
-				consider(s, c, KindNarrower)
-			}
-		}
-	}
-
-	// Refines: e is ≥ 90% contained in q, so at most u = eb − ⌈0.9·eb⌉ of
-	// its occurrences are unmatched. freeze posted e under the bigrams of
-	// its containment prefix, its rarest ones holding refOcc ≥ u+1
-	// occurrences: e shares one of them with q. Reading every query
-	// bigram's list counts exactly how many of those q matches, so more
-	// than u unmatched there rules e out before anything else.
-	if 5*qn >= 6*MinRefinementRunes { // else no e is both long enough and 1.2× shorter
-		top := 5*qn/6 - 1 // |e| ≤ |q|/1.2
-		qu.touched = qu.touched[:0]
-		for _, d := range qu.dist {
-			rl, cl := ix.refPost[d.id], ix.refCnt[d.id]
-			n, _ := slices.BinarySearchFunc(rl, top+1, func(s int32, t int) int { return cmp.Compare(int(ix.nbs[s]), t) })
-			for j, s := range rl[:n] {
-				if qu.acc[s] == 0 {
-					qu.touched = append(qu.touched, s)
-				}
-				qu.acc[s] += int32(min(uint32(d.qc), cl[j]))
-			}
-		}
-		for _, s := range qu.touched {
-			a := qu.acc[s]
-			qu.acc[s] = 0
-			eb := int(ix.nbs[s])
-			need := (9*eb + 9) / 10
-			if int(ix.refOcc[s]-a) > eb-need || !ix.sigAtLeast(qu, s, need) {
-				continue
-			}
-			if c := ix.common(qu, s); c >= need {
-				consider(s, c, KindRefines)
-			}
-		}
-	}
-	if !found {
-		return Match{}, "", false
-	}
-	return best, kind, true
 }

@@ -71,30 +71,6 @@ func (o *oracle) best(ids []int, min float64) (Match, bool) {
 	return o.match(bi, ids), true
 }
 
-// refinement applies Refinement's documented rule to every statement.
-func (o *oracle) refinement(ids []int) (Match, string, bool) {
-	bi, kind := -1, ""
-	for i, p := range o.row {
-		var k string
-		switch {
-		case p.en >= MinRefinementRunes && 10*p.c >= 9*p.eb && 5*o.qn >= 6*p.en:
-			k = KindRefines
-		case o.qn >= MinRefinementRunes && 10*p.c >= 9*o.qa && 5*p.en >= 6*o.qn:
-			k = KindNarrower
-		default:
-			continue
-		}
-		if bi >= 0 && (p.score < o.row[bi].score || p.score == o.row[bi].score && ids[i] >= ids[bi]) {
-			continue
-		}
-		bi, kind = i, k
-	}
-	if bi < 0 {
-		return Match{}, "", false
-	}
-	return o.match(bi, ids), kind, true
-}
-
 func normsOf(texts []string) []string {
 	norms := make([]string, len(texts))
 	for i, s := range texts {
@@ -120,8 +96,8 @@ func buildIndex(texts []string, ids []int) *Index {
 	return ix
 }
 
-// check compares Best, at every threshold in mins, and Refinement with the
-// all-pairs oracle, and reports how many Best answers at a threshold ≥ 0.5
+// check compares Best, at every threshold in mins, with the all-pairs
+// oracle, and reports how many Best answers at a threshold ≥ 0.5
 // were a match (below that, any non-empty index answers).
 func check(t *testing.T, ix *Index, norms []string, ids []int, q string, mins []float64) int {
 	t.Helper()
@@ -136,11 +112,6 @@ func check(t *testing.T, ix *Index, norms []string, ids []int, q string, mins []
 		if gok && min >= 0.5 {
 			hits++
 		}
-	}
-	gm, gk, gok := ix.Refinement(q)
-	wm, wk, wok := o.refinement(ids)
-	if gok != wok || gok && (gk != wk || !sameMatch(gm, wm)) {
-		t.Fatalf("Refinement(%q) = %+v %q %v; all-pairs = %+v %q %v", q, gm, gk, gok, wm, wk, wok)
 	}
 	return hits
 }
@@ -298,16 +269,10 @@ func TestAddAfterQuery(t *testing.T) {
 	if _, ok := ix.Best(q, 0.8); ok {
 		t.Fatal("matched before the statement was added")
 	}
-	if _, _, ok := ix.Refinement(q); ok {
-		t.Fatal("refinement before the statement was added")
-	}
 	ix.Add(2, "- always run `go vet` before committing.")
 	ix.Add(3, "always run go vet and go test before committing any change")
 	if m, ok := ix.Best(q, 0.8); !ok || m.ID != 2 || m.Score != 1 {
 		t.Fatalf("after Add: Best = %+v, %v; want statement 2 with score 1", m, ok)
-	}
-	if m, kind, ok := ix.Refinement(q); !ok || m.ID != 3 || kind != KindNarrower {
-		t.Fatalf("after Add: Refinement = %+v %q %v; want statement 3, narrower", m, kind, ok)
 	}
 	if id, ok := ix.Exact(q); !ok || id != 2 {
 		t.Fatalf("after Add: Exact = %d, %v; want 2", id, ok)
@@ -377,9 +342,6 @@ func TestBestEdgeCases(t *testing.T) {
 	if _, ok := empty.Exact("anything"); ok {
 		t.Error("empty index found an exact match")
 	}
-	if _, _, ok := empty.Refinement("anything at all, long enough"); ok {
-		t.Error("empty index found a refinement")
-	}
 }
 
 func TestBestFindsNearDuplicate(t *testing.T) {
@@ -421,93 +383,6 @@ func TestExact(t *testing.T) {
 	}
 }
 
-func TestRefinement(t *testing.T) {
-	ix := NewIndex()
-	ix.Add(1, "- Run `go test` before committing")
-	ix.Add(2, "- Never push directly to the main branch; open a pull request, wait for CI and a review")
-	ix.Add(3, "## Testing")
-	ix.Add(4, "Deploys go through the staging cluster first")
-	ix.Add(5, "abcdefghij")
-	ix.Add(6, "abcdefghijklmnop")
-
-	tests := []struct {
-		q        string
-		wantID   int
-		wantKind string
-	}{
-		{"Run go test -race ./... before committing, and fix every failure", 1, KindRefines},
-		{"never push directly to the main branch", 2, KindNarrower},
-		{"Testing the deploy scripts needs a staging cluster", 0, ""}, // "testing" is too short to count
-		{"Run go test before committing", 0, ""},                      // same length: a duplicate, not a refinement
-		{"Deploys go through the staging cluster", 0, ""},             // contained, but less than 1.2× shorter
-		{"Something unrelated about logging formats and levels", 0, ""},
-		{"abcdefghij k", 5, KindRefines},   // shortest refinement: 12 runes over 10
-		{"abcdefghij", 6, KindNarrower},    // equal to 5 (not a refinement), inside 6
-		{"abcdefghijklm", 6, KindNarrower}, // 13 runes inside 16
-		{"abcdefghi", 0, ""},               // 9 runes: too short to be called narrower
-	}
-	for _, tt := range tests {
-		m, kind, ok := ix.Refinement(tt.q)
-		if tt.wantKind == "" {
-			if ok {
-				t.Errorf("Refinement(%q) = %+v %q, want none", tt.q, m, kind)
-			}
-			continue
-		}
-		if !ok || m.ID != tt.wantID || kind != tt.wantKind {
-			t.Errorf("Refinement(%q) = %+v %q %v, want id %d %q", tt.q, m, kind, ok, tt.wantID, tt.wantKind)
-		}
-		if kind == KindRefines && m.Contains < 0.9 {
-			t.Errorf("refines with Contains %v < 0.9", m.Contains)
-		}
-	}
-}
-
-func TestRefinementOracleRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	var texts []string
-	var ids []int
-	for i := range 300 {
-		var s string
-		switch {
-		case i > 0 && r.IntN(3) == 0:
-			s = texts[r.IntN(len(texts))] + " " + randWords(r, 1+r.IntN(5))
-		case i > 0 && r.IntN(3) == 0:
-			w := strings.Fields(texts[r.IntN(len(texts))])
-			s = strings.Join(w[:len(w)*3/4], " ")
-		default:
-			s = randWords(r, 2+r.IntN(12))
-		}
-		texts = append(texts, s)
-		ids = append(ids, i)
-	}
-	ix := buildIndex(texts, ids)
-	norms := normsOf(texts)
-	hits := map[string]int{}
-	for range 300 {
-		base := texts[r.IntN(len(texts))]
-		var q string
-		switch r.IntN(4) {
-		case 0:
-			q = base + " " + randWords(r, 2+r.IntN(6))
-		case 1:
-			w := strings.Fields(base)
-			q = strings.Join(w[:len(w)*2/3], " ")
-		case 2:
-			q = perturb(r, base)
-		default:
-			q = randWords(r, 3+r.IntN(10))
-		}
-		check(t, ix, norms, ids, q, nil)
-		_, kind, _ := ix.Refinement(q)
-		hits[kind]++
-	}
-	if hits[KindRefines] < 20 || hits[KindNarrower] < 20 {
-		t.Fatalf("too few refinements exercised: %v", hits)
-	}
-	t.Logf("kinds: %v", hits)
-}
-
 func TestConcurrentQueries(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var texts []string
@@ -533,7 +408,6 @@ func TestConcurrentQueries(t *testing.T) {
 				if ok != wantOK[i] || ok && !sameMatch(got, want[i]) {
 					t.Errorf("concurrent Best(%q) = %+v, want %+v", queries[i], got, want[i])
 				}
-				ix.Refinement(queries[i])
 				ix.Exact(queries[i])
 			}
 		})

@@ -12,10 +12,12 @@
 //     a rejected entry whose text changes has a new id and comes back;
 //  3. exact duplicates of a statement in the curated documents, after
 //     normalization with every marker stripped (ours included), are
-//     skipped and counted; fuzzy matches (Sørensen–Dice ≥ 0.8) stay in the
-//     plan flagged "[similar to existing: …]", never silently dropped; an
-//     entry that adds to an existing line (or says less than one) is
-//     called out as a refinement;
+//     skipped and counted; near-identical wording (character-pair
+//     Sørensen–Dice ≥ 0.8 on whole statements) stays in the plan flagged
+//     "[similar to existing: …]", never silently dropped; otherwise an
+//     entry that paraphrases a single sentence or table row of a curated
+//     document, adds to one or says less than one is called out, with that
+//     sentence or row (package match, Notes);
 //  4. time-bound entries (a status snapshot, "Pipeline state (2026-04-02):
 //     …", anything under "… snapshots — run … for current") are listed
 //     apart, never offered: they pass the stability test because nobody
@@ -180,6 +182,7 @@ func Build(in Inputs) *Plan {
 	// Everything already marked in a curated document is promoted.
 	marked := map[string]bool{}
 	ix := match.NewIndex()
+	notes := match.NewNotes()
 	var stmts []string
 	for _, d := range in.Targets.Docs() {
 		for _, m := range d.Doc.Marked() {
@@ -187,6 +190,7 @@ func Build(in Inputs) *Plan {
 		}
 		for _, s := range d.Doc.AllStatements() {
 			ix.Add(len(stmts), s.Text)
+			notes.Add(len(stmts), s.Text)
 			stmts = append(stmts, s.Text)
 		}
 	}
@@ -300,7 +304,7 @@ func Build(in Inputs) *Plan {
 	// entries that made the list: they are what a person reads, and on a
 	// large memory they are most of the cost.
 	for i := range cands {
-		annotate(&cands[i], ix, stmts, in.Screen)
+		annotate(&cands[i], ix, notes, stmts, in.Screen)
 	}
 	// Group by target, keeping rank order within each group, and number.
 	sort.SliceStable(cands, func(a, b int) bool {
@@ -315,45 +319,51 @@ func Build(in Inputs) *Plan {
 	return p
 }
 
-// annotate adds what a person needs to judge a candidate: the closest
-// existing statement when it is similar, a refinement of one, a redacted
-// secret, signs of a prompt injection.
-func annotate(c *Candidate, ix *match.Index, stmts []string, screenText func(string) []string) {
+// annotate adds what a person needs to judge a candidate: the existing
+// statement it nearly repeats (Index.Best on whole statements), or else the
+// sentence or table row it paraphrases, refines or says less than
+// (match.Notes), a redacted secret, signs of a prompt injection.
+func annotate(c *Candidate, ix *match.Index, notes *match.Notes, stmts []string, screenText func(string) []string) {
 	raw := c.Block
 	safe := redact.String(raw)
 	c.Block, c.Text, c.Redacted = safe, strings.TrimPrefix(safe, "- "), safe != raw
-	var notes []string
+	var out []string
 	if c.Original != "" {
 		c.Original = strings.TrimPrefix(redact.String(c.Original), "- ")
 		for i, f := range c.Corrected {
 			f.Old, f.New = redact.String(f.Old), redact.String(f.New)
 			c.Corrected[i] = f
-			notes = append(notes, fmt.Sprintf("corrected: %s → %s (renamed in git history)", f.Old, f.New))
+			out = append(out, fmt.Sprintf("corrected: %s → %s (renamed in git history)", f.Old, f.New))
 		}
-		notes = append(notes, fmt.Sprintf("original: %q", preview(c.Original)))
+		out = append(out, fmt.Sprintf("original: %q", preview(c.Original)))
 	}
 	if m, ok := ix.Best(raw, Similar); ok {
 		c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, preview(redact.String(stmts[m.ID])), round2(m.Score)
-		notes = append(notes, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
-	}
-	if m, kind, ok := ix.Refinement(raw); ok {
-		c.Refinement, c.RefinesText = kind, preview(redact.String(stmts[m.ID]))
-		if kind == "refines" {
-			notes = append(notes, fmt.Sprintf("refines existing: %q", c.RefinesText))
-		} else {
-			notes = append(notes, fmt.Sprintf("narrower than existing: %q", c.RefinesText))
+		out = append(out, fmt.Sprintf("[similar to existing: %q]", c.SimilarTo))
+	} else if n, ok := notes.Find(raw); ok {
+		unit := preview(redact.String(n.Unit))
+		switch n.Kind {
+		case match.KindSimilar:
+			c.Dedup, c.SimilarTo, c.Similarity = SimilarDup, unit, round2(n.Score)
+			out = append(out, fmt.Sprintf("[similar to existing: %q]", unit))
+		case match.KindRefines:
+			c.Refinement, c.RefinesText = n.Kind, unit
+			out = append(out, fmt.Sprintf("refines existing: %q", unit))
+		case match.KindNarrower:
+			c.Refinement, c.RefinesText = n.Kind, unit
+			out = append(out, fmt.Sprintf("narrower than existing: %q", unit))
 		}
 	}
 	if c.Redacted {
-		notes = append(notes, "secret redacted")
+		out = append(out, "secret redacted")
 	}
 	if screenText != nil {
 		c.Injection = append(c.Injection, screenText(raw)...)
 	}
 	if len(c.Injection) > 0 {
-		notes = append(notes, "possible prompt injection: "+strings.Join(c.Injection, "; "))
+		out = append(out, "possible prompt injection: "+strings.Join(c.Injection, "; "))
 	}
-	c.Annotations = append(append([]string{}, notes...), c.Annotations...)
+	c.Annotations = append(append([]string{}, out...), c.Annotations...)
 }
 
 func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
