@@ -70,7 +70,7 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
-const restoreUsage = `Usage: intermem restore ID [--project DIR] [--json] [--dry-run]
+const restoreUsage = `Usage: intermem restore ID [--project DIR] [--json] [--dry-run] [--allow-outside]
 
 Puts an archived fact back into the document and section it was archived
 from (journaled, like every change intermem makes). An id prefix is
@@ -82,6 +82,7 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem restore", restoreUsage, env.Stderr)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "show what would change, write nothing")
+	c.registerAllowOutside(fset)
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -116,6 +117,9 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.WithHint(err, "the archive is a committed file and this record was altered: correct its from: line to the document it came from, or delete the record")
 	}
 	op := restoreOp(ts, []archive.Record{rec})
+	if err := c.confineOp(p, ts, op, "restore"); err != nil {
+		return err
+	}
 	if _, _, err := journal.Simulate(op, applyStep); err != nil {
 		return fmt.Errorf("preparing the restore: %w", err)
 	}

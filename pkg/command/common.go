@@ -11,6 +11,7 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
+	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
@@ -18,8 +19,9 @@ import (
 
 // common holds the flags every subcommand shares.
 type common struct {
-	project string
-	json    bool
+	project      string
+	json         bool
+	allowOutside bool
 }
 
 func (c *common) register(fs *flag.FlagSet, withJSON bool) {
@@ -27,6 +29,12 @@ func (c *common) register(fs *flag.FlagSet, withJSON bool) {
 	if withJSON {
 		fs.BoolVar(&c.json, "json", false, "print one JSON object instead of text")
 	}
+}
+
+// registerAllowOutside adds --allow-outside, for the commands that write
+// documents.
+func (c *common) registerAllowOutside(fs *flag.FlagSet) {
+	fs.BoolVar(&c.allowOutside, "allow-outside", false, "write through a CLAUDE.md, AGENTS.md or docs/intermem link whose real path is outside this project")
 }
 
 // resolve finds the project for --project or the working directory, and
@@ -130,3 +138,58 @@ func stateDirError(p *project.Project, err error) error {
 	}
 	return cli.WithHint(err, fmt.Sprintf("intermem keeps its state in %s, which must be a directory it can create and write; move whatever is there away", p.StateDir))
 }
+
+// confineOp checks every file op would write against intermem's places
+// (package confine) before anything runs or is simulated, and records the
+// user's --allow-outside on the op, where the journal honours it at every
+// replay. A document whose name leads out of the project is refused with
+// the sentence plan and status print about it ("CLAUDE.md is a dangling
+// link to /home/u/.profile, outside this project"), and verb ("apply")
+// says who refuses. Step paths may name a document by its name or by its
+// real path; both are judged by the name.
+func (c *common) confineOp(p *project.Project, ts *targets.Set, op *journal.Op, verb string) error {
+	places := p.Places()
+	docs := map[string]*targets.Doc{}
+	for _, d := range append([]*targets.Doc{ts.Claude, ts.Agents, ts.Archive}, ts.Details...) {
+		docs[d.Path] = d
+		if _, taken := docs[d.Real]; !taken {
+			docs[d.Real] = d
+		}
+	}
+	for _, s := range op.Steps {
+		path := s.Path
+		d := docs[path]
+		if d != nil {
+			path = d.Path
+		}
+		_, err := places.Resolve(path, c.allowOutside)
+		if err == nil {
+			continue
+		}
+		if d != nil && d.Outside != nil {
+			err = refusal{fmt.Sprintf("%s: %s refuses to write there", d.Problem(), verb), confine.ErrOutside}
+		} else {
+			err = fmt.Errorf("%s refuses: %w", verb, err)
+		}
+		if errors.Is(err, confine.ErrOutside) {
+			name := relTo(p.Root, path)
+			if _, aerr := places.Resolve(path, true); aerr == nil {
+				return cli.WithHint(err, fmt.Sprintf("pass --allow-outside to write through the link anyway, or make %s a file of this project", name))
+			}
+			return cli.WithHint(err, fmt.Sprintf("make %s a file of this project, or a link to one outside .intermem and .git", name))
+		}
+		return stateDirError(p, err)
+	}
+	op.AllowOutside = c.allowOutside
+	return nil
+}
+
+// refusal is an error that says everything in its own sentence and still
+// matches its sentinel with errors.Is.
+type refusal struct {
+	msg string
+	err error
+}
+
+func (r refusal) Error() string { return r.msg }
+func (r refusal) Unwrap() error { return r.err }

@@ -23,7 +23,7 @@ func init() {
 	register("sweep", "re-validate promoted facts, apply decay, archive what stopped holding, restore what came back", runSweep)
 }
 
-const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run] [--cite-root DIR]
+const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run] [--allow-outside] [--cite-root DIR]
 
 Keeps promoted facts true: re-validates what each cites, refreshes facts
 that auto-memory recorded again or whose citations hold, lets the others
@@ -53,6 +53,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem sweep", sweepUsage, env.Stderr)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "report decisions, write nothing")
+	c.registerAllowOutside(fset)
 	var cf citeFlags
 	cf.register(fset)
 	if _, err := cli.Parse(fset, args); err != nil {
@@ -129,6 +130,9 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	var ops []*journal.Op
 	if len(res.Archive) > 0 {
 		op := archiveOp(ts, res.Archive, now)
+		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
+			return err
+		}
 		if err := bookFor(res, op).attach(op); err != nil {
 			return err
 		}
@@ -136,6 +140,9 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if len(res.Restore) > 0 {
 		op := restoreOp(ts, res.Restore)
+		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
+			return err
+		}
 		if err := bookFor(res, op).attach(op); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ const synthesizeUsage = `Usage:
   intermem-synthesize plan  [--project DIR] [--json] [--max N] [--no-validate | --cite-root DIR]
   intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
                             [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
-                            [--dry-run] [--json] [--project DIR]
+                            [--allow-outside] [--dry-run] [--json] [--project DIR]
 
 plan lists the stable auto-memory entries worth promoting, numbered and
 grouped by the document they would go to, with what intermem noticed about
@@ -248,7 +248,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const applyUsage = `Usage: intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
                                 [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
-                                [--dry-run] [--json] [--project DIR]
+                                [--allow-outside] [--dry-run] [--json] [--project DIR]
 
 Promotes the approved entries of the saved plan into their target
 documents, each with its marker, and prunes them from auto-memory (with a
@@ -259,7 +259,9 @@ approves N with TEXT instead of its original wording
 (the original is still pruned). --dry-run prints exactly what would change
 and writes nothing at all. An apply of a plan built with --no-validate
 checks the citations of the approved entries first and promotes nothing if
-one of them is stale.
+one of them is stale. A CLAUDE.md, AGENTS.md or docs/intermem document that
+is a link leading out of the project is written through only with
+--allow-outside.
 `
 
 // ApplyReport is the JSON shape of apply.
@@ -297,6 +299,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	fset.Var(&edits, "edit", "approve N with this text instead: `N=TEXT` (repeatable)")
 	fset.Var(&tgts, "target", "send N to another document: `N=AGENTS.md|CLAUDE.md` (repeatable)")
 	importAgents := fset.Bool("import-agents", false, "add \"@AGENTS.md\" to CLAUDE.md so Claude Code loads AGENTS.md")
+	c.registerAllowOutside(fset)
 	dry := fset.Bool("dry-run", false, "print what would change and write nothing")
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
@@ -422,6 +425,9 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	memBefore := fileLines(mem)
 	op := prep.Op
+	if err := c.confineOp(p, ts, op, "apply"); err != nil {
+		return err
+	}
 	contents, exists, err := journal.Simulate(op, applyStep)
 	if err != nil {
 		return fmt.Errorf("preparing the changes: %w", err)

@@ -14,7 +14,7 @@ func init() {
 	register("tier", "move promoted facts into docs/intermem/ behind a thin index (migrate), or back inline (flatten)", runTier)
 }
 
-const tierUsage = `Usage: intermem tier migrate|flatten [--project DIR] [--json] [--dry-run]
+const tierUsage = `Usage: intermem tier migrate|flatten [--project DIR] [--json] [--dry-run] [--allow-outside]
 
 migrate moves every promoted fact of AGENTS.md (marked with an intermem
 marker) into docs/intermem/<topic>.md, one file per section, and leaves in
@@ -40,6 +40,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem tier", tierUsage, env.Stderr)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "show what would move, write nothing")
+	c.registerAllowOutside(fset)
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -71,6 +72,9 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 		op, moves, err = tier.PrepareFlatten(ts)
 	}
 	if err != nil {
+		return err
+	}
+	if err := c.confineOp(p, ts, op, "tier "+pos[0]); err != nil {
 		return err
 	}
 	rep := TierReport{DryRun: *dry, Action: pos[0], Moved: moves, Before: alwaysLoaded(ts)}

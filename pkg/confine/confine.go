@@ -234,7 +234,7 @@ type StateError struct {
 }
 
 func (e *StateError) Error() string {
-	return fmt.Sprintf("%s is %s; intermem keeps its state only in real files and directories of its own", e.Path, e.What)
+	return fmt.Sprintf("state directory: %s is %s", e.Path, e.What)
 }
 
 // Unwrap makes a StateError an ErrLink.

@@ -95,6 +95,10 @@ type Op struct {
 	// owner. It is part of the journaled record so that recovery commits
 	// it too: Journal.OnCommit applies it, in the commit transaction.
 	Commit json.RawMessage `json:"commit,omitempty"`
+	// AllowOutside lets the Op's target and docs/intermem steps write
+	// through a link whose real path is outside the project: the user's
+	// explicit --allow-outside. It never widens the set of places.
+	AllowOutside bool `json:"allow_outside,omitempty"`
 }
 
 // Step is one idempotent transformation of one file.
