@@ -282,3 +282,30 @@ func TestCheckState(t *testing.T) {
 		t.Errorf("%s exists: CheckState wrote through a link", bashrc)
 	}
 }
+
+// BenchmarkCheckState is the cost every hook pays before its body: a
+// state directory as a busy project has it (store, log and its rotation,
+// lock, caches, spool, backups, config).
+func BenchmarkCheckState(b *testing.B) {
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	state := filepath.Join(root, StateDir)
+	for _, d := range []string{"spool", "backups"} {
+		if err := os.MkdirAll(filepath.Join(state, d), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{".gitignore", "intermem.db", "log", "log.1", "write.lock", "context.cache", "context.render", "context.index", "config.json"} {
+		if err := os.WriteFile(filepath.Join(state, f), []byte("x"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := Places{Root: root}
+	for b.Loop() {
+		if err := p.CheckState(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
