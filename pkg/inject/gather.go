@@ -182,12 +182,15 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
-			// Entries the last plan blocked as stale are not ready either
-			// (checking citations here would cost a session start too much).
+			// Entries the last plan blocked as stale, or listed as
+			// time-bound, are not ready either (checking citations here
+			// would cost a session start too much).
 			if b := tx.Bucket(store.BucketPlans); b != nil {
 				if raw := b.Get([]byte("current")); raw != nil {
-					for _, id := range gjson.GetBytes(raw, "blocked.#.id").Array() {
-						rejected[id.String()] = true
+					for _, list := range []string{"blocked.#.id", "time_bound.#.id"} {
+						for _, id := range gjson.GetBytes(raw, list).Array() {
+							rejected[id.String()] = true
+						}
 					}
 				}
 			}
