@@ -118,3 +118,31 @@ func FuzzNormalizeText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRefs checks the link scanner on any text: links are in order, within
+// the text, start with "[" or "![", and never come from fenced code.
+func FuzzRefs(f *testing.F) {
+	for _, s := range []string{
+		"See [a](b.md) and [[c|d]] and ![e](f.png)",
+		"```\n[x](y.md)\n```\n[z](w.md)",
+		"`[code](x.md)` [t](<a b.md> \"t\") [u](v.md",
+		"[[[[[[]]]]]]((((", strings.Repeat("[a](", 50),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		prev := 0
+		for _, r := range Refs(s) {
+			if r.Start < prev || r.End <= r.Start || r.End > len(s) {
+				t.Fatalf("ref [%d,%d) out of order or bounds (prev %d, len %d)", r.Start, r.End, prev, len(s))
+			}
+			if !strings.HasPrefix(s[r.Start:], "[") && !strings.HasPrefix(s[r.Start:], "![") {
+				t.Fatalf("ref at %d does not start a link: %q", r.Start, s[r.Start:r.End])
+			}
+			if r.Wiki != strings.HasPrefix(s[r.Start:], "[[") {
+				t.Fatalf("ref %q: Wiki = %v", s[r.Start:r.End], r.Wiki)
+			}
+			prev = r.End
+		}
+	})
+}

@@ -229,9 +229,10 @@ func endsWithSeparator(s string) bool {
 // seeWord reports whether s is a bare "see"-like word that makes the link
 // after it a cross-reference.
 func seeWord(s string) bool {
-	switch strings.ToLower(s) {
-	case "see", "see also", "details", "more", "more in", "read", "cf.", "参见", "详见", "见", "ver", "veja":
-		return true
+	for _, w := range [...]string{"see", "see also", "details", "more", "more in", "read", "cf.", "cf", "参见", "详见", "见", "ver", "veja"} {
+		if strings.EqualFold(s, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -479,65 +480,123 @@ func firstSiblingLink(s string) string {
 	return ""
 }
 
-// hasHook reports whether a pointer's text says something beyond naming the
+// HasHook reports whether a pointer's text says something beyond naming the
 // file it points to: a hook after the link, or link text other than the
 // file's name ("[Deploy notes](project_deploy.md)", the whole fact in the
 // title as some indexes write them). References to memory files are
-// dropped, and so are separators and "see"-like words; whatever letter or
-// digit remains is the memory.
+// skipped, and so are separators and "see"-like words; whatever word with
+// a letter or a digit remains is the memory. It runs on every dangling
+// pointer at every scan, so it allocates nothing.
 func HasHook(text, link string) bool {
 	line, _, _ := strings.Cut(text, "\n")
-	stem := nameKey(path.Base(link))
-	var b strings.Builder
+	base := path.Base(link)
 	var cs codeSkipper
+	at := 0
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c == '[' || c == '`' {
 			if _, end, ok := refAt(line, i, false, &cs); ok {
+				if saysSomething(line[at:i]) {
+					return true
+				}
 				if c == '[' && (i+1 >= len(line) || line[i+1] != '[') {
 					if k := strings.LastIndex(line[i:end], "]("); k > 0 {
-						if label := line[i+1 : i+k]; nameKey(label) != stem {
-							b.WriteString(label)
+						if label := line[i+1 : i+k]; !sameKey(label, base) && saysSomething(label) {
+							return true
 						}
 					}
 				}
-				b.WriteByte(' ')
-				i = end
+				at, i = end, end
 				continue
 			}
 		}
-		b.WriteByte(c)
 		i++
 	}
-	for _, w := range strings.Fields(b.String()) {
-		w = strings.Trim(w, ":：.,;()*_—–->→")
-		if w == "" || seeWord(w) || fillerWord(w) {
-			continue
+	return saysSomething(line[at:])
+}
+
+// saysSomething reports whether s holds a word with a letter or a digit
+// that is not a "see"-like or filler word.
+func saysSomething(s string) bool {
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, isWordRune)
+		if i < 0 {
+			return false
 		}
-		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+		s = s[i:]
+		j := strings.IndexFunc(s, notWordRune)
+		if j < 0 {
+			j = len(s)
+		}
+		if w := s[:j]; !seeWord(w) && !fillerWord(w) {
+			return true
+		}
+		s = s[j:]
+	}
+	return false
+}
+
+func isWordRune(r rune) bool  { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func notWordRune(r rune) bool { return !isWordRune(r) }
+
+// fillerWord reports whether w is one of the words around a bare
+// cross-reference ("see x.md for details").
+func fillerWord(w string) bool {
+	for _, f := range [...]string{"for", "details", "more", "info", "the", "also", "in"} {
+		if strings.EqualFold(w, f) {
 			return true
 		}
 	}
 	return false
 }
 
-// fillerWord reports whether w is one of the words around a bare
-// cross-reference ("see x.md for details").
-func fillerWord(w string) bool {
-	switch strings.ToLower(w) {
-	case "for", "details", "more", "info", "the", "also", "in":
-		return true
+// sameKey reports whether a link label is just the file's name: equal
+// after folding case and dropping ".md" and back-ticks, with "_", "-" and
+// white space all one separator.
+func sameKey(label, file string) bool {
+	trim := func(s string) string {
+		s = strings.Trim(s, " \t`")
+		if len(s) > 3 && strings.EqualFold(s[len(s)-3:], ".md") {
+			s = s[:len(s)-3]
+		}
+		return strings.Trim(s, " \t_-`")
 	}
-	return false
-}
-
-// nameKey folds a file name or link text for comparison: lower case,
-// without ".md", "_" and "-" as spaces, spaces collapsed.
-func nameKey(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimSuffix(s, ".md")
-	s = strings.NewReplacer("_", " ", "-", " ", "`", "").Replace(s)
-	return strings.Join(strings.Fields(s), " ")
+	// next returns the folded rune at s[i:] and where the one after starts
+	// (-1 at the end); a run of separators folds to one ' '.
+	next := func(s string, i int) (rune, int) {
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == '`' {
+				i += n
+				continue
+			}
+			if r == '_' || r == '-' || unicode.IsSpace(r) {
+				for i < len(s) {
+					r, n = utf8.DecodeRuneInString(s[i:])
+					if r != '_' && r != '-' && r != '`' && !unicode.IsSpace(r) {
+						break
+					}
+					i += n
+				}
+				return ' ', i
+			}
+			return unicode.ToLower(r), i + n
+		}
+		return -1, i
+	}
+	a, b := trim(label), trim(file)
+	i, j := 0, 0
+	for {
+		ra, ni := next(a, i)
+		rb, nj := next(b, j)
+		if ra != rb {
+			return false
+		}
+		if ra < 0 {
+			return true
+		}
+		i, j = ni, nj
+	}
 }
 
 // maxLabel bounds the link text Refs reads.
