@@ -87,7 +87,9 @@ func (s *killStats) String() string {
 // TestRandomKill is the randomized crash proof: for INTERMEM_PROOF_ROUNDS
 // rounds (default 100) it starts one of the journaled operations above,
 // SIGKILLs it after a uniformly random 0–30 ms (INTERMEM_PROOF_MAXDELAY_MS
-// widens the window for operations that start late), recovers with
+// widens the window for operations that start late; on a loaded machine,
+// where the uninterrupted reference run takes longer than the window, the
+// kills spread over 5/4 of its duration instead), recovers with
 // intermem-recover --resume, and checks, every round:
 //
 //   - at the kill, every file is whole: byte-equal to its state before the
@@ -147,7 +149,11 @@ type kindRef struct {
 	cmd           []string
 	before, after map[string]string
 	oldOps        map[string]bool
-	universe      []string // every entry id, before or after
+	// took is how long the uninterrupted reference run took on this
+	// machine, now: kills are spread over it when it is longer than the
+	// configured window (a loaded machine starts processes slowly).
+	took     time.Duration
+	universe []string // every entry id, before or after
 }
 
 func prepareKind(t *testing.T, f *fixture, kind killKind) *kindRef {
@@ -175,7 +181,9 @@ func prepareKind(t *testing.T, f *fixture, kind killKind) *kindRef {
 		}
 	}
 	collect("before")
+	start := time.Now()
 	f.must(ref.cmd[0], ref.cmd[1:]...)
+	ref.took = time.Since(start)
 	ref.after = f.tree()
 	collect("after")
 	if hashTree(ref.after) == hashTree(ref.before) {
@@ -202,6 +210,10 @@ func placesWithMemory(t *testing.T, f *fixture) map[string]int {
 func randomKill(t *testing.T, kind killKind, rounds int, maxDelay time.Duration, rng *rand.Rand, st *killStats) {
 	f := promoteFixture(t, kind.layout)
 	ref := prepareKind(t, f, kind)
+	if window := ref.took * 5 / 4; window > maxDelay {
+		t.Logf("%s: the reference run took %v here: kills spread over 0–%v", kind.name, ref.took.Round(time.Millisecond), window.Round(time.Millisecond))
+		maxDelay = window
+	}
 	for i := 0; i < rounds; i++ {
 		delay := time.Duration(rng.Int63n(int64(maxDelay) + 1))
 		ref.template.restore(t, f.dir)
