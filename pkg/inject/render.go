@@ -165,6 +165,7 @@ func Render(in *Inputs) Result {
 
 	lines := make([]string, len(items))
 	selected := make([]bool, len(items))
+	cost := make([][2]int, len(items)) // bytes and characters a selected item added
 	opened := [3]bool{}
 	omitted, omittedBytes := 0, 0
 	// A list (the ledger, the stale facts, the index, the memories) is
@@ -224,11 +225,33 @@ func Render(in *Inputs) Result {
 				continue
 			}
 			lines[i], selected[i] = line, true
+			cost[i] = [2]int{b, c}
 			opened[it.sec] = true
 			usedBytes += b
 			usedChars += c
 			res.Items++
 		}
+	}
+	// A line withheld as built reserved room for the notice after other
+	// lines were chosen: give it back from the lowest priority, last
+	// first, so every list stays a prefix of its order and a section's
+	// first item (which paid for its header) goes last.
+	for !fits(0, 0) {
+		j := -1
+		for i := range items {
+			if selected[i] && (j < 0 || items[i].prio >= items[j].prio) {
+				j = i
+			}
+		}
+		if j < 0 {
+			break
+		}
+		selected[j] = false
+		usedBytes -= cost[j][0]
+		usedChars -= cost[j][1]
+		res.Items--
+		omitted++
+		omittedBytes += len(lines[j]) + 1
 	}
 	if res.Items == 0 && len(res.Withheld) == 0 {
 		return Result{Budget: budget}
