@@ -84,6 +84,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return hookio.SessionStartOutput(text)
 	}
 	ix := LoadIndex(p.Path(IndexName))
+	// Derive (parse, redact, screen) what changed in memory before taking
+	// the store's lock, not under it: a Stop hook waiting to write would
+	// otherwise wait for that work, and spool. Gather then finds every
+	// record in the index (or derives again what changed meanwhile).
+	_, _ = memFiles(deps, env.MemoryDir, ix)
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
 	switch {
