@@ -29,6 +29,9 @@ with when, why and where each was. Restore one with "intermem restore ID".
 type ArchivedReport struct {
 	File     string           `json:"file"`
 	Archived []archive.Record `json:"archived"`
+	// Refused maps the id of each record restore refuses (its from: line
+	// names no document a fact goes back to) to why.
+	Refused map[string]string `json:"refused"`
 }
 
 func runArchived(ctx context.Context, env *cli.Env, args []string) error {
@@ -46,9 +49,14 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := ArchivedReport{File: targets.DetailDir + "/" + targets.ArchiveName, Archived: []archive.Record{}}
+	rep := ArchivedReport{File: targets.DetailDir + "/" + targets.ArchiveName, Archived: []archive.Record{}, Refused: map[string]string{}}
 	if ts.Archive.Exists {
 		rep.Archived = append(rep.Archived, archive.Parse(ts.Archive.Content)...)
+	}
+	for _, r := range rep.Archived {
+		if err := r.CheckOrigin(); err != nil {
+			rep.Refused[r.ID] = err.Error()
+		}
 	}
 	if c.json {
 		return writeJSON(env.Stdout, &rep)
@@ -63,6 +71,10 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 		from := r.From
 		if r.Section != "" {
 			from += " § " + r.Section
+		}
+		if _, bad := rep.Refused[r.ID]; bad {
+			fmt.Fprintf(w, "  %s  %s  from %q: restore refuses it, that is no document intermem restores into\n", r.ID, r.At.Format("2006-01-02"), r.From)
+			continue
 		}
 		fmt.Fprintf(w, "  %s  %s  from %s\n      %s\n      reason: %s\n", r.ID, r.At.Format("2006-01-02"), from, clip(firstLine(r.Block), 80), r.Reason)
 	}
