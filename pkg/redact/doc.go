@@ -50,6 +50,10 @@
 // passwort, kennwort, wachtwoord, пароль, 비밀번호, 암호, 토큰, 密码/密碼, 口令, 密钥, 令牌,
 // パスワード, トークン (CJK labels match as a suffix: 数据库密码).
 //
+// File names have no labels: Name searches a name from every word start (names join words
+// with "_", "-", "."), and also redacts a word that is random on its own (12+ bytes of three
+// classes switching often, 32+ bytes of hex, 20+ bytes of two classes at 4 bits per byte).
+//
 // # False-positive policy
 //
 // Shaped tokens are trusted by their shape, with boundary checks (no word character may

@@ -152,13 +152,9 @@ func (e *engine) find(s string) []Finding {
 	if len(s) == 0 {
 		return nil
 	}
-	n := len(e.rules)
-	// Per rule: the region last scheduled, and the end of the last hit-rule finding.
-	lastStart := make([]int, n)
-	lastEnd := make([]int, n)
-	for i := range n {
-		lastStart[i], lastEnd[i] = -1, -1
-	}
+	// Per rule: the region last scheduled, and the end of the last hit-rule finding;
+	// allocated at the first anchor, since most short texts (names, titles) have none.
+	var lastStart, lastEnd []int
 	var tasks []task
 	var fs []found
 	var memo *scanMemo
@@ -169,6 +165,13 @@ func (e *engine) find(s string) []Finding {
 	lineEndFor, lineEnd := -1, 0
 
 	e.ac.Scan(s, func(id int32, end int) {
+		if lastStart == nil {
+			n := len(e.rules)
+			lastStart, lastEnd = make([]int, n), make([]int, n)
+			for i := range n {
+				lastStart[i], lastEnd[i] = -1, -1
+			}
+		}
 		start := end - e.anchorLen[id]
 		if end > searched {
 			if i := strings.LastIndexByte(s[searched:end], '\n'); i >= 0 {
