@@ -64,6 +64,14 @@ type Entry struct {
 	// Link is the sibling memory file a Pointer (or a Fact) links to, as
 	// written, with a leading "./" and any "#fragment" removed.
 	Link string
+	// Secret reports that pruning the entry would remove a secret from
+	// auto-memory (its block, a heading its removal could take with it, its
+	// file's name; for a Memory any byte of the file, and in a scanned Dir
+	// any pointer to it): such an entry is never pruned. Every text field
+	// above is redacted either way (see redact.go).
+	Secret bool
+
+	rawLink string // Link as written, when redaction changed it
 }
 
 // Frontmatter is the leniently parsed YAML block at the top of a topic file.
@@ -90,7 +98,12 @@ type Heading struct {
 
 // File is one parsed memory file.
 type File struct {
+	// Name is the file's name on disk, for reading, writing and deleting
+	// it; SafeName is the same with any secret redacted, which is what
+	// every Entry of the file carries as its File and what may be shown or
+	// stored.
 	Name        string
+	SafeName    string
 	Content     []byte       // exactly the bytes read
 	Frontmatter *Frontmatter // nil when none
 	Headings    []Heading    // real headings only
@@ -100,7 +113,8 @@ type File struct {
 
 // Parse parses one memory file. It never fails and never panics: any bytes
 // are acceptable, and whatever it does not understand is left out of the
-// entries but kept in Content.
+// entries but kept in Content. Every text it returns is redacted (see
+// redact.go); Content and Name are the file's own.
 //
 // A file with frontmatter is a single Memory entry, except the index
 // (MEMORY.md), which is always scanned as a fact list: treating the index as
@@ -125,6 +139,7 @@ func Parse(name string, content []byte) *File {
 		p.scan(first, true)
 	}
 	p.finish()
+	redactFile(f, p.src)
 	return f
 }
 

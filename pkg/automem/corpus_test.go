@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/intermem/intermem/pkg/redact"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the parser's output")
@@ -189,18 +191,30 @@ func checkRanges(t testing.TB, f *File) {
 		if len(e.ID) != 16 || strings.Trim(e.ID, "0123456789abcdef") != "" {
 			t.Fatalf("entry %d: bad id %q", i, e.ID)
 		}
-		if e.Kind != Memory && e.ID != ID(NormalizeText(e.Text)) {
+		// The id hashes the text as written; a Secret entry carries it redacted.
+		if !e.Secret && e.Kind != Memory && e.ID != ID(NormalizeText(e.Text)) {
 			t.Fatalf("entry %d: id is not the hash of its normalized text", i)
 		}
-		if e.Kind == Memory && e.ID != ID(NormalizeText(e.Description+"\n"+e.Text)) {
+		if !e.Secret && e.Kind == Memory && e.ID != ID(NormalizeText(e.Description+"\n"+e.Text)) {
 			t.Fatalf("memory id is not the hash of its normalized description and body")
 		}
-		if e.File != f.Name {
-			t.Fatalf("entry %d: File %q, want %q", i, e.File, f.Name)
+		if e.File != f.SafeName {
+			t.Fatalf("entry %d: File %q, want %q", i, e.File, f.SafeName)
+		}
+		for _, field := range []string{e.Text, e.Section, e.Name, e.Description, e.Type, e.File, e.Link} {
+			if fs := redact.Find(field); len(fs) > 0 {
+				t.Fatalf("entry %d: a field still holds a secret (%s): %q", i, fs[0].Kind, field)
+			}
+		}
+		if strings.Contains(e.Text, redact.Marker) && !e.Secret {
+			t.Fatalf("entry %d: redacted text %q but not Secret", i, e.Text)
 		}
 		prevEnd = e.End
 	}
 	for _, h := range f.Headings {
+		if fs := redact.Find(h.Title); len(fs) > 0 {
+			t.Fatalf("heading %q still holds a secret (%s)", h.Title, fs[0].Kind)
+		}
 		if h.Start < 0 || h.Start >= h.End || h.End > len(c) {
 			t.Fatalf("heading %q: bad range [%d,%d)", h.Title, h.Start, h.End)
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/intermem/intermem/pkg/redact"
 )
 
 // MaxFileBytes is the largest memory file Scan reads. Claude Code writes
@@ -50,7 +52,7 @@ func Scan(dir string) (*Dir, error) {
 		}
 		content, err := readMemoryFile(filepath.Join(dir, name), de)
 		if err != nil {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", name, err))
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", redact.Name(name), err))
 			d.skip(name)
 			continue
 		}
@@ -62,7 +64,31 @@ func Scan(dir string) (*Dir, error) {
 		}
 	}
 	d.resolve()
+	d.markPointedSecrets()
 	return d, nil
+}
+
+// markPointedSecrets marks a one-memory file Secret when an index line that
+// points to it holds a secret: pruning the memory removes those lines.
+func (d *Dir) markPointedSecrets() {
+	secret := map[string]bool{}
+	for _, f := range d.Files {
+		for _, e := range f.Entries {
+			if e.Kind == Pointer && e.Secret {
+				secret[e.RawLink()] = true
+			}
+		}
+	}
+	if len(secret) == 0 {
+		return
+	}
+	for _, f := range d.Files {
+		for i := range f.Entries {
+			if e := &f.Entries[i]; e.Kind == Memory && secret[f.Name] {
+				e.Secret = true
+			}
+		}
+	}
 }
 
 // maxLinked bounds how many files in sub-folders pointers may pull in.
@@ -84,7 +110,8 @@ const maxLinked = 256
 //     nothing to keep. Dangling lists those.
 //
 // A pointer's Link is made relative to the memory directory (a pointer in
-// notes/a.md to "b.md" names "notes/b.md").
+// notes/a.md to "b.md" names "notes/b.md"). Files are found by the link as
+// written (RawLink); Link stays redacted.
 func (d *Dir) resolve() {
 	have := make(map[string]bool, len(d.Files))
 	for _, f := range d.Files {
@@ -97,25 +124,27 @@ func (d *Dir) resolve() {
 			if e.Kind != Pointer {
 				continue
 			}
+			link := e.RawLink()
 			if dir := path.Dir(f.Name); dir != "." {
-				e.Link = path.Join(dir, e.Link)
+				link = path.Join(dir, link)
+				e.setLink(link)
 			}
-			if have[e.Link] || d.skipped[e.Link] || !strings.Contains(e.Link, "/") {
+			if have[link] || d.skipped[link] || !strings.Contains(link, "/") {
 				continue
 			}
-			p := filepath.Join(d.Path, filepath.FromSlash(e.Link))
+			p := filepath.Join(d.Path, filepath.FromSlash(link))
 			fi, err := os.Lstat(p)
 			if err != nil {
 				continue
 			}
-			have[e.Link] = true
+			have[link] = true
 			content, err := readMemoryFile(p, fs.FileInfoToDirEntry(fi))
 			if err != nil {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", e.Link, err))
-				d.skip(e.Link)
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", redact.Name(link), err))
+				d.skip(link)
 				continue
 			}
-			d.Files = append(d.Files, Parse(e.Link, content))
+			d.Files = append(d.Files, Parse(link, content))
 		}
 	}
 	sort.SliceStable(d.Files, func(a, b int) bool { return d.Files[a].Name < d.Files[b].Name })
@@ -134,11 +163,11 @@ func (d *Dir) resolve() {
 	for _, f := range d.Files {
 		for i := range f.Entries {
 			e := &f.Entries[i]
-			if e.Kind != Pointer || have[e.Link] || d.skipped[e.Link] {
+			if e.Kind != Pointer || have[e.RawLink()] || d.skipped[e.RawLink()] {
 				continue
 			}
-			if name, ok := byName[strings.ToLower(e.Link)]; ok {
-				e.Link = name
+			if name, ok := byName[strings.ToLower(e.RawLink())]; ok {
+				e.setLink(name)
 				continue
 			}
 			if HasHook(e.Text, e.Link) {
@@ -268,7 +297,7 @@ func (d *Dir) Dangling() []Entry {
 	var out []Entry
 	for _, f := range d.Files {
 		for _, e := range f.Entries {
-			if e.Kind == Pointer && d.File(e.Link) == nil && !d.skipped[e.Link] {
+			if e.Kind == Pointer && d.File(e.RawLink()) == nil && !d.skipped[e.RawLink()] {
 				out = append(out, e)
 			}
 		}

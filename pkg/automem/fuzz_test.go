@@ -25,6 +25,14 @@ var fuzzSeeds = []string{
 	"Fixes:\n- a\n- b\n\nLead:\n\n1. x\n2. y\n",
 	"**Rule:** text\nwrapped\n\n**Label**\n```\nc\n```\n",
 	"- hook → [a.md](a.md)\n- `n/b.md` — x\n- c.md: y\n- [[w]] z\n",
+	// Secrets in every field: a heading, a pointer, a table cell, a fence, a
+	// key split over list items, a frontmatter name and description.
+	"## Staging creds sk_live_FAKEwVM7XipTJbvnehTJEP6V\n- a\n",
+	"- [Bot](AKIAFAKEZX3C7DA2QCLO.md) — password: FAKEdb5vm3OIcVsv\n",
+	"| user | token |\n|---|---|\n| ci | ghp_FAKEnVqpW9YRjvIkXnhfBSssj7hiRTimbWq4 |\n",
+	"- run:\n```\nredis-cli -a FAKEqadrJCD3q0 ping\n```\n",
+	"- -----BEGIN RSA PRIVATE KEY-----\n- MIIEowIBAAKCAQEAFAKES6qJ7EHzCmlj92FHUKYurqrIucWpIZGHeweOBOa6ciq9\n- -----END RSA PRIVATE KEY-----\n",
+	"---\nname: token ghp_FAKEnVqpW9YRjvIkXnhfBSssj7hiRTimbWq4\ndescription: >\n  The staging DB password\n  is FAKEaP3IL08NS9\n---\nbody\n",
 }
 
 func addSeeds(f *testing.F) {

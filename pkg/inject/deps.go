@@ -26,6 +26,10 @@ import (
 type Deps struct {
 	list []dep
 	seen map[string]bool
+	// secret is set when a recorded path holds a secret (a memory file
+	// named after one): the render cache, which lists every path, is then
+	// not written.
+	secret bool
 }
 
 // dep is one recorded fact. Kind: 's' stat, 'l' lstat, 'd' directory
@@ -297,6 +301,9 @@ func saveRender(path, key string, until time.Time, d *Deps, text string) error {
 		u = until.UnixNano()
 	}
 	fmt.Fprintf(&b, "until %d\ndeps %d\n", u, len(d.list))
+	if d.secret {
+		return nil // no cache rather than a secret in it
+	}
 	for _, x := range d.list {
 		if strings.ContainsRune(x.Path, 0) || strings.ContainsRune(x.Val, 0) {
 			return nil // cannot be recorded: no cache rather than a wrong one

@@ -36,8 +36,9 @@ const (
 // memFile is what is derived from one memory file: a pure function of its
 // name and bytes.
 type memFile struct {
-	Name      string
-	Size, Mod int64 // identity of the bytes it was derived from
+	Name      string // on disk, the cache key
+	Safe      string // Name with any secret redacted: what is shown
+	Size, Mod int64  // identity of the bytes it was derived from
 	Load      automem.LoadInfo
 	Entries   []memEntry
 	used      bool // by this run
@@ -204,7 +205,7 @@ func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) 
 
 func deriveMem(name string, content []byte, size, mod int64) *memFile {
 	f := automem.Parse(name, content)
-	mf := &memFile{Name: name, Size: size, Mod: mod}
+	mf := &memFile{Name: name, Safe: f.SafeName, Size: size, Mod: mod}
 	index := name == automem.IndexName
 	if index {
 		mf.Load = automem.Load(content)
@@ -403,7 +404,9 @@ func (ix *Index) Save(path string) error {
 func (ix *Index) encode(w *bytes.Buffer) {
 	names := make([]string, 0, len(ix.mem))
 	for n, f := range ix.mem {
-		if f.used {
+		// A file whose name holds a secret is derived again at every run
+		// rather than have its name written here.
+		if f.used && f.Safe == f.Name {
 			names = append(names, n)
 		}
 	}
@@ -507,7 +510,8 @@ func (ix *Index) decode(src string) error {
 			if n != 9 {
 				return bad()
 			}
-			f = &memFile{Name: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), Entries: make([]memEntry, 0, max(0, min(atoi(fs[8]), 1<<16)))}
+			name := unesc(fs[0])
+			f = &memFile{Name: name, Safe: name, Size: atoi64(fs[1]), Mod: atoi64(fs[2]), Entries: make([]memEntry, 0, max(0, min(atoi(fs[8]), 1<<16)))}
 			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
 			ix.mem[f.Name], d = f, nil
 		case "E":

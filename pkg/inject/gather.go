@@ -182,12 +182,12 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
-			// Entries the last plan blocked as stale, or listed as
-			// time-bound, are not ready either (checking citations here
-			// would cost a session start too much).
+			// Entries the last plan blocked as stale, listed as time-bound
+			// or kept private for holding a secret are not ready either
+			// (checking citations here would cost a session start too much).
 			if b := tx.Bucket(store.BucketPlans); b != nil {
 				if raw := b.Get([]byte("current")); raw != nil {
-					for _, list := range []string{"blocked.#.id", "time_bound.#.id"} {
+					for _, list := range []string{"blocked.#.id", "time_bound.#.id", "private.#.id"} {
 						for _, id := range gjson.GetBytes(raw, list).Array() {
 							rejected[id.String()] = true
 						}
@@ -250,13 +250,13 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if isPointer(en) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
 				continue
 			}
-			c := Candidate{ID: en.ID, File: f.Name, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
+			c := Candidate{ID: en.ID, File: f.Safe, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
 			if orphans[en.ID] {
 				c.Kind = string(automem.Fact)
 			}
 			if en.Kind == string(automem.Memory) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
-				c.Pointed = pointed[f.Name]
+				c.Pointed = pointed[f.Safe] // links are redacted like names
 			}
 			if r := rec.get(en.ID); r != nil {
 				c.Sessions, c.Confidence = r.sessions, r.confidence
@@ -304,6 +304,9 @@ func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
 		if err != nil {
 			continue
 		}
+		if f.Safe != f.Name && deps != nil {
+			deps.secret = true
+		}
 		out = append(out, f)
 	}
 	return out, nil
@@ -317,7 +320,7 @@ func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
 func orphanPointers(mem []*memFile) map[string]bool {
 	have := make(map[string]bool, 2*len(mem))
 	for _, f := range mem {
-		have[strings.ToLower(f.Name)] = true
+		have[strings.ToLower(f.Safe)] = true // links are redacted like names
 		for _, en := range f.Entries {
 			if en.Kind == string(automem.Memory) && en.Name != "" {
 				have[strings.ToLower(en.Name)+".md"] = true

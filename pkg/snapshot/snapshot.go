@@ -134,7 +134,7 @@ func Observe(dir, sessionID, event string, at time.Time, redact func(string) str
 		return obs, err
 	}
 	for _, f := range d.Files {
-		obs.Files = append(obs.Files, f.Name)
+		obs.Files = append(obs.Files, f.SafeName) // as entries name it: never a secret
 		for _, e := range f.Entries {
 			obs.Entries = append(obs.Entries, SeenOf(e, redact))
 		}
