@@ -72,15 +72,14 @@ step "2. Status"
 run intermem status
 
 step "3. The synthesis plan (what /intermem:synthesize shows you)"
+# The staging credentials hold a secret: the plan shows them redacted and
+# keeps them private, apart from the numbered candidates.
 run intermem-synthesize plan
-# The candidate holding the staging credentials (redacted in the plan) is
-# the one to reject; find its number in the JSON plan.
-secret=$(intermem-synthesize plan --json | awk '/"n":/ {n=$2; sub(",", "", n)} /"text":.*mailer credentials/ {print n; exit}')
 
-step "4. One batch answer: approve everything else, reject the credentials, add the @AGENTS.md import"
-run intermem-synthesize apply --approve all --reject "$secret" --import-agents --dry-run | head -n 12
+step "4. One batch answer: approve every candidate, add the @AGENTS.md import"
+run intermem-synthesize apply --approve all --import-agents --dry-run | head -n 12
 echo "…"
-run intermem-synthesize apply --approve all --reject "$secret" --import-agents
+run intermem-synthesize apply --approve all --import-agents
 
 step "5. The result"
 run git status --short
@@ -91,6 +90,8 @@ run cat AGENTS.md
 echo
 run cat docs/intermem/architecture.md
 echo
+# What is left in auto-memory: what was not promoted, and the credentials,
+# which were never candidates and are not pruned.
 run cat "$mem/MEMORY.md"
 
 step "6. Validation: what promoted facts and memories cite, checked against the code"

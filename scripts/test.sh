@@ -59,7 +59,7 @@ done
 
 step "demo"
 scripts/demo.sh >/tmp/intermem-demo.log 2>&1 || { cat /tmp/intermem-demo.log; echo "scripts/demo.sh failed"; exit 1; }
-for want in "intermem synthesis plan:" "Promoted 11 entries" "Added \"@AGENTS.md\" to CLAUDE.md" "intermem validate:" "intermem sweep:"; do
+for want in "intermem synthesis plan:" "Kept private: holds a secret" "[REDACTED:stripe-key]" "Promoted 11 entries" "API key sk_live_DEMOdemoDEMOdemoDEMOdemo42 (rotate in March)" "Added \"@AGENTS.md\" to CLAUDE.md" "intermem validate:" "intermem sweep:"; do
 	grep -qF "$want" /tmp/intermem-demo.log || { cat /tmp/intermem-demo.log; echo "demo output lacks: $want"; exit 1; }
 done
 echo "  demo ran: $(grep -c '━━' /tmp/intermem-demo.log) steps"

@@ -27,13 +27,15 @@ import (
 const synthesizeUsage = `Usage:
   intermem-synthesize plan  [--project DIR] [--json] [--max N] [--no-validate | --cite-root DIR]
   intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
-                            [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
-                            [--allow-outside] [--dry-run] [--json] [--project DIR]
+                            [--target N=AGENTS.md|CLAUDE.md]... [--promote-redacted N,…]
+                            [--import-agents] [--allow-outside] [--dry-run] [--json] [--project DIR]
 
 plan lists the stable auto-memory entries worth promoting, numbered and
 grouped by the document they would go to, with what intermem noticed about
 each. apply promotes the approved numbers and prunes them from auto-memory,
-through a crash-safe journal. SPEC is like 1,3,5-8 or all.
+through a crash-safe journal. SPEC is like 1,3,5-8 or all. Entries that
+hold a secret are listed apart, as kept private: never pruned, promoted
+(redacted) only when named with --promote-redacted.
 
 /intermem:synthesize runs both for you inside Claude Code.
 `
@@ -181,23 +183,17 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 			group = c.Target
 			fmt.Fprintf(w, "\n%s\n", group)
 		}
-		lines := strings.Split(c.Text, "\n")
-		fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
-		for i, l := range lines[1:] {
-			if i == 6 {
-				fmt.Fprintf(w, "        … (%d more lines)\n", len(lines)-1-i)
-				break
-			}
-			fmt.Fprintf(w, "        %s\n", l)
-		}
-		meta := fmt.Sprintf("stable in %d sessions · confidence %.2f · %s · from %s:%d", c.Sessions, c.Confidence, c.Route, c.File, c.Line)
-		fmt.Fprintf(w, "        %s\n", meta)
-		for _, a := range c.Annotations {
-			fmt.Fprintf(w, "        %s\n", a)
-		}
+		printCandidate(w, c, "")
 	}
 	if len(pl.Candidates) == 0 {
-		fmt.Fprintln(w, "\nNothing new to promote: every stable entry is already in CLAUDE.md/AGENTS.md, was rejected, or is blocked.")
+		fmt.Fprintln(w, "\nNothing new to promote: every stable entry is already in CLAUDE.md/AGENTS.md, was rejected, blocked or kept private.")
+	}
+	if len(pl.Private) > 0 {
+		fmt.Fprintf(w, "\nKept private: holds a secret (%d %s: never pruned from auto-memory, not covered by --approve)\n",
+			len(pl.Private), cli.Plural(len(pl.Private), "entry", "entries"))
+		for _, c := range pl.Private {
+			printCandidate(w, c, " · would go to "+c.Target)
+		}
 	}
 	if len(pl.Blocked) > 0 {
 		fmt.Fprintf(w, "\nBlocked (stale, not offered):\n")
@@ -238,6 +234,29 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	if len(pl.Candidates) > 0 {
 		fmt.Fprintf(w, "\nAnswer with one batch, e.g.:\n  intermem-synthesize apply --approve 1,3,5-8 --reject 2 --edit '4=new text' --target 6=CLAUDE.md\n")
 	}
+	if len(pl.Private) > 0 {
+		n := pl.Private[0].N
+		fmt.Fprintf(w, "Entries kept private stay in auto-memory. To copy one's redacted text into its document as well, name it:\n  intermem-synthesize apply --promote-redacted %d   (or --reject %d to stop seeing it)\n", n, n)
+	}
+}
+
+// printCandidate prints one numbered entry of a plan: its first lines, what
+// is known about it (where, plus extra), and its annotations.
+func printCandidate(w io.Writer, c plan.Candidate, extra string) {
+	lines := strings.Split(c.Text, "\n")
+	fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
+	for i, l := range lines[1:] {
+		if i == 6 {
+			fmt.Fprintf(w, "        … (%d more lines)\n", len(lines)-1-i)
+			break
+		}
+		fmt.Fprintf(w, "        %s\n", l)
+	}
+	meta := fmt.Sprintf("stable in %d sessions · confidence %.2f · %s · from %s:%d%s", c.Sessions, c.Confidence, c.Route, c.File, c.Line, extra)
+	fmt.Fprintf(w, "        %s\n", meta)
+	for _, a := range c.Annotations {
+		fmt.Fprintf(w, "        %s\n", a)
+	}
 }
 
 // multiFlag collects a repeatable flag.
@@ -247,8 +266,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const applyUsage = `Usage: intermem-synthesize apply --approve SPEC [--reject SPEC] [--edit N=TEXT]...
-                                [--target N=AGENTS.md|CLAUDE.md]... [--import-agents]
-                                [--allow-outside] [--dry-run] [--json] [--project DIR]
+                                [--target N=AGENTS.md|CLAUDE.md]... [--promote-redacted N,…]
+                                [--import-agents] [--allow-outside] [--dry-run] [--json] [--project DIR]
 
 Promotes the approved entries of the saved plan into their target
 documents, each with its marker, and prunes them from auto-memory (with a
@@ -262,6 +281,12 @@ checks the citations of the approved entries first and promotes nothing if
 one of them is stale. A CLAUDE.md, AGENTS.md or docs/intermem document that
 is a link leading out of the project is written through only with
 --allow-outside.
+
+Entries the plan kept private hold a secret: they are never pruned and
+--approve (even "all") does not cover them. --promote-redacted N,… copies
+the redacted text of each one named into its document and keeps the entry
+in auto-memory; "all" is refused, each must be named. --reject works on
+them too.
 `
 
 // ApplyReport is the JSON shape of apply.
@@ -298,14 +323,18 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	var edits, tgts multiFlag
 	fset.Var(&edits, "edit", "approve N with this text instead: `N=TEXT` (repeatable)")
 	fset.Var(&tgts, "target", "send N to another document: `N=AGENTS.md|CLAUDE.md` (repeatable)")
+	redacted := fset.String("promote-redacted", "", "entries kept private (they hold a secret) whose redacted text to promote, each named: `N,…`; they stay in auto-memory")
 	importAgents := fset.Bool("import-agents", false, "add \"@AGENTS.md\" to CLAUDE.md so Claude Code loads AGENTS.md")
 	c.registerAllowOutside(fset)
 	dry := fset.Bool("dry-run", false, "print what would change and write nothing")
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
 	}
-	if *approve == "" && *reject == "" && len(edits) == 0 && !*importAgents {
-		return cli.Usagef("nothing to do: give --approve, --reject, --edit or --import-agents")
+	if *approve == "" && *reject == "" && len(edits) == 0 && *redacted == "" && !*importAgents {
+		return cli.Usagef("nothing to do: give --approve, --reject, --edit, --promote-redacted or --import-agents")
+	}
+	if strings.EqualFold(strings.TrimSpace(*redacted), "all") {
+		return cli.Usagef("--promote-redacted all: name each entry (they hold secrets; each copy into a committed document is a choice)")
 	}
 	p, err := c.resolve(env)
 	if err != nil {
@@ -370,13 +399,29 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 			Hint: "run intermem-synthesize plan again", Code: 1}
 	}
 
-	valid := pl.Numbers()
+	// Specs name candidates and entries kept private alike, except "all",
+	// which means the candidates; Prepare says why a kept one cannot be
+	// approved.
+	valid, kept := pl.Numbers(), pl.PrivateNumbers()
+	both := make(map[int]*plan.Candidate, len(valid)+len(kept))
+	for _, m := range []map[int]*plan.Candidate{valid, kept} {
+		for n, c := range m {
+			both[n] = c
+		}
+	}
 	req := promote.Request{ImportAgents: *importAgents, Edits: map[int]string{}, Targets: map[int]string{}, Homes: homes}
-	if req.Approve, err = promote.ParseSpec(*approve, valid); err != nil {
+	approveIn := both
+	if strings.EqualFold(strings.TrimSpace(*approve), "all") {
+		approveIn = valid
+	}
+	if req.Approve, err = promote.ParseSpec(*approve, approveIn); err != nil {
 		return cli.WithHint(err, "use numbers from the last plan, e.g. --approve 1,3,5-8")
 	}
-	if req.Reject, err = promote.ParseSpec(*reject, valid); err != nil {
+	if req.Reject, err = promote.ParseSpec(*reject, both); err != nil {
 		return cli.WithHint(err, "use numbers from the last plan, e.g. --reject 2")
+	}
+	if req.PromoteRedacted, err = promote.ParseSpec(*redacted, kept); err != nil {
+		return cli.WithHint(err, "name entries listed under \"Kept private\" in the last plan")
 	}
 	if strings.EqualFold(strings.TrimSpace(*approve), "all") {
 		// "approve all / reject 2": all means all that is not rejected.
@@ -555,9 +600,11 @@ func without(ns, drop []int) []int {
 }
 
 func findCandidate(pl *plan.Plan, n int) *plan.Candidate {
-	for i := range pl.Candidates {
-		if pl.Candidates[i].N == n {
-			return &pl.Candidates[i]
+	for _, list := range [][]plan.Candidate{pl.Candidates, pl.Private} {
+		for i := range list {
+			if list[i].N == n {
+				return &list[i]
+			}
 		}
 	}
 	return nil
@@ -642,6 +689,9 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			edited := ""
 			if pm.Edited {
 				edited = " (edited)"
+			}
+			if pm.Kept {
+				edited += " (redacted; the entry stays in auto-memory)"
 			}
 			fmt.Fprintf(w, "  %d → %s § %s%s: %s\n", pm.N, pm.File, sec, edited, clip(firstLine(pm.Text), 70))
 		}

@@ -28,8 +28,16 @@
 //     scored, deduplicated and promoted; a stale entry (confidence below 0.3) is
 //     listed as blocked with the reason, never offered (a plan built
 //     without a Checker skips this and says so: Validated is false);
-//  6. secrets are redacted from the text that would be promoted, and
+//  6. secrets are redacted from the text that would be promoted (package
+//     automem redacts every field where memory is read), and
 //     instruction-like text that could be a prompt injection is flagged;
+//     an entry that holds a secret (automem.Entry.Secret: its block, a
+//     heading its pruning could remove, its file name, an index line
+//     pointing to it) is never a candidate: pruning it would leave the
+//     user's only usable copy of the secret in a backup. It is listed
+//     apart, as kept private, numbered after the candidates, and only an
+//     explicit per-entry choice (apply --promote-redacted N) copies its
+//     redacted text into a document; it then stays in auto-memory;
 //  7. each entry is routed: behavioural preferences (memory type user or
 //     feedback, imperative always/never/prefer/don't rules, preference
 //     sections) to CLAUDE.md; structural facts to AGENTS.md.
@@ -120,9 +128,13 @@ type Blocked struct {
 
 // Plan is the result of Build.
 type Plan struct {
-	Created           time.Time         `json:"created"`
-	Root              string            `json:"project_root"`
-	Candidates        []Candidate       `json:"candidates"`
+	Created    time.Time   `json:"created"`
+	Root       string      `json:"project_root"`
+	Candidates []Candidate `json:"candidates"`
+	// Private are the stable entries that hold a secret: kept in
+	// auto-memory, never approved by --approve (not even "all"), numbered
+	// after the candidates for apply --promote-redacted.
+	Private           []Candidate       `json:"private"`
 	Blocked           []Blocked         `json:"blocked"`
 	TimeBound         []Blocked         `json:"time_bound"` // listed apart, not offered
 	SkippedDuplicates int               `json:"skipped_duplicates"`
@@ -171,7 +183,7 @@ func Build(in Inputs) *Plan {
 	cat := in.Catalog
 	p := &Plan{
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
-		Entries: len(cat.Items), Candidates: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
+		Entries: len(cat.Items), Candidates: []Candidate{}, Private: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
 		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{},
 		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
@@ -195,7 +207,7 @@ func Build(in Inputs) *Plan {
 		}
 	}
 
-	cands := []Candidate{}
+	cands, private := []Candidate{}, []Candidate{}
 	seen := make(map[string]bool, len(cat.Items))
 	for i := range cat.Items {
 		it := &cat.Items[i]
@@ -261,6 +273,7 @@ func Build(in Inputs) *Plan {
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
 			Sessions: it.Sessions(), Confidence: sc.Confidence, Dedup: Novel,
 			Block: block, Original: original, Corrected: fixes, Injection: []string{}, Annotations: []string{},
+			Redacted: it.Secret || strings.Contains(block, redact.Marker),
 		}
 		if it.Rec != nil {
 			c.FirstSeen = it.Rec.FirstSeen
@@ -275,13 +288,27 @@ func Build(in Inputs) *Plan {
 		c.Target, c.Route = Route(it.Entry)
 		c.Section = Section(it.Entry, cat.Dir)
 		c.Annotations = append(c.Annotations, sc.Reasons...)
+		if it.Secret {
+			private = append(private, c)
+			continue
+		}
 		cands = append(cands, c)
 	}
 	p.Baseline = p.Stable == 0
 
-	// Best-established first.
-	sort.SliceStable(cands, func(a, b int) bool {
-		x, y := cands[a], cands[b]
+	p.Candidates = p.list(cands, in, ix, notes, stmts, 1)
+	p.Private = p.list(private, in, ix, notes, stmts, len(p.Candidates)+1)
+
+	p.warn(in.Targets, marked)
+	return p
+}
+
+// list ranks cs (best-established first), caps them at in.Max (counting
+// what is left out in Capped), annotates them, groups them by target
+// keeping rank order within each group, and numbers them from first.
+func (p *Plan) list(cs []Candidate, in Inputs, ix *match.Index, notes *match.Notes, stmts []string, first int) []Candidate {
+	sort.SliceStable(cs, func(a, b int) bool {
+		x, y := cs[a], cs[b]
 		if x.Sessions != y.Sessions {
 			return x.Sessions > y.Sessions
 		}
@@ -296,27 +323,24 @@ func Build(in Inputs) *Plan {
 		}
 		return x.Line < y.Line
 	})
-	if in.Max > 0 && len(cands) > in.Max {
-		p.Capped = len(cands) - in.Max
-		cands = cands[:in.Max]
+	if in.Max > 0 && len(cs) > in.Max {
+		p.Capped += len(cs) - in.Max
+		cs = cs[:in.Max]
 	}
 	// The fuzzy comparisons, redaction and screening are done only for the
 	// entries that made the list: they are what a person reads, and on a
 	// large memory they are most of the cost.
-	for i := range cands {
-		annotate(&cands[i], ix, notes, stmts, in.Screen)
+	for i := range cs {
+		annotate(&cs[i], ix, notes, stmts, in.Screen)
 	}
 	// Group by target, keeping rank order within each group, and number.
-	sort.SliceStable(cands, func(a, b int) bool {
-		return strings.Index(targetOrder, cands[a].Target) < strings.Index(targetOrder, cands[b].Target)
+	sort.SliceStable(cs, func(a, b int) bool {
+		return strings.Index(targetOrder, cs[a].Target) < strings.Index(targetOrder, cs[b].Target)
 	})
-	for i := range cands {
-		cands[i].N = i + 1
+	for i := range cs {
+		cs[i].N = first + i
 	}
-	p.Candidates = cands
-
-	p.warn(in.Targets, marked)
-	return p
+	return cs
 }
 
 // annotate adds what a person needs to judge a candidate: the existing
@@ -326,7 +350,7 @@ func Build(in Inputs) *Plan {
 func annotate(c *Candidate, ix *match.Index, notes *match.Notes, stmts []string, screenText func(string) []string) {
 	raw := c.Block
 	safe := redact.String(raw)
-	c.Block, c.Text, c.Redacted = safe, strings.TrimPrefix(safe, "- "), safe != raw
+	c.Block, c.Text, c.Redacted = safe, strings.TrimPrefix(safe, "- "), c.Redacted || safe != raw
 	var out []string
 	if c.Original != "" {
 		c.Original = strings.TrimPrefix(redact.String(c.Original), "- ")
@@ -368,7 +392,7 @@ func annotate(c *Candidate, ix *match.Index, notes *match.Notes, stmts []string,
 
 func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
 	toAgents := false
-	for _, c := range p.Candidates {
+	for _, c := range append(p.Candidates[:len(p.Candidates):len(p.Candidates)], p.Private...) {
 		if c.Target == targets.Agents {
 			toAgents = true
 		}
@@ -557,6 +581,15 @@ func (p *Plan) Numbers() map[int]*Candidate {
 	m := make(map[int]*Candidate, len(p.Candidates))
 	for i := range p.Candidates {
 		m[p.Candidates[i].N] = &p.Candidates[i]
+	}
+	return m
+}
+
+// PrivateNumbers returns the numbers of the entries kept private.
+func (p *Plan) PrivateNumbers() map[int]*Candidate {
+	m := make(map[int]*Candidate, len(p.Private))
+	for i := range p.Private {
+		m[p.Private[i].N] = &p.Private[i]
 	}
 	return m
 }

@@ -21,11 +21,16 @@ import (
 
 // Request is the user's batch answer to a plan.
 type Request struct {
-	Approve      []int
-	Reject       []int
-	Edits        map[int]string // approve with this text instead
-	Targets      map[int]string // route override: "AGENTS.md" or "CLAUDE.md"
-	ImportAgents bool
+	Approve []int
+	Reject  []int          // candidates or entries kept private
+	Edits   map[int]string // approve with this text instead
+	Targets map[int]string // route override: "AGENTS.md" or "CLAUDE.md"
+	// PromoteRedacted are entries the plan kept private (they hold a
+	// secret) whose redacted text the user chose, one by one, to promote:
+	// they are inserted like candidates and never pruned. An --edit of a
+	// kept entry is such a choice too.
+	PromoteRedacted []int
+	ImportAgents    bool
 	// Homes maps memory files promoted by earlier operations (slash paths
 	// in the memory directory) to the documents they went to (relative to
 	// the root), so a link to one points there.
@@ -100,6 +105,9 @@ type Promotion struct {
 	Text    string `json:"text"`
 	Origin  string `json:"origin"` // memory file it came from
 	Kind    string `json:"kind"`
+	// Kept is set for an entry that holds a secret: its redacted text was
+	// promoted and the entry stays in auto-memory.
+	Kept bool `json:"kept_in_memory,omitempty"`
 }
 
 // Prepared is an Op ready to run, with what it will do.
@@ -114,9 +122,28 @@ type Prepared struct {
 // target the layout tiers go to detail documents, and the AGENTS.md index
 // is refreshed at the end of phase 1.
 func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layout tier.Config) (*Prepared, error) {
-	valid := pl.Numbers()
+	cands, kept := pl.Numbers(), pl.PrivateNumbers()
+	valid := make(map[int]*plan.Candidate, len(cands)+len(kept))
+	for n, c := range cands {
+		valid[n] = c
+	}
+	for n, c := range kept {
+		valid[n] = c
+	}
 	approved := map[int]bool{}
 	for _, n := range req.Approve {
+		if kept[n] != nil {
+			return nil, fmt.Errorf("%w: %d holds a secret and is kept private: --promote-redacted %d promotes its redacted text and keeps it in auto-memory", ErrSpec, n, n)
+		}
+		if cands[n] == nil {
+			return nil, fmt.Errorf("%w: %d is not a number in the plan", ErrSpec, n)
+		}
+		approved[n] = true
+	}
+	for _, n := range req.PromoteRedacted {
+		if kept[n] == nil {
+			return nil, fmt.Errorf("%w: --promote-redacted %d is not an entry the plan kept private", ErrSpec, n)
+		}
 		approved[n] = true
 	}
 	for n := range req.Edits {
@@ -158,8 +185,14 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	sort.Ints(nums)
 	for _, n := range nums {
 		c := valid[n]
-		if _, ok := byID[c.ID]; !ok {
+		e, ok := byID[c.ID]
+		switch {
+		case !ok:
 			stale = append(stale, fmt.Sprintf("%d (%q) changed or vanished from %s", n, short(c.Text), c.File))
+		case e.Secret && kept[n] == nil:
+			// A pointer or heading with a secret appeared since the plan:
+			// pruning the entry now would remove it.
+			stale = append(stale, fmt.Sprintf("%d (%q) holds a secret now and would be kept private", n, short(c.Text)))
 		}
 	}
 	// A target that now carries an approved entry's marker, or says the
@@ -280,9 +313,14 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		phase1 = append(phase1, journal.Step{Phase: 1, Path: d.path, Action: ActInsert, ID: c.ID, Section: d.section, Block: block})
 		pr.Promotions = append(pr.Promotions, Promotion{
 			N: n, ID: c.ID, File: d.file, Section: d.section, Edited: edited,
-			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind),
+			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind), Kept: e.Secret || kept[n] != nil,
 		})
 		pr.Op.Entries = append(pr.Op.Entries, c.ID)
+		if e.Secret || kept[n] != nil {
+			continue // never pruned: the user's only usable copy of the secret is here
+		}
+		// An entry without a secret has none in its file's name either:
+		// e.File is the name on disk.
 		memPath := filepath.Join(mem.Path, filepath.FromSlash(e.File))
 		if e.Kind == automem.Memory {
 			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID})

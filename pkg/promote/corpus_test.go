@@ -83,9 +83,11 @@ func TestPromoteIntoCorpusTargets(t *testing.T) {
 // Pruning each fact from every real auto-memory file removes that entry's
 // lines and nothing else: the result is the original with the entry's
 // lines (and at most the blank lines and emptied headings around them)
-// taken out, in order; every other entry survives with its identity.
+// taken out, in order; every other entry survives with its identity. An
+// entry that holds a secret is never pruned: the step leaves its file as
+// it is.
 func TestPruneFromCorpusMemory(t *testing.T) {
-	pruned := 0
+	pruned, kept := 0, 0
 	for name, content := range corpusFiles(t, "auto-memory") {
 		f := automem.Parse(name, content)
 		for _, e := range f.Entries {
@@ -101,6 +103,13 @@ func TestPruneFromCorpusMemory(t *testing.T) {
 			out, keep, err := Apply(s, content, true, journal.ReadFile)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if e.Secret {
+				kept++
+				if !keep || !bytes.Equal(out, content) {
+					t.Errorf("%s: the entry at line %d holds a secret and was pruned", name, e.StartLine)
+				}
 				continue
 			}
 			pruned++
@@ -131,6 +140,11 @@ func TestPruneFromCorpusMemory(t *testing.T) {
 	}
 	if pruned < 100 {
 		t.Fatalf("only %d entries pruned across the corpus", pruned)
+	}
+	// The corpus holds two secrets in auto-memory (pkg/redact's corpus test
+	// lists them): a password in a fact, a client secret in a topic file.
+	if kept != 2 {
+		t.Errorf("%d corpus entries kept for holding a secret, want 2", kept)
 	}
 }
 

@@ -12,7 +12,9 @@
 // idempotent by content: an insert whose marker is present does nothing, a
 // removal of an entry that is gone does nothing. A "delete-file" step
 // refuses to delete a file whose memory changed since the plan, because
-// that would lose what changed.
+// that would lose what changed. No step removes an entry that holds a
+// secret (automem.Entry.Secret): Prepare plans none, and a step replayed
+// over a file that gained one since leaves that entry where it is.
 package promote
 
 import (
@@ -71,7 +73,7 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byt
 		}
 		f := automem.Parse(filepath.Base(s.Path), cur)
 		for _, e := range f.Entries {
-			if e.ID == s.ID {
+			if e.ID == s.ID && !e.Secret {
 				return f.Remove(s.ID), true, nil
 			}
 		}
@@ -83,6 +85,9 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byt
 		f := automem.Parse(filepath.Base(s.Path), cur)
 		for _, e := range f.Entries {
 			if e.ID == s.ID && e.Kind == automem.Memory {
+				if e.Secret {
+					return cur, true, nil
+				}
 				return nil, false, nil
 			}
 		}
@@ -107,7 +112,7 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byt
 		listed := strings.Fields(s.Block)
 		var ids []string
 		for _, e := range f.Entries {
-			if e.Kind == automem.Pointer && (e.Link == s.Extra || slices.Contains(listed, e.ID)) {
+			if e.Kind == automem.Pointer && (e.Link == s.Extra || slices.Contains(listed, e.ID)) && !e.Secret {
 				ids = append(ids, e.ID)
 			}
 		}
