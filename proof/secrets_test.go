@@ -2,6 +2,7 @@ package proof
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -18,10 +19,10 @@ import (
 )
 
 // secretRecord is one line of pkg/redact/testdata/secrets.txt: a fake
-// secret and a realistic memory bullet that holds it.
+// secret in one format and a realistic memory bullet that holds it.
 type secretRecord struct {
-	kind, value, bullet string
-	line                int
+	format, kind, value, bullet string
+	line                        int
 }
 
 func readSecretCorpus(t *testing.T) []secretRecord {
@@ -32,6 +33,7 @@ func readSecretCorpus(t *testing.T) []secretRecord {
 	}
 	defer fh.Close()
 	var out []secretRecord
+	formats := map[string]bool{}
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -40,25 +42,116 @@ func readSecretCorpus(t *testing.T) []secretRecord {
 			continue
 		}
 		parts := strings.SplitN(line, "\t", 3)
-		if len(parts) != 3 || !strings.Contains(parts[2], parts[1]) || !strings.HasPrefix(parts[2], "- ") {
-			t.Fatalf("secrets.txt:%d: want kind<TAB>secret<TAB>bullet holding the secret", n)
+		if len(parts) != 3 || !strings.Contains(parts[2], parts[1]) || !strings.HasPrefix(parts[2], "- ") || formats[parts[0]] {
+			t.Fatalf("secrets.txt:%d: want a new format<TAB>secret<TAB>bullet holding the secret", n)
 		}
-		out = append(out, secretRecord{parts[0], parts[1], parts[2], n})
+		formats[parts[0]] = true
+		kind, _, _ := strings.Cut(parts[0], "/")
+		// "⏎" is a line break: a record that spans several memory entries.
+		nl := func(s string) string { return strings.ReplaceAll(s, "⏎", "\n") }
+		out = append(out, secretRecord{parts[0], kind, nl(parts[1]), nl(parts[2]), n})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(out) < 30 {
-		t.Fatalf("secrets.txt has %d records; the proof wants at least 30", len(out))
+	if len(formats) < 60 {
+		t.Fatalf("secrets.txt has %d formats; the proof wants at least 60", len(formats))
 	}
 	return out
 }
 
-// leakIndex finds any 8-byte piece of any secret's distinctive body in a
-// sink, as written and as JSON writes it (escaped), case-sensitively and
-// case-folded: the criterion of pkg/redact's own corpus test, over every
-// byte intermem writes. A PEM key's armor lines ("-----BEGIN PRIVATE
-// KEY-----") are not its body: "private key" is an ordinary phrase.
+// The fields of auto-memory that can carry a secret. A secret is planted
+// in every field that can hold it: the single-line ones (a heading, a
+// table cell, an index line, a frontmatter value, a file name) cannot hold
+// a key that spans lines, and a file name cannot hold a "/".
+const (
+	fieldProse       = "prose"
+	fieldHeading     = "heading"
+	fieldTable       = "table cell"
+	fieldFence       = "fence"
+	fieldPointer     = "pointer line"
+	fieldName        = "frontmatter name"
+	fieldDescription = "frontmatter description"
+	fieldBody        = "topic-file body"
+	fieldFileName    = "file name"
+	fieldEdit        = "apply --edit text"
+)
+
+// contextOnly are the kinds of secret that only their context marks as
+// one (a label, a URL's user part, a flag, a header, a JSON key): their
+// bare value, which is all a file name holds, is a random string like any
+// other, so they are not planted as file names.
+var contextOnly = map[string]bool{
+	"password": true, "token": true, "api-key": true, "secret": true, "client-secret": true,
+	"url-credentials": true, "bearer-token": true, "basic-auth": true, "authorization": true,
+	"okta-token": true, "aws-secret-key": true, "private-key-id": true, "aws-presigned-signature": true,
+}
+
+var secretFields = []string{fieldProse, fieldHeading, fieldTable, fieldFence, fieldPointer, fieldName, fieldDescription, fieldBody, fieldFileName}
+
+// planted is one fake secret written into one field of auto-memory.
+type planted struct {
+	rec   secretRecord
+	field string
+	value string // the record's value, made distinct per field (variant)
+	text  string // the record's bullet, without its "- ", holding value
+}
+
+func (p planted) String() string {
+	return fmt.Sprintf("%s in a %s (secrets.txt:%d)", p.rec.format, p.field, p.rec.line)
+}
+
+// variant makes a secret distinct per field while keeping its shape:
+// after each FAKE (or Fake, deadbeef) tag, the run of letters and digits
+// is rotated by k within its class (hex within hex), so a leak names the
+// field it came from. A base64 value (Basic auth) is varied inside.
+func variant(v string, k int) string {
+	if k == 0 {
+		return v
+	}
+	if b, err := base64.StdEncoding.DecodeString(v); err == nil && strings.Contains(string(b), "FAKE") {
+		return base64.StdEncoding.EncodeToString([]byte(variant(string(b), k)))
+	}
+	out := []byte(v)
+	for _, tag := range []string{"FAKE", "Fake", "deadbeef"} {
+		hex := tag == "deadbeef"
+		for i := 0; ; {
+			j := strings.Index(string(out[i:]), tag)
+			if j < 0 {
+				break
+			}
+			i += j + len(tag)
+			for ; i < len(out); i++ {
+				c := out[i]
+				switch {
+				case hex && '0' <= c && c <= '9', hex && 'a' <= c && c <= 'f':
+					const h = "0123456789abcdef"
+					out[i] = h[(strings.IndexByte(h, c)+k)%16]
+					continue
+				case hex:
+				case 'a' <= c && c <= 'z':
+					out[i] = 'a' + (c-'a'+byte(k))%26
+					continue
+				case 'A' <= c && c <= 'Z':
+					out[i] = 'A' + (c-'A'+byte(k))%26
+					continue
+				case '0' <= c && c <= '9':
+					out[i] = '0' + (c-'0'+byte(k))%10
+					continue
+				}
+				break
+			}
+		}
+	}
+	return string(out)
+}
+
+// leakIndex finds any 8-byte piece of any planted secret's distinctive
+// body in a sink, as written and as JSON writes it (escaped),
+// case-sensitively and case-folded: the criterion of pkg/redact's own
+// corpus test, over every byte intermem writes. A PEM key's armor lines
+// ("-----BEGIN PRIVATE KEY-----") are not its body: "private key" is an
+// ordinary phrase.
 type leakIndex struct {
 	pieces map[uint64][]piece // 8 bytes as a number → which secret
 	folded map[uint64][]piece
@@ -73,27 +166,41 @@ var pemArmor = regexp.MustCompile(`-----(BEGIN|END) [A-Z ]+-----`)
 
 func window(s string, i int) uint64 { return binary.LittleEndian.Uint64([]byte(s[i : i+8])) }
 
-func newLeakIndex(recs []secretRecord) *leakIndex {
+func newLeakIndex(ps []planted) *leakIndex {
 	ix := &leakIndex{pieces: map[uint64][]piece{}, folded: map[uint64][]piece{}}
-	// A piece that the text around the secrets, or a redaction marker, also holds is not
-	// distinctive: the fixed prefix "AGE-SECRET-KEY-1" folds to "-secret-", which the
-	// marker "[REDACTED:aws-secret-key]" holds.
-	common := map[string]bool{}
-	for _, rec := range recs {
-		kind, _, _ := strings.Cut(rec.kind, "/")
-		rest := strings.ToLower(strings.ReplaceAll(rec.bullet, rec.value, "\x00") + "\x00[REDACTED:" + kind + "]")
-		for i := 0; i+8 <= len(rest); i++ {
-			common[rest[i:i+8]] = true
-		}
-	}
-	for r, rec := range recs {
-		body := pemArmor.ReplaceAllString(rec.value, "")
+	forms := func(p planted) []string {
+		body := pemArmor.ReplaceAllString(p.value, "")
 		esc, _ := json.Marshal(body)
 		escHTML := string(esc[1 : len(esc)-1])
-		forms := []string{body, escHTML, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(escHTML)}
-		for _, form := range forms {
+		return []string{body, escHTML, strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(escHTML)}
+	}
+	// A piece is not distinctive when the text around the secrets or a
+	// redaction marker also holds it (the prefix "AGE-SECRET-KEY-1" folds
+	// to "-secret-", which "[REDACTED:aws-secret-key]" holds), or when
+	// several secrets share it (a fixed prefix such as "ghp_FAKE"), or
+	// when it is only digits (a file's modification time in nanoseconds
+	// holds any 8 digits sooner or later).
+	common := map[string]bool{}
+	owner := map[string]int{}
+	for i, p := range ps {
+		rest := strings.ToLower(strings.ReplaceAll(p.text, p.value, "\x00") + "\x00[REDACTED:" + p.rec.kind + "]")
+		for j := 0; j+8 <= len(rest); j++ {
+			common[rest[j:j+8]] = true
+		}
+		for _, form := range forms(p) {
+			lf := strings.ToLower(form)
+			for j := 0; j+8 <= len(lf); j++ {
+				if o, ok := owner[lf[j:j+8]]; ok && o != i {
+					common[lf[j:j+8]] = true
+				}
+				owner[lf[j:j+8]] = i
+			}
+		}
+	}
+	for r, p := range ps {
+		for _, form := range forms(p) {
 			for i := 0; i+8 <= len(form); i++ {
-				if common[strings.ToLower(form[i:i+8])] {
+				if common[strings.ToLower(form[i:i+8])] || strings.Trim(form[i:i+8], "0123456789") == "" {
 					continue
 				}
 				w := window(form, i)
@@ -106,7 +213,7 @@ func newLeakIndex(recs []secretRecord) *leakIndex {
 	return ix
 }
 
-// leaks returns, per secret record, the first piece of it found in body.
+// leaks returns, per planted secret, the first piece of it found in body.
 func (ix *leakIndex) leaks(body []byte) map[int]string {
 	out := map[int]string{}
 	s := string(body)
@@ -134,35 +241,39 @@ func around(s string, i int) string {
 }
 
 // TestSecrets runs intermem's whole life cycle over auto-memory holding
-// every fake secret of pkg/redact/testdata/secrets.txt (as MEMORY.md
-// bullets, in a pointer line, and inside one-memory topic files with
-// frontmatter), in both layouts: sessions (Stop and SessionEnd hooks, one
-// observation forced into the spool), SessionStart injection and intermem
-// context, plan (text and JSON), apply --approve all with an edit that
-// carries a secret, validate, sweep, archiving a promoted fact that went
-// stale, archived, search, status, topics, recover, and hook failures that
-// land in the logs. Then no 8-byte piece of any secret may appear in any
-// sink: the store's raw bytes, every other file under .intermem (log,
-// context cache and index, spool, .corrupt-* files) except backups, the
-// plugin-data log, every project file (CLAUDE.md, AGENTS.md,
-// docs/intermem/**, .archived.md), the injected context and the stdout and
-// stderr of every command. Backups keep the user's exact bytes by design:
-// they must hold the original memory, owner-only.
+// every fake secret of pkg/redact/testdata/secrets.txt (at least 60
+// formats) in every field that can carry it: a MEMORY.md bullet, a
+// section heading, a table cell, a fenced block, an index (pointer) line,
+// a topic file's frontmatter name and description, its body and its file
+// name; each planted copy is distinct, so a leak names its field. Both
+// layouts: sessions (Stop and SessionEnd hooks, one observation forced
+// into the spool), SessionStart injection and intermem context, plan (text
+// and JSON), apply --approve all with --promote-redacted for every entry
+// kept private and an edit that carries a secret, validate, sweep,
+// archiving a promoted fact that went stale, archived, search, status,
+// topics, recover, and hook failures that land in the logs. Then no 8-byte
+// piece of any planted secret may appear in any sink: the store's raw
+// bytes, every other file under .intermem (log, context cache and index,
+// spool, .corrupt-* files) except backups, the plugin-data log, every
+// project file (CLAUDE.md, AGENTS.md, docs/intermem/**, .archived.md), the
+// injected context and the stdout and stderr of every command. Backups
+// keep the user's exact bytes by design: they must hold the original
+// memory, owner-only. And every planted secret is still in auto-memory
+// after the apply: an entry that holds one is never pruned.
 func TestSecrets(t *testing.T) {
 	recs := readSecretCorpus(t)
-	ix := newLeakIndex(recs)
-	kinds := map[string]bool{}
-	for _, r := range recs {
-		kinds[r.kind] = true
-	}
 	for _, layout := range []string{"tiered", "flat"} {
 		t.Run(layout, func(t *testing.T) {
 			t.Parallel()
-			sinks, planted := secretLifeCycle(t, layout, recs)
+			sinks, plantedBytes, ps := secretLifeCycle(t, layout, recs)
+			ix := newLeakIndex(ps)
 			// The detector itself: it must find every planted secret in
 			// the user's own memory files, or its silence proves nothing.
-			if found := ix.leaks(planted); len(found) != len(recs)-1 {
-				t.Fatalf("the leak detector finds %d of the %d secrets planted in auto-memory", len(found), len(recs)-1)
+			found := ix.leaks(plantedBytes)
+			for i, p := range ps {
+				if _, ok := found[i]; !ok && p.field != fieldEdit {
+					t.Errorf("the leak detector does not find %s in the memory it was planted in", p)
+				}
 			}
 			names := make([]string, 0, len(sinks))
 			for name := range sinks {
@@ -170,58 +281,97 @@ func TestSecrets(t *testing.T) {
 			}
 			sort.Strings(names)
 			var bytesChecked int
+			leaked := map[string]bool{}
 			for _, name := range names {
 				bytesChecked += len(sinks[name])
 				for r, where := range ix.leaks(sinks[name]) {
-					t.Errorf("LEAK: %s secret (secrets.txt:%d) reaches %s: %s", recs[r].kind, recs[r].line, name, where)
+					leaked[ps[r].field] = true
+					t.Errorf("LEAK: %s reaches %s: %s", ps[r], name, where)
 				}
 			}
-			t.Logf("%s: %d secrets (%d formats) × %d sinks checked (%d bytes); every 8-byte piece, raw, JSON-escaped and case-folded",
-				layout, len(recs), len(kinds), len(names), bytesChecked)
+			fields := map[string]int{}
+			for _, p := range ps {
+				fields[p.field]++
+			}
+			var per []string
+			for _, f := range append(secretFields, fieldEdit) {
+				per = append(per, fmt.Sprintf("%s %d", f, fields[f]))
+			}
+			t.Logf("%s: %d formats, %d planted secrets (%s) × %d sinks checked (%d bytes); every 8-byte piece, raw, JSON-escaped and case-folded",
+				layout, len(recs), len(ps), strings.Join(per, ", "), len(names), bytesChecked)
 		})
 	}
 }
 
-// secretLifeCycle runs the life cycle and returns every sink's bytes by
-// name, and the auto-memory it planted (every secret but the one used as
-// an --edit).
-func secretLifeCycle(t *testing.T, layout string, recs []secretRecord) (map[string][]byte, []byte) {
-	sinks := map[string][]byte{}
-	// One-memory files take four records, the pointer hook one, the cited
-	// (archivable) fact one, the --edit one; MEMORY.md holds the rest.
-	byKind := func(kind string) secretRecord {
+// plantSecrets lays out auto-memory holding every record in every field
+// that can carry it, plus a few facts without secrets. It returns the
+// memory files, every planted copy, the one a promoted fact cites a file
+// with (for archiving), and the text used as an --edit.
+func plantSecrets(t *testing.T, recs []secretRecord) (map[string]string, []planted, planted) {
+	byFormat := func(format string) secretRecord {
 		for _, r := range recs {
-			if r.kind == kind {
+			if r.format == format {
 				return r
 			}
 		}
-		t.Fatalf("secrets.txt has no %s record", kind)
+		t.Fatalf("secrets.txt has no %s record", format)
 		return secretRecord{}
 	}
-	topics := []secretRecord{byKind("stripe-key"), byKind("jwt"), byKind("npm-token"), byKind("vault-token")}
-	pointer, cited, edit := byKind("slack-token"), byKind("aws-access-key"), byKind("gitlab-token")
-	special := map[int]bool{}
-	for _, r := range append(topics, pointer, cited, edit) {
-		special[r.line] = true
+	var ps []planted
+	plant := func(r secretRecord, field string) planted {
+		k := 0
+		for i, f := range append(secretFields, fieldEdit) {
+			if f == field {
+				k = i
+			}
+		}
+		v := variant(r.value, k)
+		p := planted{rec: r, field: field, value: v, text: strings.ReplaceAll(strings.TrimPrefix(r.bullet, "- "), r.value, v)}
+		if !strings.Contains(p.text, v) {
+			t.Fatalf("%s: the variant is not in its text", p)
+		}
+		ps = append(ps, p)
+		return p
 	}
-	var mem strings.Builder
-	mem.WriteString("# Memory\n\n## Credentials\n")
-	for _, r := range recs {
-		if !special[r.line] {
-			mem.WriteString(r.bullet + "\n")
+	cited, edit := byFormat("aws-access-key"), byFormat("gitlab-token")
+	memory := map[string]string{}
+	var mem, table, fences, pointers, headings strings.Builder
+	mem.WriteString("# Memory\n\n## Build\n- `make test` runs the whole suite.\n- Releases are tagged from main only.\n\n## Credentials\n")
+	table.WriteString("\n## Where credentials live\n| format | note |\n|---|---|\n")
+	fences.WriteString("\n## Setup\n")
+	pointers.WriteString("\n## Index\n")
+	for i, r := range recs {
+		oneLine := !strings.Contains(r.value, "\n")
+		if r.line != cited.line && r.line != edit.line {
+			mem.WriteString("- " + plant(r, fieldProse).text + "\n")
+		}
+		if oneLine {
+			fmt.Fprintf(&headings, "\n## %s\n- See the runbook, entry %d.\n", plant(r, fieldHeading).text, i)
+			fmt.Fprintf(&table, "| %s | %s |\n", r.format, plant(r, fieldTable).text)
+			fmt.Fprintf(&pointers, "- [Note %d](plain_%d.md) — %s\n", i, i, plant(r, fieldPointer).text)
+			memory[fmt.Sprintf("plain_%d.md", i)] = fmt.Sprintf("---\nname: note-%d\ndescription: a plain note %d\nmetadata:\n  type: reference\n---\nNothing secret here, note %d.\n", i, i, i)
+			memory[fmt.Sprintf("name_%d.md", i)] = fmt.Sprintf("---\nname: %s\ndescription: a reference note %d\nmetadata:\n  type: reference\n---\nSee the vault, note %d.\n", plant(r, fieldName).text, i, i)
+			memory[fmt.Sprintf("desc_%d.md", i)] = fmt.Sprintf("---\nname: desc-%d\ndescription: %s\nmetadata:\n  type: reference\n---\nSee the vault, item %d.\n", i, plant(r, fieldDescription).text, i)
+		}
+		fmt.Fprintf(&fences, "- %s setup:\n  ```\n  %s\n  ```\n", r.format, strings.ReplaceAll(plant(r, fieldFence).text, "\n", "\n  "))
+		memory[fmt.Sprintf("body_%d.md", i)] = fmt.Sprintf("---\nname: body-%d\ndescription: how to reach service %d\nmetadata:\n  type: reference\n---\n%s\n", i, i, plant(r, fieldBody).text)
+		if oneLine && !contextOnly[r.kind] && !strings.ContainsAny(r.value, "/\x00") && len(r.value) < 200 {
+			p := plant(r, fieldFileName)
+			memory[p.value+".md"] = fmt.Sprintf("---\nname: keys-%d\ndescription: where keys for %d live\nmetadata:\n  type: reference\n---\nIn the team vault.\n", i, i)
 		}
 	}
-	fmt.Fprintf(&mem, "\n## Deploy\n- `scripts/deploy.sh` signs releases with %s.\n", cited.value)
-	mem.WriteString("\n## Topics\n")
-	memory := map[string]string{}
-	for i, r := range topics {
-		name := fmt.Sprintf("reference_cred_%d.md", i)
-		text := strings.TrimPrefix(r.bullet, "- ")
-		memory[name] = fmt.Sprintf("---\nname: cred-%d\ndescription: %s\nmetadata:\n  type: reference\n---\n%s\n", i, text, text)
-		fmt.Fprintf(&mem, "- [Credential %d](%s) — see the file\n", i, name)
-	}
-	fmt.Fprintf(&mem, "- [Bot](reference_cred_0.md) — %s\n", strings.TrimPrefix(pointer.bullet, "- "))
+	c := plant(cited, fieldProse)
+	fmt.Fprintf(&mem, "\n## Deploy\n- `scripts/deploy.sh` signs releases with %s.\n", c.value)
+	mem.WriteString(table.String() + fences.String() + pointers.String() + headings.String())
 	memory["MEMORY.md"] = mem.String()
+	return memory, ps, plant(edit, fieldEdit)
+}
+
+// secretLifeCycle runs the life cycle and returns every sink's bytes by
+// name, the auto-memory it planted, and every planted secret.
+func secretLifeCycle(t *testing.T, layout string, recs []secretRecord) (map[string][]byte, []byte, []planted) {
+	sinks := map[string][]byte{}
+	memory, ps, edit := plantSecrets(t, recs)
 
 	f := newFixture(t, map[string]string{
 		"CLAUDE.md":          "# Project\n\n## Rules\n\n- Be brief.\n",
@@ -236,6 +386,7 @@ func secretLifeCycle(t *testing.T, layout string, recs []secretRecord) (map[stri
 	for name := range memory {
 		b, _ := os.ReadFile(filepath.Join(f.memDir, name))
 		originals[name] = b
+		planted = append(append(planted, name...), 0)
 		planted = append(append(planted, b...), 0)
 	}
 	out := func(name string, r result) {
@@ -294,26 +445,56 @@ func secretLifeCycle(t *testing.T, layout string, recs []secretRecord) (map[stri
 		return r
 	}
 	cmd("intermem", "context")
-	cmd("intermem-synthesize", "plan")
+	cmd("intermem-synthesize", "plan", "--max", "0")
 	plan := f.planJSON()
 	pj, _ := json.Marshal(plan)
 	sinks["stdout of intermem-synthesize plan --json"] = pj
-	cands := candidates(plan)
-	if len(cands) < len(recs)/2 {
-		t.Fatalf("the plan offers %d candidates for %d secret-bearing entries", len(cands), len(recs))
+	var kept, offered []string
+	for _, list := range []string{"candidates", "private"} {
+		l, _ := plan[list].([]any)
+		for _, c := range l {
+			n := jsonNum(c.(map[string]any)["n"])
+			if list == "private" {
+				kept = append(kept, n)
+			} else {
+				offered = append(offered, n)
+			}
+		}
 	}
-	// Edit the last candidate (not the cited fact) into text with a secret.
-	last := plan["candidates"].([]any)[len(cands)-1].(map[string]any)
-	if strings.Contains(last["text"].(string), "deploy.sh") {
-		t.Fatalf("the last candidate is the cited fact")
+	if len(offered)+len(kept) < len(ps)/3 {
+		t.Fatalf("the plan lists %d entries for %d planted secrets", len(offered)+len(kept), len(ps))
 	}
-	cmd("intermem-synthesize", "apply", "--approve", "all", "--edit", jsonNum(last["n"])+"="+strings.TrimPrefix(edit.bullet, "- "), "--import-agents")
+	// Every candidate, and (named one by one) the redacted text of every
+	// entry kept private, with the last one edited into text with a secret.
+	args := []string{"intermem-synthesize", "apply", "--approve", "all", "--import-agents"}
+	all := append(append([]string{}, offered...), kept...)
+	if len(kept) > 0 {
+		args = append(args, "--promote-redacted", strings.Join(kept, ","))
+	}
+	args = append(args, "--edit", all[len(all)-1]+"="+edit.text)
+	cmd(args...)
 	for name, want := range originals {
-		if !backedUp(t, f, want) {
-			t.Errorf("no backup under .intermem/backups holds the original bytes of %s", name)
+		if !backedUp(t, f, want) && !unchanged(f, name, want) {
+			t.Errorf("no backup under .intermem/backups holds the original bytes of %s, and it changed", name)
 		}
 	}
 	checkBackupModes(t, f)
+	// Nothing that holds a secret was pruned: every planted copy is still
+	// in auto-memory, in its file or as its file's name.
+	var mem []byte
+	ents, _ := os.ReadDir(f.memDir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(f.memDir, e.Name()))
+		mem = append(append(append(mem, e.Name()...), 0), b...)
+	}
+	for _, p := range ps {
+		for _, line := range strings.Split(p.value, "\n") {
+			if p.field != fieldEdit && !strings.Contains(string(mem), strings.TrimPrefix(line, "- ")) {
+				t.Errorf("apply pruned %s from auto-memory: an entry that holds a secret must stay", p)
+				break
+			}
+		}
+	}
 
 	// Check, decay, archive.
 	cmd("intermem", "validate")
@@ -413,7 +594,13 @@ func secretLifeCycle(t *testing.T, layout string, recs []secretRecord) (map[stri
 			t.Errorf("%s does not exist: the life cycle did not reach it", doc)
 		}
 	}
-	return sinks, planted
+	return sinks, planted, ps
+}
+
+// unchanged reports whether the memory file name still holds exactly want.
+func unchanged(f *fixture, name string, want []byte) bool {
+	b, err := os.ReadFile(filepath.Join(f.memDir, name))
+	return err == nil && string(b) == string(want)
 }
 
 // backedUp reports whether some backup file holds exactly want.
