@@ -17,6 +17,7 @@ import (
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/tidy"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
@@ -85,13 +86,16 @@ func (w *writer) Close() {
 func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }
 
 // applyStep dispatches journal steps to the package that owns the action:
-// tier (detail documents, index), archive, or promote (inserts, removals,
-// pruning).
+// tier (detail documents, index), archive, tidy (topic files, MEMORY.md's
+// pointers) or promote (inserts, removals, pruning).
 func applyStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
 	if next, keep, ok, err := tier.Apply(s, cur, exists, read); ok {
 		return next, keep, err
 	}
 	if next, keep, ok, err := archive.Apply(s, cur, exists); ok {
+		return next, keep, err
+	}
+	if next, keep, ok, err := tidy.Apply(s, cur, exists, read); ok {
 		return next, keep, err
 	}
 	return promote.Apply(s, cur, exists, read)
@@ -115,6 +119,9 @@ func undoStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]
 			next = cur
 		}
 		return next, keep, err
+	}
+	if next, keep, ok := tidy.Undo(s, cur, exists); ok {
+		return next, keep, nil
 	}
 	return promote.Undo(s, cur, exists, read)
 }

@@ -10,9 +10,10 @@
 //	            phase 1 steps            phase 2 steps
 //	pending ──────────────────▶ committed ──────────────────▶ final
 //	   │   (targets written)       │  (memory pruned; for        (promote: "pruned",
-//	   │                           │   promote only)              archive: "archived",
-//	   └──────── discard ──────────┘                              restore: "restored",
-//	     (phase-1 changes undone)                                 migrate: "migrated")
+//	   │                           │   promote; MEMORY.md         archive: "archived",
+//	   │                           │   rewritten, for tidy)       restore: "restored",
+//	   └──────── discard ──────────┘                              migrate: "migrated",
+//	     (phase-1 changes undone)                                 tidy: "tidied")
 //
 // Invariants:
 //
@@ -67,6 +68,7 @@ const (
 	Archived  State = "archived"
 	Restored  State = "restored"
 	Migrated  State = "migrated"
+	Tidied    State = "tidied"
 	Discarded State = "discarded"
 )
 
@@ -76,6 +78,7 @@ var finalState = map[string]State{
 	"archive": Archived,
 	"restore": Restored,
 	"migrate": Migrated,
+	"tidy":    Tidied,
 }
 
 // Op is one journaled operation.
