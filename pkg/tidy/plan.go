@@ -84,8 +84,10 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 		dup[s.hash]++
 	}
 	type cand struct {
-		k                    int // index in secs
-		gainLines, gainChars int // estimated
+		k         int // index in secs
+		lines     int // lines that leave, the blank ones after included
+		chars     int // and their characters
+		gainChars int // chars less the pointer's (estimated with its name's stem)
 	}
 	var cands []cand
 	for k, s := range secs {
@@ -94,33 +96,37 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 		if isTopics(s.title) || dup[s.hash] > 1 {
 			continue
 		}
-		lines := s.gap - s.first
 		chars := automem.Load(content[s.start:ls[s.gap-1].end]).Chars
-		ptr := len(pointerFor(s, slugOf(s.title)+".md")) + 1
-		cands = append(cands, cand{k: k, gainLines: lines - 1, gainChars: chars - ptr})
+		ptr := automem.Load([]byte(pointerFor(s, slugOf(s.title)+".md") + "\n")).Chars
+		cands = append(cands, cand{k: k, lines: s.gap - s.first, chars: chars, gainChars: chars - ptr})
+	}
+	// better orders candidates: most lines freed (a pointer line takes one
+	// back), then most characters, then the earlier section; for the
+	// characters alone, most characters first.
+	better := func(c, b cand, byLines bool) bool {
+		x, y := [3]int{c.lines, c.chars, -c.k}, [3]int{b.lines, b.chars, -b.k}
+		if !byLines {
+			x[0], x[1], y[0], y[1] = x[1], x[0], y[1], y[0]
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return x[i] > y[i]
+			}
+		}
+		return false
 	}
 	chosen := map[int]bool{}
 	for {
-		over := pl.After.Lines > TargetLines
-		overChars := pl.After.Chars > TargetChars
-		if !over && !overChars {
+		byLines := pl.After.Lines > TargetLines
+		if !byLines && pl.After.Chars <= TargetChars {
 			break
 		}
 		best := -1
 		for i, c := range cands {
-			if chosen[c.k] || (over && c.gainLines < 1) || (!over && c.gainChars < 1) {
+			if chosen[c.k] || (byLines && c.lines < 2) || (!byLines && c.gainChars < 1) {
 				continue
 			}
-			if best < 0 {
-				best = i
-				continue
-			}
-			b := cands[best]
-			x, y := [2]int{c.gainLines, c.gainChars}, [2]int{b.gainLines, b.gainChars}
-			if !over {
-				x[0], x[1], y[0], y[1] = x[1], x[0], y[1], y[0]
-			}
-			if x[0] > y[0] || x[0] == y[0] && x[1] > y[1] {
+			if best < 0 || better(c, cands[best], byLines) {
 				best = i
 			}
 		}
