@@ -72,6 +72,12 @@ var killKinds = []killKind{
 		promoted(f)
 		return []string{"intermem", "tier", "flatten"}
 	}},
+	{"tidy", "tiered", func(f *fixture) []string {
+		f.write(f.memDir+"/MEMORY.md", overCapIndex())
+		f.write(f.memDir+"/big.md", "Someone else's notes.\n")
+		f.sessions(2) // the history the moved entries keep
+		return []string{"intermem", "tidy", "--apply"}
+	}},
 }
 
 // killStats counts where the kills of one kind landed.

@@ -16,6 +16,8 @@
 //	archive:after-journal, archive:after-target, archive:after-commit
 //	restore:after-journal, restore:after-target, restore:after-commit
 //	migrate:after-journal, migrate:after-target, migrate:after-commit
+//	tidy:after-journal, tidy:after-target, tidy:after-commit (then prune:*
+//	                       for MEMORY.md's rewrite)
 package failpoint
 
 // Names lists every failpoint, for crash matrices.
@@ -25,4 +27,5 @@ var Names = []string{
 	"archive:after-journal", "archive:after-target", "archive:after-commit",
 	"restore:after-journal", "restore:after-target", "restore:after-commit",
 	"migrate:after-journal", "migrate:after-target", "migrate:after-commit",
+	"tidy:after-journal", "tidy:after-target", "tidy:after-commit",
 }
