@@ -79,6 +79,9 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 	f := automem.Parse(automem.IndexName, content)
 	ls := splitLines(content)
 	secs := sections(f, ls)
+	for k := range secs {
+		secs[k].describe()
+	}
 	dup := map[string]int{}
 	for _, s := range secs {
 		dup[s.hash]++
@@ -97,7 +100,7 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 			continue
 		}
 		chars := automem.Load(content[s.start:ls[s.gap-1].end]).Chars
-		ptr := automem.Load([]byte(pointerFor(s, slugOf(s.title)+".md") + "\n")).Chars
+		ptr := automem.Load([]byte(pointerFor(s, s.slug+".md") + "\n")).Chars
 		cands = append(cands, cand{k: k, lines: s.gap - s.first, chars: chars, gainChars: chars - ptr})
 	}
 	// better orders candidates: most lines freed (a pointer line takes one
@@ -135,7 +138,7 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 		}
 		chosen[cands[best].k] = true
 		moves := movesFor(content, secs, chosen, taken)
-		idx, err := Rewrite(content, moved(moves), nil)
+		idx, err := rewrite(content, ls, secs, moved(moves), nil)
 		if err != nil {
 			return nil, fmt.Errorf("tidy: projecting the index: %w", err)
 		}
@@ -163,7 +166,7 @@ func movesFor(content []byte, secs []section, chosen map[int]bool, taken func(st
 		if !chosen[k] {
 			continue
 		}
-		name := uniqueName(slugOf(s.title), func(n string) bool { return used[n] || taken != nil && taken(n) })
+		name := uniqueName(s.slug, func(n string) bool { return used[n] || taken != nil && taken(n) })
 		used[strings.ToLower(name)] = true
 		m := Move{
 			Title: s.title, Line: s.first + 1, Lines: s.last - s.first + 1,
@@ -188,14 +191,13 @@ func moved(moves []Move) []Moved {
 	return out
 }
 
-// pointerFor is the pointer line of a section moved to file: its title
-// and a hook made of its entries' first lines.
-func pointerFor(s section, file string) string {
+// describe computes, once, what a section's pointer and file name say:
+// the stem of its file name, and its pointer's title and hook (the
+// entries' first lines). Each goes through redact, which is not free.
+func (s *section) describe() {
+	s.slug = slugOf(s.title)
 	title := clean(s.title, titleRunes)
-	title = strings.NewReplacer("[", "(", "]", ")").Replace(title)
-	if title == "" {
-		title = strings.TrimSuffix(file, ".md")
-	}
+	s.ptitle = strings.NewReplacer("[", "(", "]", ")").Replace(title)
 	var parts []string
 	n, more := 0, false
 	for i, e := range s.entries {
@@ -208,11 +210,20 @@ func pointerFor(s section, file string) string {
 			n += utf8.RuneCountInString(p) + 2
 		}
 	}
-	hook := clean(strings.Join(parts, "; "), hookRunes)
-	if more && !strings.HasSuffix(hook, "…") {
-		hook += "…"
+	s.hook = clean(strings.Join(parts, "; "), hookRunes)
+	if more && !strings.HasSuffix(s.hook, "…") {
+		s.hook += "…"
 	}
-	return pointerLine(title, file, hook)
+}
+
+// pointerFor is the pointer line of a section moved to file (describe
+// has run).
+func pointerFor(s section, file string) string {
+	title := s.ptitle
+	if title == "" {
+		title = strings.TrimSuffix(file, ".md")
+	}
+	return pointerLine(title, file, s.hook)
 }
 
 // hookOf is what an entry contributes to a pointer's hook: its first

@@ -239,6 +239,7 @@ func TestPointerParses(t *testing.T) {
 	// The pointer tidy writes is a pointer to its file for automem, even
 	// when the title had brackets and links.
 	s := section{title: "Tricky [x] title [y](y.md)", entries: []automem.Entry{{Kind: automem.Pointer, Text: "[f.md](f.md) — what f holds"}}}
+	s.describe()
 	p := pointerFor(s, "tricky-x-title-y.md")
 	if want := "- [Tricky (x) title y](tricky-x-title-y.md) — what f holds"; p != want {
 		t.Fatalf("pointer %q, want %q", p, want)

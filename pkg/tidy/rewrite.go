@@ -39,7 +39,11 @@ type Moved struct {
 func Rewrite(content []byte, moves []Moved, holds func(file string) (string, error)) ([]byte, error) {
 	f := automem.Parse(automem.IndexName, content)
 	ls := splitLines(content)
-	secs := sections(f, ls)
+	return rewrite(content, ls, sections(f, ls), moves, holds)
+}
+
+// rewrite is Rewrite on content already split and parsed.
+func rewrite(content []byte, ls []line, secs []section, moves []Moved, holds func(file string) (string, error)) ([]byte, error) {
 	drop := make([]bool, len(ls))
 	used := make([]bool, len(secs))
 	insert := -1 // line where a new pointers' section goes

@@ -65,6 +65,8 @@ type section struct {
 	start, end  int // byte range of first..last
 	hash        string
 	entries     []automem.Entry
+	// slug, ptitle and hook are set by describe.
+	slug, ptitle, hook string
 }
 
 // sections returns the level-2 sections of a parsed index.
