@@ -17,12 +17,14 @@ import (
 
 const recoverUsage = `Usage: intermem-recover [--project DIR] [--json] [--resume] [--discard ID]
 
-Lists operations (promotions, archives, restores, migrations) that a crash
-or a kill interrupted. --resume completes them; every intermem writer also
-does this before its own work. --discard ID abandons one safely: the
-changes it made to CLAUDE.md/AGENTS.md are undone and the entries stay in
-auto-memory. An operation that has started pruning memory can only be
-resumed, never discarded, so nothing is lost.
+Lists operations (promotions, archives, restores, migrations, tidies) that
+a crash or a kill interrupted. --resume completes them; every intermem
+writer also does this before its own work. --discard ID abandons one
+safely: the changes it made to CLAUDE.md/AGENTS.md are undone and the
+entries stay in auto-memory (for a tidy: the topic files it wrote are
+deleted and MEMORY.md keeps its sections). An operation that has started
+pruning memory (or rewriting MEMORY.md) can only be resumed, never
+discarded, so nothing is lost.
 `
 
 // RecoverReport is the JSON shape of intermem-recover.
