@@ -48,6 +48,9 @@ type Env struct {
 	// Deps, when set, records every filesystem fact Gather relies on
 	// (for the render cache).
 	Deps *Deps
+	// mem, when set, are the memory files already listed and derived
+	// (with Deps) by the hook before it took the store's lock.
+	mem []*memFile
 }
 
 // Gather reads everything Render needs: auto-memory, the curated
@@ -79,9 +82,12 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		in.CwdRel = filepath.ToSlash(rel)
 	}
 
-	mem, err := memFiles(e.Deps, e.MemoryDir, ix)
-	if err != nil {
-		return nil, err
+	mem := e.mem
+	if mem == nil {
+		var err error
+		if mem, err = memFiles(e.Deps, e.MemoryDir, ix); err != nil {
+			return nil, err
+		}
 	}
 	orphans := orphanPointers(mem)
 	isPointer := func(en *memEntry) bool { return en.Kind == string(automem.Pointer) && !orphans[en.ID] }

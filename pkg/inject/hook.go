@@ -86,9 +86,10 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	ix := LoadIndex(p.Path(IndexName))
 	// Derive (parse, redact, screen) what changed in memory before taking
 	// the store's lock, not under it: a Stop hook waiting to write would
-	// otherwise wait for that work, and spool. Gather then finds every
-	// record in the index (or derives again what changed meanwhile).
-	_, _ = memFiles(deps, env.MemoryDir, ix)
+	// otherwise wait for that work, and spool. Gather uses these records.
+	if mem, err := memFiles(deps, env.MemoryDir, ix); err == nil && mem != nil {
+		env.mem = mem
+	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
 	switch {
