@@ -1,0 +1,230 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Backend answers the tools. It is the seam between the protocol (this
+// package) and whatever knows the memories: today ReadOnly, which scans the
+// project's files at every call; later the catalog. One method per tool,
+// typed requests and results, text as the memory systems hold it: the
+// server, not the backend, redacts, screens, escapes and budgets what
+// reaches the model, so a backend cannot forget to.
+//
+// Errors: wrap ErrNotFound, ErrUnknownSource, ErrBusy or ErrNotAvailable
+// (the server turns them into tool errors with a hint for the model);
+// anything else is reported as it is. A backend must be safe for
+// concurrent use: the client may run several tools at once.
+type Backend interface {
+	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+	Get(ctx context.Context, req GetRequest) (*Entry, error)
+	Validate(ctx context.Context, req ValidateRequest) (*Validation, error)
+	Provenance(ctx context.Context, req ProvenanceRequest) (*Provenance, error)
+	Write(ctx context.Context, req WriteRequest) (*WriteResult, error)
+}
+
+// ErrNotFound is returned when no memory has the requested id.
+var ErrNotFound = errors.New("no memory has this id")
+
+// ErrUnknownSource is returned for a source filter that names no source;
+// the error's text lists the known ones.
+var ErrUnknownSource = errors.New("no such source")
+
+// ErrBusy is returned when what the tool needs is held by another process
+// past the backend's short wait (intermem's store while a hook writes).
+var ErrBusy = errors.New("busy")
+
+// ErrNotAvailable is returned by a backend that does not offer a tool.
+var ErrNotAvailable = errors.New("not available yet")
+
+// The statuses of an entry, as validation leaves them.
+const (
+	// StatusOK: what the entry cites was checked and holds.
+	StatusOK = "ok"
+	// StatusStale: a citation is broken (or several moved); do not trust it.
+	StatusStale = "stale"
+	// StatusUnchecked: it cites nothing that can be checked here.
+	StatusUnchecked = "unchecked"
+	// StatusUnvalidated: nothing has validated it yet (memory_validate does).
+	StatusUnvalidated = "unvalidated"
+	// StatusArchived: intermem archived it; it no longer holds.
+	StatusArchived = "archived"
+)
+
+// SearchRequest asks for the entries that best match Query.
+type SearchRequest struct {
+	Query string
+	// Source keeps only entries of this source; "" keeps all.
+	Source string
+	// Limit is the most hits returned, at least 1.
+	Limit int
+	// Since and Until keep entries dated within [Since, Until] by calendar
+	// day; zero means unbounded.
+	Since, Until time.Time
+	// Now is the time recency is measured from.
+	Now time.Time
+}
+
+// SearchResult is a ranked list of hits, best first.
+type SearchResult struct {
+	Hits []Hit
+	// Notes say what the result could not take into account (a busy store,
+	// an unreadable source), one sentence each.
+	Notes []string
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID     string
+	Source string
+	Kind   string
+	// Path is where the entry lives, for people and the model: relative to
+	// the project root, or "memory/<file>" for auto-memory.
+	Path string
+	Line int
+	// Title is the entry's one-line name.
+	Title string
+	// Summary is the short text shown with the hit.
+	Summary string
+	// Text is the entry's whole text. It is not shown: the server screens
+	// it, so a hit whose entry holds an injection is withheld even when its
+	// summary looks clean.
+	Text       string
+	Date       time.Time
+	Confidence float64
+	Status     string
+	Score      float64
+}
+
+// GetRequest names one entry.
+type GetRequest struct{ ID string }
+
+// ValidateRequest names one entry.
+type ValidateRequest struct{ ID string }
+
+// ProvenanceRequest names one entry.
+type ProvenanceRequest struct{ ID string }
+
+// Section is one addressable part of an entry (a compound document's
+// "## Root Cause").
+type Section struct {
+	Name string
+	Line int
+}
+
+// Entry is one whole memory with intermem's overlay.
+type Entry struct {
+	ID     string
+	Source string
+	Kind   string
+	// Path is as in Hit; File is the absolute path of the file, when known.
+	Path          string
+	File          string
+	Line, EndLine int
+	Title         string
+	Text          string
+	Tags          []string
+	Symptoms      []string
+	Citations     []string
+	Sections      []Section
+	// Fields are the source's other named values (component, root_cause,
+	// provenance, …).
+	Fields                      map[string]string
+	Created, Updated, Confirmed time.Time
+	Overlay                     Overlay
+}
+
+// Overlay is what intermem knows about an entry beyond its text.
+type Overlay struct {
+	// Confidence is in [0, 1]; Known is false when nothing has scored the
+	// entry (Confidence is then the neutral 0.5).
+	Confidence float64
+	Known      bool
+	Status     string
+	// Validated is when the confidence was last computed; zero if never.
+	Validated time.Time
+	// Promoted is set when intermem promoted the entry into a curated
+	// document (and perhaps archived it since).
+	Promoted *Promotion
+}
+
+// Promotion is what intermem did with an entry: promoted it into a
+// curated document, and perhaps archived it later.
+type Promotion struct {
+	Target, Section string
+	At              time.Time
+	// Op is the journal operation that promoted it.
+	Op string
+	// Origin is the memory file it was promoted from.
+	Origin     string
+	Archived   bool
+	ArchivedAt time.Time
+	Reason     string
+}
+
+// Validation is an entry's citations checked now.
+type Validation struct {
+	ID         string
+	Confidence float64
+	Status     string
+	Reasons    []string
+	Citations  []CitationCheck
+}
+
+// CitationCheck is one citation and what checking it found.
+type CitationCheck struct {
+	Text, Kind, Status, Detail string
+	MovedTo                    string
+	// Fix is a suggested correction, for a citation that is not valid.
+	Fix          string
+	NotInProject bool
+}
+
+// Provenance is where an entry came from and what happened to it.
+type Provenance struct {
+	ID, Source, Kind string
+	Path, File       string
+	Line, EndLine    int
+	// Created, Updated and Confirmed are the dates the source records.
+	Created, Updated, Confirmed time.Time
+	// FirstSeen and LastSeen bound the sessions intermem saw the entry in;
+	// Sessions counts them. Zero when intermem never observed it (only
+	// auto-memory is observed per session today).
+	FirstSeen, LastSeen time.Time
+	Sessions            int
+	// RecentSessions are the latest sessions that saw it, newest first.
+	RecentSessions []SessionSeen
+	// Agent is the agent that wrote it, when recorded.
+	Agent string
+	// Replaced is the id of the entry this one replaced (an edit).
+	Replaced string
+	// Fields are the source's own provenance values (provenance,
+	// synthesized_from, reviewer, …).
+	Fields map[string]string
+	// Promotion is set when intermem promoted (or archived) it.
+	Promotion *Promotion
+	// Notes say what is not known and why.
+	Notes []string
+}
+
+// SessionSeen is one session that saw an entry.
+type SessionSeen struct {
+	ID          string
+	First, Last time.Time
+}
+
+// WriteRequest asks to store a new memory.
+type WriteRequest struct {
+	Type, Title, Content string
+	Tags, Files          []string
+	Source               string
+}
+
+// WriteResult is the stored memory's id.
+type WriteResult struct {
+	ID        string
+	CreatedAt time.Time
+	Source    string
+}
