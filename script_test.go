@@ -24,6 +24,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/command"
 	"github.com/intermem/intermem/pkg/inject"
+	"github.com/intermem/intermem/pkg/mcpserver"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/store"
@@ -37,6 +38,7 @@ var Binaries = map[string]func(){
 	"intermem-synthesize": func() { os.Exit(command.SynthesizeMain(context.Background(), cli.FromOS(), os.Args[1:])) },
 	"intermem-recover":    func() { os.Exit(command.RecoverMain(context.Background(), cli.FromOS(), os.Args[1:])) },
 	"intermem-inject":     func() { os.Exit(inject.Main(cli.FromOS(), os.Args[1:])) },
+	"intermem-mcp":        func() { os.Exit(mcpserver.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
 	// holdstore DB DURATION READYFILE holds the store's write lock, to make hooks
 	// meet a busy store. Test-only.
 	"holdstore": holdStore,

@@ -202,7 +202,7 @@ Split the table in two.
 			}
 		}
 	}
-	if !strings.Contains(home.debug, "no project, so no tools") && !strings.Contains(home.debug, `MCP server "plugin:`+pluginName(t)+`:intermem": Connection established`) {
+	if !strings.Contains(home.debug, `MCP server "plugin:`+pluginName(t)+`:intermem": Connection established`) {
 		t.Errorf("%s: the MCP server did not connect in the home directory:\n%s", home.label, home.debugExcerpt(mcpLineRE))
 	}
 }

@@ -69,17 +69,20 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 		Now:     env.Now,
 		Logf:    func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) },
 	})
-	d := newDrain(readCloser(env.Stdin), writeCloser(env.Stdout))
-	if err := s.Run(ctx, &mcp.IOTransport{Reader: d.reader(), Writer: d.writer(), MaxLineLength: maxFrame}); err != nil && ctx.Err() == nil && !isEOF(err) {
+	pipe := newStdio(readCloser(env.Stdin), writeCloser(env.Stdout))
+	if err := s.Run(ctx, &mcp.IOTransport{Reader: pipe.reader(), Writer: pipe.writer(), MaxLineLength: maxFrame + 1}); err != nil && ctx.Err() == nil && !isEOF(err) {
 		return cli.Report(env.Stderr, fmt.Errorf("mcp: %w", err))
 	}
 	return 0
 }
 
 // backendFor resolves the project: --project, else CLAUDE_PROJECT_DIR
-// (which Claude Code sets to the session's directory), else the working
-// directory. No project (home, /, a directory that is gone) gives no
-// backend, and one line on stderr saying why.
+// (which Claude Code sets to the session's directory for every stdio MCP
+// server), else the working directory (Claude Code starts the server in
+// the session's directory). No project (home, /, a directory that is
+// gone) gives no backend, silently: Claude Code logs anything an MCP
+// server writes to stderr as an error, and a session in the home
+// directory is not one.
 func backendFor(env *cli.Env, dir string) Backend {
 	if dir == "" {
 		dir = env.Get("CLAUDE_PROJECT_DIR")
@@ -89,7 +92,6 @@ func backendFor(env *cli.Env, dir string) Backend {
 	}
 	p, err := project.Resolve(env, dir)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "intermem-mcp: no project, so no tools: %s\n", cli.Escape(err.Error()))
 		return nil
 	}
 	return NewReadOnly(env, p)

@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -158,6 +160,7 @@ func (r *ReadOnly) names() []string {
 // storeView is one call's read of intermem's store.
 type storeView struct {
 	facts    map[string]store.Fact
+	checks   map[string]store.Check
 	entries  map[string]store.Entry
 	promoted map[string]store.Promoted
 	sessions map[string][]SessionSeen
@@ -184,7 +187,7 @@ func (r *ReadOnly) readStore(ids []string, sessions bool) (*storeView, error) {
 		return nil, fmt.Errorf("intermem's store %s: %w", r.p.Path("intermem.db"), err)
 	}
 	defer st.Close()
-	v := &storeView{facts: map[string]store.Fact{}, entries: map[string]store.Entry{},
+	v := &storeView{facts: map[string]store.Fact{}, checks: map[string]store.Check{}, entries: map[string]store.Entry{},
 		promoted: map[string]store.Promoted{}, sessions: map[string][]SessionSeen{}}
 	err = st.View(func(tx *bolt.Tx) error {
 		for _, id := range ids {
@@ -193,6 +196,9 @@ func (r *ReadOnly) readStore(ids []string, sessions bool) (*storeView, error) {
 				return err
 			} else if ok {
 				v.facts[id] = f
+			}
+			if c, ok := latestCheck(tx, id); ok {
+				v.checks[id] = c
 			}
 			var e store.Entry
 			if ok, err := store.Get(tx, store.BucketEntries, id, &e); err != nil {
@@ -216,6 +222,27 @@ func (r *ReadOnly) readStore(ids []string, sessions bool) (*storeView, error) {
 		return nil, fmt.Errorf("intermem's store %s: %w", r.p.Path("intermem.db"), err)
 	}
 	return v, nil
+}
+
+// latestCheck is the latest validation of id in the audit trail, whose
+// keys are "<id>/<RFC 3339 time>": the status that `intermem validate`
+// gave it (the facts bucket keeps only the confidence).
+func latestCheck(tx *bolt.Tx, id string) (store.Check, bool) {
+	var c store.Check
+	b := tx.Bucket(store.BucketChecks)
+	if b == nil {
+		return c, false
+	}
+	prefix := []byte(id + "/")
+	var last []byte
+	cur := b.Cursor()
+	for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		last = v
+	}
+	if last == nil || json.Unmarshal(last, &c) != nil {
+		return store.Check{}, false
+	}
+	return c, true
 }
 
 // readSessions lists, for each id, the sessions whose observations held
@@ -252,6 +279,9 @@ func (v *storeView) overlay(e *source.Entry) Overlay {
 		o.Status = StatusOK
 		if f.Confidence < score.StaleBelow {
 			o.Status = StatusStale
+		}
+		if c, ok := v.checks[e.ID]; ok && c.Status != "" {
+			o.Status = c.Status
 		}
 	}
 	if p, ok := v.promoted[e.ID]; ok {
@@ -443,7 +473,7 @@ func fixFor(c validate.Citation) string {
 	case c.Fix != "":
 		return c.Fix
 	case c.Status == string(cite.Broken):
-		return "remove or correct " + c.Text + " (" + c.Detail + "), or drop the memory if it no longer holds"
+		return "remove or correct the citation of " + c.Text + ", or drop the memory if it no longer holds"
 	case c.NotInProject:
 		return c.Text + " is not in this project: check it names a file here"
 	}

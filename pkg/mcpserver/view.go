@@ -165,6 +165,9 @@ func budgetSearch(res *SearchResult, budget int) *searchOut {
 			Confidence: round2(h.Confidence),
 			Status:     hg.text(h.Status),
 		}
+		if v.Text == v.Title {
+			v.Text = "" // a short fact is its own title
+		}
 		hg.screen(redact.String(h.Title))
 		hg.screen(redact.String(h.Text))
 		if hg.flagged() {
@@ -296,20 +299,20 @@ func entryView(e *Entry, budget int) *entryOut {
 		return &entryOut{ID: w.ID, Source: w.Source, Where: w.Where, Status: out.Status, Withheld: w.Reasons, Notice: withheldNotice(1)}
 	}
 	out.Text = text
-	if over := tokens(out) - budget; over > 0 {
-		// Cut the text to what fits, then again if escaping in the JSON
-		// made it longer than its bytes.
+	if tokens(out) > budget {
+		// The longest prefix of the text that fits: escaping in the JSON
+		// makes its size a step function of the cut, so search for it.
 		out.Truncated = true
-		for range 4 {
-			n := len(out.Text) - over*inject.BytesPerToken - 16
-			if n < 0 {
-				n = 0
-			}
-			out.Text = clip(out.Text, n)
-			if over = tokens(out) - budget; over <= 0 {
-				break
+		lo, hi := 0, len(text)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if out.Text = clip(text, mid); tokens(out) <= budget {
+				lo = mid
+			} else {
+				hi = mid - 1
 			}
 		}
+		out.Text = clip(text, lo)
 	}
 	return out
 }

@@ -1,0 +1,63 @@
+package mcpserver
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+)
+
+// BenchmarkStart measures what a session waits for: from exec of the
+// stripped static binary (built as scripts/build.sh builds it) to the
+// initialize response on its stdout, in the test project. It reports
+// the median and p95 besides the mean.
+//
+//	go test -run '^$' -bench Start -benchtime 200x ./pkg/mcpserver
+func BenchmarkStart(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "intermem-mcp")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "../../cmd/intermem-mcp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	f := newFixture(b)
+	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n")
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		cmd := exec.Command(bin, "--project", f.root)
+		cmd.Env = []string{"HOME=" + f.home, "INTERMEM_MEMORY_DIR=" + f.mem}
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		began := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := stdin.Write(initialize); err != nil {
+			b.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		times = append(times, time.Since(began))
+		if err != nil || len(line) < 20 {
+			b.Fatalf("no initialize response: %q %v", line, err)
+		}
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+	b.ReportMetric(ms(times[len(times)*95/100]), "p95-ms")
+	if testing.Verbose() {
+		fmt.Printf("exec to initialize response over %d runs: p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
+			len(times), ms(times[len(times)/2]), ms(times[len(times)*95/100]), ms(times[len(times)-1]))
+	}
+}
