@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/intermem/intermem/e2e/fakeapi"
@@ -45,6 +43,57 @@ func requestTools(t *testing.T, req *fakeapi.Request) []apiTool {
 		t.Fatalf("request %d is not JSON: %v", req.Seq, err)
 	}
 	return body.Tools
+}
+
+// The ids of the fake model's tool calls, to tell their results apart.
+const (
+	searchID     = "toolu_intermem_search"
+	toolSearchID = "toolu_intermem_toolsearch"
+)
+
+// toolUse is fakeapi.ToolUse with a chosen id.
+func toolUse(id, name string, input any) fakeapi.Reply {
+	r := fakeapi.ToolUse(name, input)
+	r.Blocks[0].ID = id
+	return r
+}
+
+// How a request offers a tool.
+const (
+	notOffered = iota
+	// offeredUpfront: its definition is in the request's tools.
+	offeredUpfront
+	// offeredDeferred: the request has the ToolSearch tool and names the
+	// tool in its list of deferred tools (Claude Code 2.1.332).
+	offeredDeferred
+)
+
+// offered says how req offers the tool called name and, when upfront,
+// the bytes of its definition.
+func offered(t *testing.T, req *fakeapi.Request, name string) (int, int) {
+	t.Helper()
+	search := false
+	for _, tl := range requestTools(t, req) {
+		if tl.Name == name {
+			var schema struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(tl.InputSchema, &schema) != nil || schema.Type != "object" || tl.Description == "" {
+				t.Errorf("%s has description %q and input schema %s", tl.Name, tl.Description, tl.InputSchema)
+			}
+			b, _ := json.Marshal(tl)
+			return offeredUpfront, len(b)
+		}
+		search = search || tl.Name == "ToolSearch"
+	}
+	if search {
+		for _, s := range texts(req.Body) {
+			if slices.Contains(strings.Split(s, "\n"), name) {
+				return offeredDeferred, 0
+			}
+		}
+	}
+	return notOffered, 0
 }
 
 // TestMCPDeclared checks the manifest's MCP server the way a user's Claude
@@ -84,13 +133,14 @@ func TestMCPDeclared(t *testing.T) {
 
 // TestMCPTools runs a session in which the fake model calls memory_search
 // and checks, on what Claude Code sent to the API: intermem's five tools
-// are offered under their plugin names, with their descriptions and input
-// schemas (their token cost is logged: it is paid in every session); the
-// call is allowed by a server-wide permission rule (in -p mode nothing
-// prompts, so an unlisted MCP tool is refused); and the next request
-// carries intermem's ranked results, found in a solution document and in
-// auto-memory of the project the session runs in. A session started in
-// the home directory gets no intermem tools at all.
+// are offered under their plugin names — with their descriptions and
+// input schemas in every request (2.1.197), or by name, their definitions
+// loaded through ToolSearch (2.1.332); what that costs each session is
+// logged — the call is allowed by a server-wide permission rule (in -p
+// mode nothing prompts, so an unlisted MCP tool is refused); and the next
+// request carries intermem's ranked results, found in a solution document
+// and in auto-memory of the project the session runs in. A session
+// started in the home directory is offered no intermem tool at all.
 func TestMCPTools(t *testing.T) {
 	begin(t)
 	mcpPiece.require(t)
@@ -116,15 +166,18 @@ Split the table in two.
 		"# Memory\n\n- MCPMARKER-MEMORY: zebra stripes are counted from one, not zero\n")
 
 	search := mcpToolName(t, "memory_search")
-	var calls atomic.Int32
 	script := func(req *fakeapi.Request) fakeapi.Reply {
-		if req.HasToolResult() {
+		if res := req.ToolResults(); len(res) > 0 {
+			if res[0].ToolUseID == toolSearchID && !res[0].IsError {
+				return toolUse(searchID, search, map[string]any{"query": "zebra stripes", "limit": 5})
+			}
 			return fakeapi.Text(fakeapi.ToolDoneReply)
 		}
-		for _, tl := range requestTools(t, req) {
-			if tl.Name == search && calls.Add(1) == 1 {
-				return fakeapi.ToolUse(search, map[string]any{"query": "zebra stripes", "limit": 5})
-			}
+		switch mode, _ := offered(t, req, search); mode {
+		case offeredUpfront:
+			return toolUse(searchID, search, map[string]any{"query": "zebra stripes", "limit": 5})
+		case offeredDeferred:
+			return toolUse(toolSearchID, "ToolSearch", map[string]any{"query": "select:" + search})
 		}
 		return fakeapi.Default(req)
 	}
@@ -135,35 +188,63 @@ Split the table in two.
 	if len(reqs) == 0 {
 		t.Fatalf("%s: no request reached the fake API", r.label)
 	}
-	tools := map[string]apiTool{}
-	var names []string
-	for _, tl := range requestTools(t, reqs[0]) {
-		tools[tl.Name] = tl
-		names = append(names, tl.Name)
-	}
-	sort.Strings(names)
-	cost := 0
+	// Older clients send every tool's definition in every request; newer
+	// ones send MCP tools by name only ("deferred"), and the model loads
+	// a definition with ToolSearch when it needs it.
+	mode, cost := offered(t, reqs[0], mcpToolName(t, "memory_search"))
 	for _, tool := range mcpTools {
-		tl, ok := tools[mcpToolName(t, tool)]
-		if !ok {
-			t.Errorf("%s: the first request offers no %s; its tools are %v\n%s", r.label, mcpToolName(t, tool), names,
-				r.debugExcerpt(mcpLineRE))
-			continue
+		if m, _ := offered(t, reqs[0], mcpToolName(t, tool)); m == notOffered || m != mode {
+			t.Errorf("%s: the first request does not offer %s as it offers memory_search\n%s", r.label, mcpToolName(t, tool), r.debugExcerpt(mcpLineRE))
 		}
-		var schema struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(tl.InputSchema, &schema) != nil || schema.Type != "object" || tl.Description == "" {
-			t.Errorf("%s: %s has description %q and input schema %s", r.label, tl.Name, tl.Description, tl.InputSchema)
-		}
-		b, _ := json.Marshal(tl)
-		cost += len(b)
 	}
-	t.Logf("intermem's tool definitions in the request: %d bytes, about %d tokens (bytes/3, as inject.Tokens)", cost, (cost+2)/3)
+	switch mode {
+	case offeredUpfront:
+		cost = 0
+		for _, tool := range mcpTools {
+			_, c := offered(t, reqs[0], mcpToolName(t, tool))
+			cost += c
+		}
+		t.Logf("Claude Code %s sends intermem's tool definitions in every request: %d bytes, about %d tokens (bytes/3, as inject.Tokens)", claudeVersion, cost, (cost+2)/3)
+	case offeredDeferred:
+		names := 0
+		for _, tool := range mcpTools {
+			names += len(mcpToolName(t, tool)) + 1
+		}
+		t.Logf("Claude Code %s sends intermem's tools by name only: %d bytes, about %d tokens; a definition is loaded with ToolSearch when used", claudeVersion, names, (names+2)/3)
+		// ToolSearch answers with a tool_reference, and the requests
+		// after it carry the tool's definition, which the API expands.
+		var ref string
+		for _, b := range r.toolResults() {
+			if b.ToolUseID == toolSearchID {
+				ref = string(b.Content)
+			}
+		}
+		if !strings.Contains(ref, `"tool_reference"`) || !strings.Contains(ref, search) {
+			t.Errorf("%s: ToolSearch did not load %s: %s", r.label, search, ref)
+		}
+		defined := 0
+		for _, req := range reqs[1:] {
+			if m, c := offered(t, req, search); m == offeredUpfront {
+				defined = c
+			}
+		}
+		if defined == 0 {
+			t.Errorf("%s: no request after ToolSearch carries the definition of %s", r.label, search)
+		} else {
+			t.Logf("memory_search's definition, sent once loaded: %d bytes, about %d tokens", defined, (defined+2)/3)
+		}
+	default:
+		t.Fatalf("%s: the first request does not offer %s, upfront or deferred\n%s", r.label, search, r.debugExcerpt(mcpLineRE))
+	}
 
-	res := r.toolResults()
+	var res []fakeapi.Block
+	for _, b := range r.toolResults() {
+		if b.ToolUseID == searchID {
+			res = append(res, b)
+		}
+	}
 	if len(res) != 1 {
-		t.Fatalf("%s: %d tool results reached the model, want 1 (the memory_search call)\n%s", r.label, len(res), r.debugExcerpt(mcpLineRE))
+		t.Fatalf("%s: %d memory_search results reached the model, want 1\n%s", r.label, len(res), r.debugExcerpt(mcpLineRE))
 	}
 	text := res[0].ResultText()
 	if res[0].IsError {
@@ -196,9 +277,9 @@ Split the table in two.
 	// tools, so nothing is paid for and nothing under HOME is read.
 	home := u.claude(t, u.home, "hi")
 	for _, req := range home.api.Messages() {
-		for _, tl := range requestTools(t, req) {
-			if strings.HasPrefix(tl.Name, "mcp__plugin_"+pluginName(t)+"_intermem__") {
-				t.Errorf("%s: a session in the home directory is offered %s", home.label, tl.Name)
+		for _, tool := range mcpTools {
+			if m, _ := offered(t, req, mcpToolName(t, tool)); m != notOffered {
+				t.Errorf("%s: a session in the home directory is offered %s", home.label, mcpToolName(t, tool))
 			}
 		}
 	}
