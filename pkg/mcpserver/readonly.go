@@ -383,15 +383,12 @@ func summary(e *source.Entry) string {
 // returned from its promotion record.
 func (r *ReadOnly) Get(ctx context.Context, req GetRequest) (*Entry, error) {
 	c := r.scan(ctx)
-	v, err := r.readStore([]string{req.ID}, false)
-	if err != nil && !errors.Is(err, errNoStore) {
-		v = nil
-	}
+	v, serr := r.readStore([]string{req.ID}, false)
 	e, ok := c.get(req.ID)
 	if !ok {
 		p, ok := v.promotedOnly(req.ID)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, req.ID)
+			return nil, notFound(req.ID, serr)
 		}
 		return p, nil
 	}
@@ -419,6 +416,17 @@ func (v *storeView) promotedOnly(id string) (*Entry, bool) {
 	return e, true
 }
 
+// notFound is the error for an id neither the scan nor the store knows.
+// When the store could not be read, that is said: the id may be one only
+// the store knows (a promoted fact), so "no memory has this id" could be
+// wrong.
+func notFound(id string, storeErr error) error {
+	if storeErr != nil && !errors.Is(storeErr, errNoStore) {
+		return fmt.Errorf("%s is in none of the project's memory files, and %w", id, storeErr)
+	}
+	return fmt.Errorf("%w: %s", ErrNotFound, id)
+}
+
 // Validate checks the entry's citations now with pkg/cite, scored as
 // `intermem validate` scores them.
 func (r *ReadOnly) Validate(ctx context.Context, req ValidateRequest) (*Validation, error) {
@@ -434,7 +442,7 @@ func (r *ReadOnly) Validate(ctx context.Context, req ValidateRequest) (*Validati
 	} else if p, ok := v.promotedOnly(req.ID); ok {
 		text = p.Text
 	} else {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, req.ID)
+		return nil, notFound(req.ID, verr)
 	}
 	sc, cs := validate.Check(cite.NewChecker(r.p.Root), text, sessions, stability.Threshold(r.env.Get))
 	out := &Validation{ID: req.ID, Confidence: sc.Confidence, Reasons: sc.Reasons, Status: StatusUnchecked}

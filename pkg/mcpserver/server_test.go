@@ -777,6 +777,13 @@ func TestBusyStore(t *testing.T) {
 		"intermem: hint: another intermem process holds it for a moment; try again shortly"; msg != want {
 		t.Errorf("provenance with a busy store:\n%s\nwant\n%s", msg, want)
 	}
+	// An id only the store knows cannot be told missing while the store
+	// is busy.
+	msg = toolErrorText(t, cs, "memory_get", map[string]any{"id": promotedID})
+	if want := "intermem: error: " + promotedID + " is in none of the project's memory files, and intermem's store " +
+		f.p.Path("intermem.db") + " is busy: another intermem process holds it"; !strings.HasPrefix(msg, want+"\n") {
+		t.Errorf("get of a promoted fact with a busy store:\n%s\nwant\n%s", msg, want)
+	}
 	held.Close()
 	if p, _ := result[provenance](t, cs, "memory_provenance", map[string]any{"id": r.Results[0].ID}); p.Sessions != 2 {
 		t.Errorf("after the lock is released: %d sessions, want 2", p.Sessions)
