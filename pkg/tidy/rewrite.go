@@ -60,7 +60,7 @@ func rewrite(content []byte, ls []line, secs []section, moves []Moved, holds fun
 					return nil, fmt.Errorf("read %s: %w", m.File, err)
 				}
 				if h != m.Hash {
-					return nil, fmt.Errorf("%w: %s does not hold section %q as it is in MEMORY.md; the section stays", ErrNotCopied, m.File, s.title)
+					return nil, fmt.Errorf("%w: %s does not hold, byte for byte, the section of MEMORY.md it was written from (line %d); the section stays", ErrNotCopied, m.File, s.first+1)
 				}
 			}
 			used[k], found[i] = true, true
