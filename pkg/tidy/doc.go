@@ -51,7 +51,9 @@
 //     a new id, and reset the history of everything in it.
 //  6. In the index the moved sections are replaced by pointer lines, in
 //     the order the sections had, under "## Topic files": appended to that
-//     section when the index has one, otherwise a new section placed where
+//     section when the index has one that ends with a pointer (appended
+//     after anything else, a pointer could join a paragraph or a lead-in's
+//     list and change that entry), otherwise a new section placed where
 //     the first moved section was (so the pointers sit where the knowledge
 //     sat, inside the loaded part). The title and hook of a pointer are
 //     redacted, links reduced to their text, whitespace folded, and

@@ -75,9 +75,13 @@ func rewrite(content []byte, ls []line, secs []section, moves []Moved, holds fun
 	}
 	// Append to an existing pointers' section, after its last non-blank
 	// line; otherwise open one where the first moved section was.
+	// A pointer appended there becomes a sibling of the pointer that ends
+	// the section; after anything else (a paragraph, a lead-in and its
+	// facts) it could join what is there and change an entry, so then
+	// the pointers get a section of their own.
 	after := -1
 	for _, s := range secs {
-		if isTopics(s.title) && !drop[s.first] {
+		if isTopics(s.title) && !drop[s.first] && endsWithPointer(s) {
 			after = s.last
 			break
 		}
@@ -166,6 +170,13 @@ func rewrite(content []byte, ls []line, secs []section, moves []Moved, holds fun
 		}
 	}
 	return out.Bytes(), nil
+}
+
+// endsWithPointer reports whether a section's last line ends a pointer
+// entry.
+func endsWithPointer(s section) bool {
+	n := len(s.entries)
+	return n > 0 && s.entries[n-1].Kind == automem.Pointer && s.entries[n-1].EndLine-1 == s.last
 }
 
 // lastKept returns the last line before j that is not dropped, or -1.

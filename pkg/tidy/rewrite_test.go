@@ -38,6 +38,13 @@ func TestRewrite(t *testing.T) {
 		},
 		want: "# Memory\n\n## topic FILES\n- [Old](old.md) — kept\n- [A](a.md) — a1; a2\n\n## B\n- b1\n",
 	}, {
+		name: "a pointers' section that ends in a lead-in gets no pointer: one of their own instead",
+		in:   "# Memory\n\n## Topic files\nFiles:\n\n## A\n- a1\n- a2\n",
+		moves: []Moved{
+			mv("## A\n- a1\n- a2\n", "a.md", "- [A](a.md) — a1; a2"),
+		},
+		want: "# Memory\n\n## Topic files\nFiles:\n\n## Topic files\n- [A](a.md) — a1; a2\n",
+	}, {
 		name: "subsections move with their section; a level-1 heading ends it",
 		in:   "# Memory\n\n## A\n- a1\n\n### A.1\n- a11\n\n# Other\n\n## B\n- b1\n",
 		moves: []Moved{
