@@ -279,7 +279,11 @@ func printTidy(w io.Writer, p *project.Project, r *TidyReport) {
 	default:
 		s := len(r.Counts.Stale)
 		fmt.Fprintf(w, "Counts: %d checked against the project's directories; %d %s:\n", n, s, cli.Plural(s, "no longer holds", "no longer hold"))
-		for _, cnt := range r.Counts.Stale {
+		for i, cnt := range r.Counts.Stale {
+			if i == 10 {
+				fmt.Fprintf(w, "  … and %d more (intermem tidy --json lists them all)\n", s-i)
+				break
+			}
 			fmt.Fprintf(w, "  %s:%d %q: %s/ holds %s\n", cnt.File, cnt.Line, clip(cnt.Text, 60), cnt.Dir, holding(cnt))
 		}
 	}

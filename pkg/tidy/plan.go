@@ -146,7 +146,7 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 	}
 	switch {
 	case len(pl.Moves) == 0 && len(secs) == 0:
-		pl.Why = "MEMORY.md has no ## sections to move"
+		pl.Why = "MEMORY.md has no ## sections to move: tidy moves whole sections, so its entries need ## headings first"
 	case len(pl.Moves) == 0:
 		pl.Why = "no ## section of MEMORY.md is worth moving (each is one line, or the topic files' own section)"
 	case Over(pl.After):
