@@ -146,14 +146,17 @@ func stateDirError(p *project.Project, err error) error {
 // the sentence plan and status print about it ("CLAUDE.md is a dangling
 // link to /home/u/.profile, outside this project"), and verb ("apply")
 // says who refuses. Step paths may name a document by its name or by its
-// real path; both are judged by the name.
+// real path; both are judged by the name. ts is nil for an operation that
+// writes memory files only.
 func (c *common) confineOp(p *project.Project, ts *targets.Set, op *journal.Op, verb string) error {
 	places := p.Places()
 	docs := map[string]*targets.Doc{}
-	for _, d := range append([]*targets.Doc{ts.Claude, ts.Agents, ts.Archive}, ts.Details...) {
-		docs[d.Path] = d
-		if _, taken := docs[d.Real]; !taken {
-			docs[d.Real] = d
+	if ts != nil { // nil: an operation on memory files alone
+		for _, d := range append([]*targets.Doc{ts.Claude, ts.Agents, ts.Archive}, ts.Details...) {
+			docs[d.Path] = d
+			if _, taken := docs[d.Real]; !taken {
+				docs[d.Real] = d
+			}
 		}
 	}
 	for _, s := range op.Steps {

@@ -161,6 +161,9 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := c.confineOp(p, nil, op, "tidy"); err != nil {
+			return err
+		}
 		if *apply {
 			op.ID = journal.NewID(w.now)
 			if _, _, err := journal.Simulate(op, applyStep); err != nil {
