@@ -233,7 +233,10 @@ func proseWord(s string, i int) string {
 
 // connectiveAt returns the length of a connective at s[i:] and the blanks after it, or 0.
 func connectiveAt(s string, i int) int {
-	for _, c := range []string{"is now", "is set to", "is", "was", "set to", "changed to", "reset to"} {
+	if i >= len(s) || strings.IndexByte("iwscrIWSCR", s[i]) < 0 {
+		return 0 // the usual case: no connective starts here
+	}
+	for _, c := range connectives {
 		if len(s)-i > len(c) && strings.EqualFold(s[i:i+len(c)], c) {
 			if e := i + len(c); isBlank(s[e]) || s[e] == ':' {
 				return len(c)
@@ -243,11 +246,13 @@ func connectiveAt(s string, i int) int {
 	return 0
 }
 
+var connectives = []string{"is now", "is set to", "is", "was", "set to", "changed to", "reset to"}
+
 // proseLabel reports whether a label may own a value in a sentence: "pass" is a verb
 // ("pass `-count=1`"), and a label inside a longer identifier is code, not prose.
 func proseLabel(label string) bool {
-	l := strings.ToLower(strings.TrimLeft(label, "-"))
-	return l != "pass" && l != "passes" && !strings.ContainsAny(label, "_.")
+	l := strings.TrimLeft(label, "-")
+	return !strings.EqualFold(l, "pass") && !strings.EqualFold(l, "passes") && !strings.ContainsAny(label, "_.")
 }
 
 // strong reports a value that looks random enough to be a secret without a separator
