@@ -223,12 +223,12 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 		}
 		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
 			me.DescKey, me.hasDesc = match.Key(en.Description), true
-			me.Desc = keep(en.Description, keepDesc)
+			me.Desc = keepMemory(en.Description, keepDesc)
 		}
 		// Of MEMORY.md's loaded part only identities are needed: Claude
 		// Code already shows its text.
 		if !index || en.StartLine > mf.Load.LoadedLines {
-			me.Text = keep(en.Text, keepText)
+			me.Text = keepMemory(en.Text, keepText)
 		}
 		// What the context may show is screened: MEMORY.md past its load
 		// cap, and the facts and one-memory files of topic files.
@@ -256,7 +256,14 @@ func keep(text string, n int) string {
 	if len(text) > 4*n {
 		text = text[:4*n]
 	}
-	text = redact.String(text)
+	return clipBytes(redact.String(text), n)
+}
+
+// keepMemory keeps at most n bytes of a memory entry's text, at a character
+// boundary: automem.Parse has redacted the whole of it already.
+func keepMemory(text string, n int) string { return clipBytes(text, n) }
+
+func clipBytes(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}

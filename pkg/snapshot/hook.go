@@ -48,7 +48,8 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if err := p.EnsureStateDir(); err != nil {
 		return nil, err
 	}
-	obs, err := Observe(p.MemoryDir, h.Input.SessionID, h.Input.Event, h.Now, redact.String)
+	// automem.Parse redacted every field already: previews need no second pass.
+	obs, err := Observe(p.MemoryDir, h.Input.SessionID, h.Input.Event, h.Now, nil)
 	if err != nil {
 		return nil, err
 	}

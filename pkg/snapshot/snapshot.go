@@ -118,7 +118,8 @@ func Fingerprint(dir string) (string, error) {
 	return strconv.FormatUint(h.Sum64(), 16), nil
 }
 
-// Observe scans dir and builds an observation. redact scrubs previews.
+// Observe scans dir and builds an observation. Every field it records comes
+// redacted from automem.Parse; redact, when set, scrubs previews once more.
 func Observe(dir, sessionID, event string, at time.Time, redact func(string) string) (Observation, error) {
 	obs := Observation{SessionID: sessionID, Event: event, At: at.UTC(), Ending: event == "SessionEnd"}
 	fp, err := Fingerprint(dir)
