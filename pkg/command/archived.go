@@ -132,7 +132,7 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	if err := c.confineOp(p, ts, op, "restore"); err != nil {
 		return err
 	}
-	if _, _, err := journal.Simulate(op, applyStep); err != nil {
+	if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
 		return fmt.Errorf("preparing the restore: %w", err)
 	}
 	out := struct {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/promote"
 )
 
@@ -30,6 +31,9 @@ func memAfter(d *automem.Dir, contents map[string][]byte, exists map[string]bool
 	out := &automem.Dir{Path: d.Path}
 	for _, f := range d.Files {
 		path := filepath.Join(d.Path, filepath.FromSlash(f.Name))
+		if real, err := confine.Real(path); err == nil {
+			path = real // the simulation is keyed by real path
+		}
 		nf := f
 		if b, ok := contents[path]; ok {
 			if !exists[path] {

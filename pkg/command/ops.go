@@ -29,10 +29,10 @@ func archiveOp(ts *targets.Set, tasks []sweep.ArchiveTask, now time.Time) *journ
 		adds = append(adds, archive.StepRecord(archivePath, archive.Record{
 			ID: t.Marked.ID, At: now, From: t.Doc.Name, Section: t.Marked.Section, Reason: t.Reason, Block: block,
 		}))
-		removes = append(removes, journal.Step{Phase: 1, Path: t.Doc.Real, Action: promote.ActRemoveMarked, ID: t.Marked.ID})
+		removes = append(removes, journal.Step{Phase: 1, Path: t.Doc.Path, Action: promote.ActRemoveMarked, ID: t.Marked.ID})
 		if isDetail(t.Doc.Name) {
 			detail = true
-			drops = append(drops, journal.Step{Phase: 1, Path: t.Doc.Real, Action: tier.ActDropEmptyDetail})
+			drops = append(drops, journal.Step{Phase: 1, Path: t.Doc.Path, Action: tier.ActDropEmptyDetail})
 		}
 		op.Entries = append(op.Entries, t.Marked.ID)
 	}
@@ -55,7 +55,7 @@ func restoreOp(ts *targets.Set, recs []archive.Record) *journal.Op {
 		path := filepath.Join(ts.Root, filepath.FromSlash(r.From))
 		switch r.From {
 		case targets.Agents, targets.Claude:
-			path = ts.Target(r.From).Real
+			path = ts.Target(r.From).Path
 		}
 		if isDetail(r.From) {
 			detail = true
@@ -93,7 +93,7 @@ func isDetail(name string) bool {
 func detailPaths(ts *targets.Set) []string {
 	var out []string
 	for _, d := range ts.Details {
-		out = append(out, d.Real)
+		out = append(out, d.Path)
 	}
 	return out
 }

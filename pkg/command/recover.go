@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -25,13 +27,23 @@ entries stay in auto-memory (for a tidy: the topic files it wrote are
 deleted and MEMORY.md keeps its sections). An operation that has started
 pruning memory (or rewriting MEMORY.md) can only be resumed, never
 discarded, so nothing is lost.
+
+It also lists the journal records intermem refuses to replay: operations
+this user's intermem did not record for this project (a store copied in
+with the project), operations with a step outside intermem's places, and
+records that no longer decode. They are never replayed and never touch a
+file; --discard ID drops one, touching no file either.
 `
 
 // RecoverReport is the JSON shape of intermem-recover.
 type RecoverReport struct {
 	Incomplete []OpInfo `json:"incomplete"`
-	Resumed    []OpInfo `json:"resumed"`
-	Discarded  []OpInfo `json:"discarded"`
+	// Refused are records recovery leaves alone (see ProblemInfo).
+	Refused   []ProblemInfo `json:"refused"`
+	Resumed   []OpInfo      `json:"resumed"`
+	Discarded []OpInfo      `json:"discarded"`
+	// Dropped are refused records --discard deleted.
+	Dropped []ProblemInfo `json:"dropped"`
 }
 
 // OpInfo describes a journal operation.
@@ -43,6 +55,22 @@ type OpInfo struct {
 	Created string   `json:"created"`
 	Entries []string `json:"entries"`
 	Files   []string `json:"files"`
+}
+
+// ProblemInfo describes a journal record recovery refuses. Reason is
+// "not-ours" (its MAC does not verify: not recorded by this user's
+// intermem for this store and project), "outside" (a step writes outside
+// intermem's places) or "damaged" (the record no longer decodes); Why says
+// it in words and Path names the offending file. Kind, State and Summary
+// come from the record itself and are not to be trusted.
+type ProblemInfo struct {
+	ID      string `json:"id"`
+	Reason  string `json:"reason"`
+	Why     string `json:"why"`
+	Path    string `json:"path,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	State   string `json:"state,omitempty"`
+	Summary string `json:"summary,omitempty"`
 }
 
 func opInfo(root string, op *journal.Op) OpInfo {
@@ -57,6 +85,26 @@ func opInfo(root string, op *journal.Op) OpInfo {
 	}
 	if info.Entries == nil {
 		info.Entries = []string{}
+	}
+	return info
+}
+
+func problemInfo(root string, pr journal.Problem) ProblemInfo {
+	info := ProblemInfo{ID: pr.ID, Why: pr.Why()}
+	switch {
+	case errors.Is(pr.Err, journal.ErrDamaged):
+		info.Reason = "damaged"
+		info.Why = pr.Err.Error()
+	case errors.Is(pr.Err, journal.ErrStepOutside):
+		info.Reason = "outside"
+	default:
+		info.Reason = "not-ours"
+	}
+	if pr.Path != "" {
+		info.Path = relTo(root, pr.Path)
+	}
+	if pr.Op != nil {
+		info.Kind, info.State, info.Summary = pr.Op.Kind, string(pr.Op.State), pr.Op.Summary
 	}
 	return info
 }
@@ -78,7 +126,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	fset := cli.FlagSet("intermem-recover", recoverUsage, env.Stderr)
 	c.register(fset, true)
 	resume := fset.Bool("resume", false, "complete every interrupted operation")
-	discard := fset.String("discard", "", "abandon the interrupted operation with this `ID`, undoing its changes to the curated documents")
+	discard := fset.String("discard", "", "abandon the interrupted operation with this `ID`, undoing its changes to the curated documents; or drop the refused journal record with this ID, touching no file")
 	if _, err := cli.Parse(fset, args); err != nil {
 		return err
 	}
@@ -89,7 +137,26 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := RecoverReport{Incomplete: []OpInfo{}, Resumed: []OpInfo{}, Discarded: []OpInfo{}}
+	rep := RecoverReport{Incomplete: []OpInfo{}, Refused: []ProblemInfo{}, Resumed: []OpInfo{}, Discarded: []OpInfo{}, Dropped: []ProblemInfo{}}
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
+	list := func(j *journal.Journal) error {
+		return j.Store.View(func(tx *bolt.Tx) error {
+			sc, err := j.Scan(tx)
+			if err != nil {
+				return err
+			}
+			for _, op := range sc.Ops {
+				rep.Incomplete = append(rep.Incomplete, opInfo(p.Root, op))
+			}
+			for _, pr := range sc.Problems {
+				rep.Refused = append(rep.Refused, problemInfo(p.Root, pr))
+			}
+			return nil
+		})
+	}
 
 	if !*resume && *discard == "" {
 		// Listing only: read-only, so it works while a hook writes.
@@ -99,14 +166,11 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if st != nil {
 			defer st.Close()
-			err = st.View(func(tx *bolt.Tx) error {
-				ops, err := journal.Incomplete(tx)
-				for _, op := range ops {
-					rep.Incomplete = append(rep.Incomplete, opInfo(p.Root, op))
-				}
-				return err
-			})
+			j, err := newJournal(env, p, st, now, nil, false)
 			if err != nil {
+				return err
+			}
+			if err := list(j); err != nil {
 				return err
 			}
 		}
@@ -116,10 +180,6 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	// Resuming or discarding needs the writer lock, but not the automatic
 	// recovery openWriter does: discarding must see the operation as the
 	// crash left it.
-	now, err := env.Now()
-	if err != nil {
-		return err
-	}
 	if err := p.EnsureStateDir(); err != nil {
 		return stateDirError(p, err)
 	}
@@ -134,49 +194,62 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 		return storeError(err)
 	}
 	defer st.Close()
-	j := &journal.Journal{Store: st, StateDir: p.StateDir, Apply: applyStep, OnCommit: applyBook, Now: func() time.Time { return now }, Logf: log.Printf}
-	var ops []*journal.Op
+	j, err := newJournal(env, p, st, now, log.Printf, true)
+	if err != nil {
+		return err
+	}
+	var sc *journal.Scan
 	if err := st.View(func(tx *bolt.Tx) error {
 		var err error
-		ops, err = journal.Incomplete(tx)
+		sc, err = j.Scan(tx)
 		return err
 	}); err != nil {
 		return err
 	}
 	if *discard != "" {
 		var target *journal.Op
-		for _, op := range ops {
+		for _, op := range sc.Ops {
 			if op.ID == *discard {
 				target = op
 			}
 		}
 		if target == nil {
-			return cli.Errorf("run intermem-recover to list interrupted operations", "no interrupted operation %q", *discard)
-		}
-		if err := j.Discard(target, undoStep); err != nil {
-			if errors.Is(err, journal.ErrNotDiscardable) {
-				return cli.WithHint(err, "run intermem-recover --resume to complete it instead")
+			// A refused or damaged record is dropped, touching no file.
+			pr, err := j.Drop(*discard)
+			if errors.Is(err, journal.ErrNotAProblem) {
+				return cli.Errorf("run intermem-recover to list interrupted operations", "no interrupted operation %q", *discard)
 			}
-			return err
-		}
-		log.Printf("discarded %s operation %s (%s)", target.Kind, target.ID, target.Summary)
-		rep.Discarded = append(rep.Discarded, opInfo(p.Root, target))
-		// Promotions it recorded at commit time are void.
-		if err := st.Update(func(tx *bolt.Tx) error {
-			for _, id := range target.Entries {
-				var rec store.Promoted
-				if ok, _ := store.Get(tx, store.BucketPromoted, id, &rec); ok && rec.Op == target.ID {
-					if err := store.Delete(tx, store.BucketPromoted, id); err != nil {
-						return err
+			if err != nil {
+				return err
+			}
+			log.Printf("dropped refused journal record %s (%s)", pr.ID, pr.Why())
+			rep.Dropped = append(rep.Dropped, problemInfo(p.Root, pr))
+		} else {
+			if err := j.Discard(target, undoStep); err != nil {
+				if errors.Is(err, journal.ErrNotDiscardable) {
+					return cli.WithHint(err, "run intermem-recover --resume to complete it instead")
+				}
+				return err
+			}
+			log.Printf("discarded %s operation %s (%s)", target.Kind, target.ID, target.Summary)
+			rep.Discarded = append(rep.Discarded, opInfo(p.Root, target))
+			// Promotions it recorded at commit time are void.
+			if err := st.Update(func(tx *bolt.Tx) error {
+				for _, id := range target.Entries {
+					var rec store.Promoted
+					if ok, _ := store.Get(tx, store.BucketPromoted, id, &rec); ok && rec.Op == target.ID {
+						if err := store.Delete(tx, store.BucketPromoted, id); err != nil {
+							return err
+						}
 					}
 				}
+				return nil
+			}); err != nil {
+				return err
 			}
-			return nil
-		}); err != nil {
-			return err
 		}
 	} else {
-		for _, op := range ops {
+		for _, op := range sc.Ops {
 			if err := j.Resume(op); err != nil {
 				return cli.WithHint(fmt.Errorf("resume %s: %w", op.ID, err),
 					"a file changed in a way intermem will not guess about; see .intermem/log, fix the file, and run this again")
@@ -185,13 +258,9 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 			rep.Resumed = append(rep.Resumed, opInfo(p.Root, op))
 		}
 	}
-	_ = st.View(func(tx *bolt.Tx) error {
-		left, _ := journal.Incomplete(tx)
-		for _, op := range left {
-			rep.Incomplete = append(rep.Incomplete, opInfo(p.Root, op))
-		}
-		return nil
-	})
+	if err := list(j); err != nil {
+		return err
+	}
 	return printRecover(env, c.json, &rep)
 }
 
@@ -206,16 +275,65 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 	for _, op := range rep.Discarded {
 		fmt.Fprintf(w, "Discarded %s (%s): its changes to %v were undone; the entries stay in auto-memory.\n", op.ID, op.Summary, op.Files)
 	}
-	if len(rep.Incomplete) == 0 {
-		if len(rep.Resumed)+len(rep.Discarded) == 0 {
+	for _, pr := range rep.Dropped {
+		fmt.Fprintf(w, "Dropped journal record %s (%s); no file was touched.\n", pr.ID, pr.Why)
+	}
+	if len(rep.Incomplete) == 0 && len(rep.Refused) == 0 {
+		if len(rep.Resumed)+len(rep.Discarded)+len(rep.Dropped) == 0 {
 			fmt.Fprintln(w, "No interrupted operations.")
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "%d interrupted %s:\n", len(rep.Incomplete), cli.Plural(len(rep.Incomplete), "operation", "operations"))
-	for _, op := range rep.Incomplete {
-		fmt.Fprintf(w, "  %s  %s, %s, started %s; files: %v\n", op.ID, op.Summary, op.State, op.Created, op.Files)
+	if len(rep.Incomplete) > 0 {
+		fmt.Fprintf(w, "%d interrupted %s:\n", len(rep.Incomplete), cli.Plural(len(rep.Incomplete), "operation", "operations"))
+		for _, op := range rep.Incomplete {
+			fmt.Fprintf(w, "  %s  %s, %s, started %s; files: %v\n", op.ID, op.Summary, op.State, op.Created, op.Files)
+		}
+		fmt.Fprintln(w, "Run intermem-recover --resume to complete them, or --discard ID to abandon one.")
 	}
-	fmt.Fprintln(w, "Run intermem-recover --resume to complete them, or --discard ID to abandon one.")
+	if len(rep.Refused) > 0 {
+		fmt.Fprintf(w, "%d journal %s intermem will not replay:\n", len(rep.Refused), cli.Plural(len(rep.Refused), "record", "records"))
+		for _, pr := range rep.Refused {
+			fmt.Fprintf(w, "  %s  %s\n", plainText(pr.ID, 40), refusalText(pr))
+		}
+		fmt.Fprintln(w, "They were never replayed. Run intermem-recover --discard ID to drop one; no file is touched.")
+	}
 	return nil
+}
+
+// refusalText says why a record is refused, and what it claims to be.
+func refusalText(pr ProblemInfo) string {
+	var b strings.Builder
+	switch pr.Reason {
+	case "damaged":
+		b.WriteString("damaged: " + pr.Why)
+	default:
+		b.WriteString("refused: " + pr.Why)
+		if pr.Path != "" {
+			if pr.Reason == "outside" {
+				b.WriteString(": " + plainText(pr.Path, 120))
+			} else {
+				b.WriteString("; it would write " + plainText(pr.Path, 120))
+			}
+		}
+	}
+	if pr.Kind != "" || pr.Summary != "" {
+		fmt.Fprintf(&b, " (claims: %s %q)", plainText(pr.Kind, 20), plainText(pr.Summary, 60))
+	}
+	return b.String()
+}
+
+// plainText clips s and replaces control characters: a refused record is
+// not intermem's, and its text must not drive the terminal.
+func plainText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return '?'
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
 }

@@ -150,7 +150,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if *dry {
 		for _, op := range ops {
-			if _, _, err := journal.Simulate(op, applyStep); err != nil {
+			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
 			rep.Ops = append(rep.Ops, op.Summary)
@@ -158,7 +158,7 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	} else {
 		for _, op := range ops {
 			op.ID = journal.NewID(now)
-			if _, _, err := journal.Simulate(op, applyStep); err != nil {
+			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
 			if err := w.journal.Run(op); err != nil {

@@ -369,14 +369,23 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	var incomplete []*journal.Op
 	var found bool
 	homes := map[string]string{} // memory files promoted before → their documents
+	jr := w.journalOrNil()
+	if jr == nil {
+		// A dry run: the journal as recovery would see it, read-only.
+		if jr, err = newJournal(env, p, st, now, nil, false); err != nil {
+			return err
+		}
+	}
 	err = st.View(func(tx *bolt.Tx) error {
 		var err error
 		if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
 			return err
 		}
-		if incomplete, err = journal.Incomplete(tx); err != nil {
+		sc, err := jr.Scan(tx)
+		if err != nil {
 			return err
 		}
+		incomplete = sc.Ops
 		return store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
 			if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
 				homes[r.Origin] = r.Target
@@ -473,7 +482,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	if err := c.confineOp(p, ts, op, "apply"); err != nil {
 		return err
 	}
-	contents, exists, err := journal.Simulate(op, applyStep)
+	contents, exists, err := journal.Simulate(p.Places(), op, applyStep)
 	if err != nil {
 		return fmt.Errorf("preparing the changes: %w", err)
 	}

@@ -166,7 +166,7 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if *apply {
 			op.ID = journal.NewID(w.now)
-			if _, _, err := journal.Simulate(op, applyStep); err != nil {
+			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
 				return tidyError(p, err)
 			}
 			if err := w.journal.Run(op); err != nil {
@@ -176,11 +176,15 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 		} else {
 			// The dry run carries out the very steps apply would run, in
 			// memory, and shows their result.
-			content, _, err := journal.Simulate(op, applyStep)
+			content, _, err := journal.Simulate(p.Places(), op, applyStep)
 			if err != nil {
 				return tidyError(p, err)
 			}
-			if got := content[filepath.Join(p.MemoryDir, automem.IndexName)]; !bytes.Equal(got, pl.Index) {
+			index, err := p.Places().Resolve(filepath.Join(p.MemoryDir, automem.IndexName), false)
+			if err != nil {
+				return tidyError(p, err)
+			}
+			if got := content[index]; !bytes.Equal(got, pl.Index) { // keyed by real path
 				return fmt.Errorf("internal error: the tidy steps disagree with the plan")
 			}
 		}

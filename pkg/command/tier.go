@@ -83,7 +83,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	rep.After = rep.Before
 	if len(op.Steps) > 0 {
-		contents, exists, err := journal.Simulate(op, applyStep)
+		contents, exists, err := journal.Simulate(p.Places(), op, applyStep)
 		if err != nil {
 			return fmt.Errorf("preparing the %s: %w", pos[0], err)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -19,6 +21,7 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/tidy"
 	"github.com/intermem/intermem/pkg/tier"
+	"github.com/intermem/intermem/pkg/userstate"
 )
 
 // writer is an open read-write session on a project: the writer lock, the
@@ -61,17 +64,72 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 	if _, err := snapshot.Ingest(w.store, p.StateDir, w.log.Printf); err != nil {
 		w.log.Printf("%v", err)
 	}
-	w.journal = &journal.Journal{
-		Store: w.store, StateDir: p.StateDir, Apply: applyStep, OnCommit: applyBook,
-		Now: func() time.Time { return now }, Logf: w.log.Printf,
+	w.journal, err = newJournal(env, p, w.store, now, w.log.Printf, true)
+	if err != nil {
+		w.Close()
+		return nil, err
 	}
-	w.Recovered, err = w.journal.Recover()
+	rec, err := w.journal.Recover()
+	if rec != nil {
+		w.Recovered = rec.Resumed
+		warnProblems(env, rec.Problems)
+	}
 	if err != nil {
 		w.Close()
 		return nil, cli.WithHint(fmt.Errorf("recovering an interrupted operation: %w", err),
 			"run intermem-recover to see it; intermem-recover --discard ID abandons it safely")
 	}
 	return w, nil
+}
+
+// newJournal builds the project's journal on st. With create, the
+// per-user key is made on first use (a writer about to record an
+// operation); without it (dry runs, listings: they write nothing) it is
+// only read, and with no key yet every recorded operation is refused, as
+// none can have been made by this user.
+func newJournal(env *cli.Env, p *project.Project, st *store.Store, now time.Time, logf func(string, ...any), create bool) (*journal.Journal, error) {
+	key, err := userstate.Key(env, create)
+	switch {
+	case errors.Is(err, userstate.ErrNoKey):
+	case errors.Is(err, userstate.ErrNoHome):
+		return nil, cli.WithHint(err, "intermem keeps a per-user key outside every project; run it with HOME set")
+	case errors.Is(err, userstate.ErrBadKey):
+		dir, _ := userstate.Dir(env)
+		return nil, cli.WithHint(err, fmt.Sprintf("move %s aside: intermem makes a new one, and operations interrupted before then are refused (intermem-recover lists them)", filepath.Join(dir, userstate.KeyName)))
+	case err != nil:
+		return nil, err
+	}
+	return &journal.Journal{
+		Store: st, StateDir: p.StateDir, Places: p.Places(), Key: key,
+		Apply: applyStep, OnCommit: applyBook,
+		Now: func() time.Time { return now }, Logf: logf,
+	}, nil
+}
+
+// warnProblems says once, on stderr, that recovery left journal records
+// alone. The writer goes on with its own work: a planted or damaged record
+// must not block the user.
+func warnProblems(env *cli.Env, ps []journal.Problem) {
+	var refused, damaged int
+	for _, pr := range ps {
+		if errors.Is(pr.Err, journal.ErrDamaged) {
+			damaged++
+		} else {
+			refused++
+		}
+	}
+	var parts []string
+	if refused > 0 {
+		parts = append(parts, fmt.Sprintf("%d interrupted %s that intermem refuses to replay", refused, cli.Plural(refused, "operation", "operations")))
+	}
+	if damaged > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s that no longer %s", damaged, cli.Plural(damaged, "record", "records"), cli.Plural(damaged, "decodes", "decode")))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "intermem: warning: the journal holds %s; nothing was written for %s. Run intermem-recover to see why.\n",
+		strings.Join(parts, " and "), cli.Plural(len(ps), "it", "them"))
 }
 
 func (w *writer) Close() {
@@ -81,6 +139,14 @@ func (w *writer) Close() {
 	if w.unlock != nil {
 		w.unlock()
 	}
+}
+
+// journalOrNil is the writer's journal, or nil for no writer (a dry run).
+func (w *writer) journalOrNil() *journal.Journal {
+	if w == nil {
+		return nil
+	}
+	return w.journal
 }
 
 func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }

@@ -19,40 +19,66 @@
 //
 //   - Write-ahead: a file is changed only after the Op that changes it is
 //     durable in the store.
-//   - Atomic files: each file is replaced by rename(2) of a fully written
-//     and fsynced temporary file with a name derived from the Op id, so a
-//     crash leaves every file byte-equal to its state before or after the
-//     step, and recovery knows which temporary files to remove.
-//   - Compare-and-swap: each step records the SHA-256 of its file before and
-//     after. Replaying a step whose file already has the "after" hash does
-//     nothing; otherwise the transformation is re-applied to the current
-//     content, and it is idempotent by content (a marker already present, an
-//     entry already gone), so replay after a crash at any point, or after
-//     the user edited a file in between, converges and never duplicates.
+//   - Bound to its user, store and project: every save signs the Op with
+//     an HMAC-SHA256 under the user's key (kept outside any project, see
+//     package userstate) over the store id, the project root and the Op's
+//     whole encoding. Recovery replays only Ops whose MAC verifies and whose
+//     every step path is one of intermem's places (package confine) now; any
+//     other is refused — never replayed, never touching a file — and listed
+//     for the user, who may drop it. A record that no longer decodes is
+//     kept and listed the same way. A store copied in with a project (a
+//     tarball, a shared folder) therefore cannot make intermem write.
+//   - Logical paths, judged at every use: a step names its file as intermem
+//     names it (<root>/CLAUDE.md, <memory dir>/MEMORY.md). Every read and
+//     write resolves it through confine.Places.Resolve at that moment, so a
+//     write lands on the real path judged now, and through a symlink the
+//     link stays a link (the temporary file and the rename happen beside
+//     the real file).
+//   - Atomic files, once per phase: a phase's steps are applied in memory,
+//     in order, and each file is then replaced once, by rename(2) of a fully
+//     written and fsynced temporary file with a name derived from the Op id,
+//     so a crash leaves every file byte-equal to its state before or after
+//     the phase's steps, and recovery knows which temporary files to remove.
+//   - Compare-and-swap: immediately before the rename the file must still
+//     hold what the steps were applied to (same bytes, same inode); if not,
+//     another program changed it, and the file's steps are re-applied to
+//     what it holds now (they are idempotent by content), a bounded number
+//     of times; then the Op stops, left resumable. The replaced file stays
+//     open from the read: if it changed after the check (an O_APPEND writer
+//     that raced the rename), the late bytes are carried into the new file
+//     by the same loop, so another session's append is never lost.
+//   - Hashes: each step records the SHA-256 of its file before and after it
+//     (Simulate). Replaying a step whose file already has the "after" hash
+//     does nothing; otherwise the transformation is re-applied to the
+//     current content, and it is idempotent by content (a marker already
+//     present, an entry already gone), so replay after a crash at any
+//     point, or after the user edited a file in between, converges and
+//     never duplicates.
 //   - Backups: before its first change in an Op, every file's exact bytes
 //     are copied to .intermem/backups/<op id>/ (owner-only), so nothing is
-//     lost even if a transformation is wrong. Retention is bounded.
-//   - Recovery runs at the start of every writer: any Op left pending or
-//     committed is resumed (or, by explicit request, discarded).
+//     lost even if a transformation is wrong. Retention keeps the newest
+//     DefaultKeepBackups directories by the creation order the store
+//     records (never by names or clocks, which may run backwards), and never
+//     deletes the backup of the Op just run.
+//   - Recovery runs at the start of every writer: any verified Op left
+//     pending or committed is resumed (or, by explicit request, discarded).
 package journal
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/failpoint"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -102,12 +128,18 @@ type Op struct {
 	// through a link whose real path is outside the project: the user's
 	// explicit --allow-outside. It never widens the set of places.
 	AllowOutside bool `json:"allow_outside,omitempty"`
+	// MAC binds the Op to the user, the store and the project root that
+	// recorded it (see the package comment); set by every save.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Step is one idempotent transformation of one file.
 type Step struct {
-	Phase   int    `json:"phase"` // 1 or 2
-	Path    string `json:"path"`  // absolute, symlinks resolved
+	Phase int `json:"phase"` // 1 or 2
+	// Path is the file as intermem names it: absolute and clean, symlinks
+	// not resolved (<root>/CLAUDE.md, <memory dir>/MEMORY.md). Every use
+	// resolves it through confine.
+	Path    string `json:"path"`
 	Action  string `json:"action"`
 	ID      string `json:"id,omitempty"`      // entry id the step concerns
 	Section string `json:"section,omitempty"` // target section
@@ -125,9 +157,10 @@ type Step struct {
 // It must be deterministic and idempotent by content: applying it to its
 // own output returns that output unchanged. exists reports whether the file
 // exists; the returned keep=false deletes the file. read gives the other
-// files as this operation sees them at this step (the simulated contents
-// during Simulate, the disk during Run), for steps whose result depends on
-// other files — the index of the tiered documents is rendered from them.
+// files as this operation sees them at this step (the simulated contents,
+// or the phase applied in memory), for steps whose result depends on other
+// files — the index of the tiered documents is rendered from them. Paths
+// given to read are judged by confine like step paths.
 type Applier func(s *Step, cur []byte, exists bool, read Reader) (next []byte, keep bool, err error)
 
 // Reader returns a file's content, or exists=false.
@@ -135,8 +168,15 @@ type Reader func(path string) (content []byte, exists bool, err error)
 
 // Journal runs Ops against one project.
 type Journal struct {
-	Store     *store.Store // open read-write
-	StateDir  string       // the project's .intermem
+	Store    *store.Store // open read-write (read-only suffices for Scan)
+	StateDir string       // the project's .intermem
+	// Places are the project's writable places: every step path is
+	// resolved through them at every read and write.
+	Places confine.Places
+	// Key is the user's secret key (package userstate) that signs and
+	// verifies Ops. Without one, every recorded Op is refused and no new
+	// Op can be saved.
+	Key       []byte
 	Apply     Applier
 	Now       func() time.Time
 	Logf      func(string, ...any)
@@ -160,7 +200,8 @@ func Hash(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// NewID returns a sortable, unique op id.
+// NewID returns a unique op id. Ids start with the time for people; the
+// order of operations is the store's, never the clock's.
 func NewID(now time.Time) string {
 	var r [4]byte
 	_, _ = rand.Read(r[:])
@@ -168,10 +209,11 @@ func NewID(now time.Time) string {
 }
 
 // ReadFile reads a file for a step: (nil, false, nil) when it is absent.
+// The path must already be resolved.
 func ReadFile(path string) ([]byte, bool, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) {
 			return nil, false, nil
 		}
 		return nil, false, err
@@ -181,37 +223,33 @@ func ReadFile(path string) ([]byte, bool, error) {
 
 // Simulate fills in each step's Before and After hashes by applying the
 // steps in order to in-memory copies of the files, and returns the final
-// content of every file (nil for deleted). It changes nothing on disk, so
-// it also serves --dry-run.
-func Simulate(op *Op, apply Applier) (map[string][]byte, map[string]bool, error) {
-	content := map[string][]byte{}
-	exists := map[string]bool{}
+// content of every file (nil for deleted), keyed by real path. Every path
+// is resolved through places first, so a step that would write outside
+// them fails here, before anything is recorded. It changes nothing on
+// disk, so it also serves --dry-run.
+func Simulate(places confine.Places, op *Op, apply Applier) (map[string][]byte, map[string]bool, error) {
+	v := newView(places, op.AllowOutside)
 	for i := range op.Steps {
 		s := &op.Steps[i]
-		if _, ok := exists[s.Path]; !ok {
-			b, ok, err := ReadFile(s.Path)
-			if err != nil {
-				return nil, nil, fmt.Errorf("read %s: %w", s.Path, err)
-			}
-			content[s.Path], exists[s.Path] = b, ok
+		f, err := v.file(s.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", s.Action, s.Path, err)
 		}
-		cur, ok := content[s.Path], exists[s.Path]
-		s.Before = hashOf(cur, ok)
-		read := func(path string) ([]byte, bool, error) {
-			if ok, seen := exists[path]; seen {
-				return content[path], ok, nil
-			}
-			return ReadFile(path)
-		}
-		next, keep, err := apply(s, cur, ok, read)
+		s.Before = hashOf(f.cur, f.ok)
+		next, keep, err := apply(s, f.cur, f.ok, v.read)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s: %w", s.Action, s.Path, err)
 		}
 		if !keep {
 			next = nil
 		}
-		content[s.Path], exists[s.Path] = next, keep
+		f.cur, f.ok = next, keep
 		s.After = hashOf(next, keep)
+	}
+	content := map[string][]byte{}
+	exists := map[string]bool{}
+	for _, f := range v.order {
+		content[f.real], exists[f.real] = f.cur, f.ok
 	}
 	return content, exists, nil
 }
@@ -234,15 +272,19 @@ func (j *Journal) Run(op *Op) error {
 	if op.ID == "" {
 		op.ID = NewID(now)
 	}
+	if !validID(op.ID) {
+		return fmt.Errorf("journal: bad op id %q", op.ID)
+	}
 	op.State, op.Created, op.Updated = Pending, now, now
-	if err := j.save(op, nil); err != nil {
+	if err := j.save(op, func(tx *bolt.Tx) error { return recordBackup(tx, op.ID) }); err != nil {
 		return fmt.Errorf("journal: record %s: %w", op.ID, err)
 	}
 	failpoint.Inject(op.Kind + ":after-journal")
 	return j.Resume(op)
 }
 
-// Resume completes an incomplete Op, from wherever it stopped.
+// Resume completes an incomplete Op, from wherever it stopped. The Op must
+// be new (Run) or verified (Scan).
 func (j *Journal) Resume(op *Op) error {
 	j.cleanTemps(op)
 	if op.State == Pending {
@@ -269,12 +311,17 @@ func (j *Journal) Resume(op *Op) error {
 			return fmt.Errorf("journal: finish %s: %w", op.ID, err)
 		}
 	}
-	j.trimBackups()
+	j.trimBackups(op.ID)
 	return nil
 }
 
+// runPhase applies a phase's pending steps: every file is read and backed
+// up, the steps are applied in memory in their order (so a derived step
+// reads the others as this phase leaves them), and each file is then
+// written once, in the order the steps first name it — the order the
+// operation's builder chose so that at any crash point every fact exists
+// somewhere.
 func (j *Journal) runPhase(op *Op, phase int) error {
-	backedUp := map[string]bool{}
 	var pending []*Step
 	for i := range op.Steps {
 		if s := &op.Steps[i]; s.Phase == phase && !s.Done {
@@ -284,22 +331,40 @@ func (j *Journal) runPhase(op *Op, phase int) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	// Back up every file this phase may change before changing any.
-	for _, s := range pending {
-		if backedUp[s.Path] {
-			continue
+	v := newView(j.Places, op.AllowOutside)
+	v.apply = j.replay
+	files := make([]*file, len(pending))
+	for i, s := range pending {
+		f, err := v.file(s.Path)
+		if err != nil {
+			return fmt.Errorf("%w: %s %s: %v", ErrConflict, s.Action, s.Path, err)
 		}
-		backedUp[s.Path] = true
-		if err := j.backup(op, s.Path); err != nil {
+		f.steps = append(f.steps, s)
+		files[i] = f
+	}
+	// Back up every file this phase may change before changing any.
+	for _, f := range v.order {
+		if err := j.backup(op.ID, f); err != nil {
 			return err
 		}
 	}
 	if phase == 2 {
 		failpoint.Inject("prune:after-backup")
 	}
-	for _, s := range pending {
-		if err := j.runStep(op, s); err != nil {
+	for i, s := range pending {
+		f := files[i]
+		next, keep, err := v.apply(s, f.cur, f.ok, v.read)
+		if err != nil {
+			return fmt.Errorf("%w: %s %s: %v", ErrConflict, s.Action, s.Path, err)
+		}
+		f.cur, f.ok = next, keep
+	}
+	for _, f := range v.order {
+		if err := j.commit(op.ID, v, f); err != nil {
 			return err
+		}
+		for _, s := range f.steps {
+			s.Done = true
 		}
 	}
 	if phase == 2 {
@@ -308,128 +373,37 @@ func (j *Journal) runPhase(op *Op, phase int) error {
 	return nil
 }
 
-func (j *Journal) runStep(op *Op, s *Step) error {
-	cur, exists, err := ReadFile(s.Path)
+// replay applies a recorded step: nothing when its file already holds the
+// step's result, else the transformation (idempotent by content).
+func (j *Journal) replay(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
+	if hashOf(cur, exists) == s.After && s.After != s.Before {
+		return cur, exists, nil
+	}
+	next, keep, err := j.Apply(s, cur, exists, read)
 	if err != nil {
-		return fmt.Errorf("%w: read %s: %v", ErrConflict, s.Path, err)
+		return nil, false, err
 	}
-	if hashOf(cur, exists) != s.After || s.After == s.Before {
-		next, keep, err := j.Apply(s, cur, exists, ReadFile)
-		if err != nil {
-			return fmt.Errorf("%w: %s %s: %v", ErrConflict, s.Action, s.Path, err)
-		}
-		switch {
-		case !keep && exists:
-			if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("journal: remove %s: %w", s.Path, err)
-			}
-		case keep && (!exists || !bytes.Equal(next, cur)):
-			if err := WriteFileAtomic(s.Path, next, tempName(s.Path, op.ID)); err != nil {
-				return err
-			}
-		}
+	if !keep {
+		next = nil
 	}
-	s.Done = true
-	return nil
+	return next, keep, nil
 }
 
-// tempName is deterministic per (file, op) so recovery can find it.
-func tempName(path, opID string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".intermem-"+opID+".tmp")
+// tempName is deterministic per (real file, op) so recovery can find it.
+func tempName(real, opID string) string {
+	return filepath.Join(filepath.Dir(real), "."+filepath.Base(real)+".intermem-"+opID+".tmp")
 }
 
+// cleanTemps removes the temporary files an interrupted run of op (or of
+// its discard) may have left beside its files.
 func (j *Journal) cleanTemps(op *Op) {
 	for _, s := range op.Steps {
-		_ = os.Remove(tempName(s.Path, op.ID))
-	}
-}
-
-// WriteFileAtomic replaces path with data through tmp: write, fsync,
-// rename, fsync the directory. An existing file's mode is kept.
-func WriteFileAtomic(path string, data []byte, tmp string) error {
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return fmt.Errorf("journal: write %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, mode)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("journal: write %s: %w", path, werr)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// BackupDir returns where an Op's backups live.
-func (j *Journal) BackupDir(opID string) string {
-	return filepath.Join(j.StateDir, "backups", opID)
-}
-
-// backup copies path's current bytes into the Op's backup directory once.
-// The name keeps the file's base name and a short hash of its directory,
-// so files from different directories cannot collide.
-func (j *Journal) backup(op *Op, path string) error {
-	b, exists, err := ReadFile(path)
-	if err != nil || !exists {
-		return err
-	}
-	dir := j.BackupDir(op.ID)
-	name := Hash([]byte(filepath.Dir(path)))[:8] + "-" + filepath.Base(path)
-	dst := filepath.Join(dir, name)
-	if _, err := os.Stat(dst); err == nil {
-		return nil // already backed up by an earlier attempt: keep the oldest bytes
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("journal: backup: %w", err)
-	}
-	if err := WriteFileAtomic(dst, b, dst+".tmp"); err != nil {
-		return fmt.Errorf("journal: backup: %w", err)
-	}
-	return os.Chmod(dst, 0o600)
-}
-
-func (j *Journal) trimBackups() {
-	keep := j.KeepBacks
-	if keep <= 0 {
-		keep = DefaultKeepBackups
-	}
-	root := filepath.Join(j.StateDir, "backups")
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	var dirs []string
-	for _, e := range ents {
-		if e.IsDir() {
-			dirs = append(dirs, e.Name())
+		real, err := j.Places.Resolve(s.Path, op.AllowOutside)
+		if err != nil {
+			continue
 		}
-	}
-	sort.Strings(dirs) // op ids sort by time
-	for len(dirs) > keep {
-		_ = os.RemoveAll(filepath.Join(root, dirs[0]))
-		dirs = dirs[1:]
+		_ = os.Remove(tempName(real, op.ID))
+		_ = os.Remove(tempName(real, op.ID+undoSuffix))
 	}
 }
 
@@ -440,9 +414,21 @@ func (j *Journal) now() time.Time {
 	return time.Now().UTC()
 }
 
+func (j *Journal) logf(format string, args ...any) {
+	if j.Logf != nil {
+		j.Logf(format, args...)
+	}
+}
+
+// save records op, signed, with extra bookkeeping in the same transaction.
 func (j *Journal) save(op *Op, extra func(tx *bolt.Tx) error) error {
 	op.Updated = j.now()
 	return j.Store.Update(func(tx *bolt.Tx) error {
+		mac, err := j.sign(store.ID(tx), op)
+		if err != nil {
+			return err
+		}
+		op.MAC = mac
 		if err := store.Put(tx, store.BucketJournal, op.ID, op); err != nil {
 			return err
 		}
@@ -453,48 +439,50 @@ func (j *Journal) save(op *Op, extra func(tx *bolt.Tx) error) error {
 	})
 }
 
-// Incomplete lists Ops left pending or committed, oldest first.
-func Incomplete(tx *bolt.Tx) ([]*Op, error) {
-	var ops []*Op
-	err := store.Each(tx, store.BucketJournal, func(_ string, op *Op) error {
-		if op.State == Pending || op.State == Committed {
-			ops = append(ops, op)
-		}
-		return nil
-	})
-	sort.Slice(ops, func(a, b int) bool { return ops[a].ID < ops[b].ID })
-	return ops, err
+// Recovery is what Recover did and what it left alone.
+type Recovery struct {
+	Resumed []*Op
+	// Problems are the records recovery refused or could not read; they
+	// are kept for intermem-recover.
+	Problems []Problem
 }
 
-// Recover resumes every incomplete Op and reports what it did.
-func (j *Journal) Recover() ([]*Op, error) {
-	var ops []*Op
+// Recover resumes every verified incomplete Op and reports what it did and
+// what it refused.
+func (j *Journal) Recover() (*Recovery, error) {
+	var sc *Scan
 	if err := j.Store.View(func(tx *bolt.Tx) error {
 		var err error
-		ops, err = Incomplete(tx)
+		sc, err = j.Scan(tx)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	for _, op := range ops {
-		if err := j.Resume(op); err != nil {
-			return ops, fmt.Errorf("recover %s (%s): %w", op.ID, op.Summary, err)
-		}
-		if j.Logf != nil {
-			j.Logf("recovered %s operation %s (%s)", op.Kind, op.ID, op.Summary)
-		}
+	rec := &Recovery{Problems: sc.Problems}
+	for _, p := range sc.Problems {
+		j.logf("left journal record %s alone: %s", p.ID, p.Why)
 	}
-	return ops, nil
+	for _, op := range sc.Ops {
+		if err := j.Resume(op); err != nil {
+			return rec, fmt.Errorf("recover %s (%s): %w", op.ID, op.Summary, err)
+		}
+		j.logf("recovered %s operation %s (%s)", op.Kind, op.ID, op.Summary)
+		rec.Resumed = append(rec.Resumed, op)
+	}
+	return rec, nil
 }
 
 // ErrNotDiscardable is returned when an Op has already changed files that
 // cannot be undone without losing data (phase 2 has begun).
 var ErrNotDiscardable = errors.New("operation has progressed past the point where it can be discarded")
 
-// Discard abandons an incomplete Op safely: phase-1 changes are undone by
-// the given undo applier (for promotion: remove the inserted marked
-// entries), leaving every entry where it was before the Op. An Op whose
-// phase 2 has begun must be resumed instead.
+const undoSuffix = "-undo"
+
+// Discard abandons an incomplete, verified Op safely: phase-1 changes are
+// undone by the given undo applier (for promotion: remove the inserted
+// marked entries), leaving every entry where it was before the Op. An Op
+// whose phase 2 has begun must be resumed instead. The undo is applied in
+// memory and each file written once, like a phase.
 func (j *Journal) Discard(op *Op, undo Applier) error {
 	if op.State != Pending && op.State != Committed {
 		return fmt.Errorf("operation %s is %s, not incomplete", op.ID, op.State)
@@ -511,7 +499,11 @@ func (j *Journal) Discard(op *Op, undo Applier) error {
 			if s.Phase != 2 {
 				continue
 			}
-			cur, ok, err := ReadFile(s.Path)
+			real, err := j.Places.Resolve(s.Path, op.AllowOutside)
+			if err != nil {
+				return err
+			}
+			cur, ok, err := ReadFile(real)
 			if err != nil {
 				return err
 			}
@@ -521,43 +513,65 @@ func (j *Journal) Discard(op *Op, undo Applier) error {
 		}
 	}
 	j.cleanTemps(op)
-	undoOp := &Op{ID: op.ID + "-undo"}
-	var order []Step
+	undoID := op.ID + undoSuffix
+	var order []*Step
 	for i := len(op.Steps) - 1; i >= 0; i-- {
-		if s := op.Steps[i]; s.Phase == 1 && !s.Derived {
+		if s := &op.Steps[i]; s.Phase == 1 && !s.Derived {
 			order = append(order, s)
 		}
 	}
-	for _, s := range op.Steps {
-		if s.Phase == 1 && s.Derived {
+	for i := range op.Steps {
+		if s := &op.Steps[i]; s.Phase == 1 && s.Derived {
 			order = append(order, s)
 		}
 	}
-	for _, s := range order {
-		cur, exists, err := ReadFile(s.Path)
+	if err := j.Store.Update(func(tx *bolt.Tx) error { return recordBackup(tx, undoID) }); err != nil {
+		return err
+	}
+	v := newView(j.Places, op.AllowOutside)
+	v.apply = func(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
+		next, keep, err := undo(s, cur, exists, read)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		next, keep, err := undo(&s, cur, exists, ReadFile)
+		if !keep {
+			next = nil
+		}
+		return next, keep, nil
+	}
+	files := make([]*file, len(order))
+	for i, s := range order {
+		f, err := v.file(s.Path)
 		if err != nil {
 			return fmt.Errorf("%w: undo %s %s: %v", ErrConflict, s.Action, s.Path, err)
 		}
-		if err := j.backup(undoOp, s.Path); err != nil {
+		f.steps = append(f.steps, s)
+		files[i] = f
+	}
+	for _, f := range v.order {
+		if err := j.backup(undoID, f); err != nil {
 			return err
 		}
-		switch {
-		case !keep && exists:
-			if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		case keep && (!exists || !bytes.Equal(next, cur)):
-			if err := WriteFileAtomic(s.Path, next, tempName(s.Path, undoOp.ID)); err != nil {
-				return err
-			}
+	}
+	for i, s := range order {
+		f := files[i]
+		next, keep, err := v.apply(s, f.cur, f.ok, v.read)
+		if err != nil {
+			return fmt.Errorf("%w: undo %s %s: %v", ErrConflict, s.Action, s.Path, err)
+		}
+		f.cur, f.ok = next, keep
+	}
+	for _, f := range v.order {
+		if err := j.commit(undoID, v, f); err != nil {
+			return err
 		}
 	}
 	op.State = Discarded
-	return j.save(op, nil)
+	if err := j.save(op, nil); err != nil {
+		return err
+	}
+	j.trimBackups(undoID)
+	return nil
 }
 
 // Describe returns a short description of where an incomplete Op stopped.

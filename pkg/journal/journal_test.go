@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -34,16 +36,54 @@ func toy(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
 	return cur, exists, nil
 }
 
-func setup(t *testing.T) (*Journal, string) {
+// proj is a journal test's project: a root with its places, a memory
+// directory beside it, and a store.
+type proj struct {
+	dir, root, mem string
+}
+
+// a is a target document, m a memory file.
+func (p proj) a() string { return filepath.Join(p.root, "AGENTS.md") }
+func (p proj) m() string { return filepath.Join(p.mem, "M.md") }
+
+var testKey = bytes.Repeat([]byte{7}, 32)
+
+func setup(t *testing.T) (*Journal, proj) {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, ".intermem", "intermem.db"), store.Options{})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := proj{dir: dir, root: filepath.Join(dir, "proj"), mem: filepath.Join(dir, "mem")}
+	for _, d := range []string{p.root, p.mem} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open(filepath.Join(p.root, ".intermem", "intermem.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	return &Journal{Store: st, StateDir: filepath.Join(dir, ".intermem"), Apply: toy, Now: func() time.Time { return now }}, dir
+	return &Journal{
+		Store: st, StateDir: filepath.Join(p.root, ".intermem"), Apply: toy, Key: testKey,
+		Places: confine.Places{Root: p.root, MemoryDir: p.mem},
+		Now:    func() time.Time { return now },
+	}, p
+}
+
+func scan(t *testing.T, j *Journal) *Scan {
+	t.Helper()
+	var sc *Scan
+	if err := j.Store.View(func(tx *bolt.Tx) error {
+		var err error
+		sc, err = j.Scan(tx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }
 
 func write(t *testing.T, path, s string) {
@@ -63,16 +103,17 @@ func read(t *testing.T, path string) string {
 }
 
 func TestSimulateRunAndBackups(t *testing.T) {
-	j, dir := setup(t)
-	a, m := filepath.Join(dir, "A.md"), filepath.Join(dir, "M.md")
+	j, p := setup(t)
+	a, m := p.a(), p.m()
 	write(t, a, "a\n")
 	write(t, m, "fact\nkeep\n")
+	os.Chmod(a, 0o640)
 	op := &Op{Kind: "promote", Steps: []Step{
 		{Phase: 1, Path: a, Action: "append", Block: "fact"},
 		{Phase: 1, Path: a, Action: "append", Block: "second"},
 		{Phase: 2, Path: m, Action: "drop", Block: "fact"},
 	}}
-	contents, exists, err := Simulate(op, toy)
+	contents, exists, err := Simulate(j.Places, op, toy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,31 +146,47 @@ func TestSimulateRunAndBackups(t *testing.T) {
 	}
 	for _, e := range ents {
 		b, _ := os.ReadFile(filepath.Join(bdir, e.Name()))
-		if strings.HasSuffix(e.Name(), "-A.md") && string(b) != "a\n" || strings.HasSuffix(e.Name(), "-M.md") && string(b) != "fact\nkeep\n" {
+		if strings.HasSuffix(e.Name(), "-AGENTS.md") && string(b) != "a\n" || strings.HasSuffix(e.Name(), "-M.md") && string(b) != "fact\nkeep\n" {
 			t.Errorf("backup %s = %q", e.Name(), b)
 		}
 		if info, _ := e.Info(); info.Mode().Perm() != 0o600 {
 			t.Errorf("backup %s mode %v", e.Name(), info.Mode().Perm())
 		}
 	}
-	var incomplete []*Op
-	j.Store.View(func(tx *bolt.Tx) error { incomplete, _ = Incomplete(tx); return nil })
-	if len(incomplete) != 0 {
-		t.Errorf("incomplete after a clean run: %v", incomplete)
+	if sc := scan(t, j); len(sc.Ops)+len(sc.Problems) != 0 {
+		t.Errorf("incomplete after a clean run: %+v", sc)
+	}
+}
+
+// Simulate and Run refuse a step outside the places before anything is
+// recorded or written.
+func TestStepOutsidePlacesRefusedBeforeRecording(t *testing.T) {
+	j, p := setup(t)
+	outside := filepath.Join(p.dir, "victim")
+	write(t, outside, "v\n")
+	op := &Op{Kind: "promote", Steps: []Step{{Phase: 1, Path: outside, Action: "append", Block: "x"}}}
+	if _, _, err := Simulate(j.Places, op, toy); !errors.Is(err, confine.ErrOutside) {
+		t.Fatalf("simulate: %v, want ErrOutside", err)
+	}
+	if err := j.Run(op); !errors.Is(err, ErrConflict) {
+		t.Fatalf("run: %v, want ErrConflict", err)
+	}
+	if read(t, outside) != "v\n" {
+		t.Fatal("a file outside the places was written")
 	}
 }
 
 // Resuming a pending op whose first file was already written (a crash
 // between steps) converges without duplicating, and removes its temp file.
 func TestResumeIsIdempotent(t *testing.T) {
-	j, dir := setup(t)
-	a := filepath.Join(dir, "A.md")
+	j, p := setup(t)
+	a := p.a()
 	write(t, a, "a\n")
 	op := &Op{ID: "20261101T000000Z-00000001", Kind: "archive", State: Pending, Steps: []Step{
 		{Phase: 1, Path: a, Action: "append", Block: "x"},
 		{Phase: 1, Path: a, Action: "append", Block: "y"},
 	}}
-	if _, _, err := Simulate(op, toy); err != nil {
+	if _, _, err := Simulate(j.Places, op, toy); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.save(op, nil); err != nil {
@@ -137,9 +194,9 @@ func TestResumeIsIdempotent(t *testing.T) {
 	}
 	write(t, a, "a\nx\n") // step 1 happened, step 2 did not
 	write(t, tempName(a, op.ID), "half-writ")
-	ops, err := j.Recover()
-	if err != nil || len(ops) != 1 {
-		t.Fatalf("recover: %v %v", ops, err)
+	rec, err := j.Recover()
+	if err != nil || len(rec.Resumed) != 1 || len(rec.Problems) != 0 {
+		t.Fatalf("recover: %+v %v", rec, err)
 	}
 	if got := read(t, a); got != "a\nx\ny\n" {
 		t.Fatalf("after recovery A = %q", got)
@@ -149,6 +206,9 @@ func TestResumeIsIdempotent(t *testing.T) {
 	}
 	// Replaying again changes nothing.
 	op.State = Pending
+	for i := range op.Steps {
+		op.Steps[i].Done = false
+	}
 	if err := j.Resume(op); err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +220,11 @@ func TestResumeIsIdempotent(t *testing.T) {
 // A user edit between the crash and recovery does not defeat the step:
 // the transformation applies to the current content.
 func TestResumeAfterConcurrentEdit(t *testing.T) {
-	j, dir := setup(t)
-	a := filepath.Join(dir, "A.md")
+	j, p := setup(t)
+	a := p.a()
 	write(t, a, "a\n")
 	op := &Op{Kind: "migrate", State: Pending, ID: "20261101T000000Z-00000002", Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: "x"}}}
-	Simulate(op, toy)
+	Simulate(j.Places, op, toy)
 	j.save(op, nil)
 	write(t, a, "a\nuser line\n")
 	if _, err := j.Recover(); err != nil {
@@ -176,17 +236,16 @@ func TestResumeAfterConcurrentEdit(t *testing.T) {
 }
 
 func TestFailingStepLeavesOpIncomplete(t *testing.T) {
-	j, dir := setup(t)
-	a := filepath.Join(dir, "A.md")
+	j, p := setup(t)
+	a := p.a()
 	write(t, a, "a\n")
 	op := &Op{Kind: "promote", Steps: []Step{{Phase: 1, Path: a, Action: "fail"}}}
 	if err := j.Run(op); !errors.Is(err, ErrConflict) {
 		t.Fatalf("run: %v, want ErrConflict", err)
 	}
-	var incomplete []*Op
-	j.Store.View(func(tx *bolt.Tx) error { incomplete, _ = Incomplete(tx); return nil })
-	if len(incomplete) != 1 || incomplete[0].State != Pending {
-		t.Fatalf("incomplete = %v", incomplete)
+	sc := scan(t, j)
+	if len(sc.Ops) != 1 || sc.Ops[0].State != Pending {
+		t.Fatalf("incomplete = %+v", sc)
 	}
 	if read(t, a) != "a\n" {
 		t.Fatal("file changed by a failed step")
@@ -194,8 +253,8 @@ func TestFailingStepLeavesOpIncomplete(t *testing.T) {
 }
 
 func TestDiscard(t *testing.T) {
-	j, dir := setup(t)
-	a, m := filepath.Join(dir, "A.md"), filepath.Join(dir, "M.md")
+	j, p := setup(t)
+	a, m := p.a(), p.m()
 	write(t, a, "a\n")
 	write(t, m, "fact\n")
 	undo := func(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
@@ -205,7 +264,7 @@ func TestDiscard(t *testing.T) {
 		{Phase: 1, Path: a, Action: "append", Block: "fact", Done: true},
 		{Phase: 2, Path: m, Action: "drop", Block: "fact"},
 	}}
-	Simulate(op, toy)
+	Simulate(j.Places, op, toy)
 	write(t, a, "a\nfact\n")
 	j.save(op, nil)
 	if err := j.Discard(op, undo); err != nil {
@@ -227,25 +286,66 @@ func TestDiscard(t *testing.T) {
 	}
 }
 
-func TestBackupRetention(t *testing.T) {
-	j, dir := setup(t)
+// Retention follows the order the store recorded, not op ids: with the
+// clock stepping back, every new op's id sorts lowest, and its backup (the
+// one apply just printed) must still be kept.
+func TestBackupRetentionByCreationOrder(t *testing.T) {
+	j, p := setup(t)
 	j.KeepBacks = 3
-	a := filepath.Join(dir, "A.md")
+	a := p.a()
 	write(t, a, "a\n")
+	var ids []string
 	for i := 0; i < 6; i++ {
-		op := &Op{Kind: "migrate", ID: "20261101T00000" + string(rune('0'+i)) + "Z-0000000" + string(rune('0'+i)),
-			Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: "l" + string(rune('0'+i))}}}
-		Simulate(op, toy)
+		op := &Op{Kind: "migrate", ID: fmt.Sprintf("20261101T00000%dZ-0000000%d", 9-i, i),
+			Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: fmt.Sprintf("l%d", i)}}}
+		Simulate(j.Places, op, toy)
+		if err := j.Run(op); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, op.ID)
+		if _, err := os.Stat(j.BackupDir(op.ID)); err != nil {
+			t.Fatalf("the backup of the op just run is gone: %v", err)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(j.StateDir, "backups"))
+	var kept []string
+	for _, e := range ents {
+		kept = append(kept, e.Name())
+	}
+	// The last three made: ids[3], ids[4], ids[5] (which sort first).
+	want := "20261101T000004Z-00000005,20261101T000005Z-00000004,20261101T000006Z-00000003"
+	if strings.Join(kept, ",") != want {
+		t.Fatalf("backups kept: %v, want %s", kept, want)
+	}
+	// The store forgets the trimmed ones.
+	n := 0
+	j.Store.View(func(tx *bolt.Tx) error {
+		return store.EachRaw(tx, store.BucketBackups, func(string, []byte) error { n++; return nil })
+	})
+	if n != 3 {
+		t.Errorf("backups bucket holds %d records, want 3", n)
+	}
+}
+
+// Directories the store never recorded (an older intermem's) go first.
+func TestBackupRetentionUnrecordedGoFirst(t *testing.T) {
+	j, p := setup(t)
+	j.KeepBacks = 2
+	a := p.a()
+	write(t, a, "a\n")
+	old := filepath.Join(j.StateDir, "backups", "29991231T235959Z-ffffffff")
+	os.MkdirAll(old, 0o700)
+	for i := 0; i < 2; i++ {
+		op := &Op{Kind: "migrate", Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: fmt.Sprintf("l%d", i)}}}
+		Simulate(j.Places, op, toy)
 		if err := j.Run(op); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ents, _ := os.ReadDir(filepath.Join(j.StateDir, "backups"))
-	if len(ents) != 3 || ents[0].Name() != "20261101T000003Z-00000003" {
-		t.Fatalf("backups kept: %v", ents)
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the unrecorded directory was kept over recorded ones: %v", err)
 	}
 }
-
 func TestLockExcludes(t *testing.T) {
 	dir := t.TempDir()
 	unlock, err := Lock(dir, time.Second)

@@ -247,7 +247,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	for f, home := range req.Homes {
 		homes[f] = filepath.Join(ts.Root, filepath.FromSlash(home))
 	}
-	creates := map[string]bool{ts.Target(targets.Claude).Real: true, ts.Target(targets.Agents).Real: true}
+	creates := map[string]bool{ts.Target(targets.Claude).Path: true, ts.Target(targets.Agents).Path: true}
 	for _, n := range appr {
 		c := valid[n]
 		e := byID[c.ID]
@@ -255,7 +255,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		if t, ok := req.Targets[n]; ok {
 			target = t
 		}
-		d := dest{n: n, e: e, target: target, file: target, path: ts.Target(target).Real, section: c.Section,
+		d := dest{n: n, e: e, target: target, file: target, path: ts.Target(target).Path, section: c.Section,
 			srcFile: e.File, srcLine: e.StartLine}
 		if layout.Tiers(target) {
 			d.path, d.tiered = mapper.Path(c.Section), true
@@ -344,7 +344,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	sort.SliceStable(pr.Promotions, func(a, b int) bool { return pr.Promotions[a].N < pr.Promotions[b].N })
 	if req.ImportAgents {
 		if ok, _ := ts.AgentsLoaded(); !ok {
-			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Real, Action: ActImport})
+			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Path, Action: ActImport})
 		}
 	}
 	// Group each phase's steps by file, keeping their order within a file,
@@ -361,7 +361,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 
 func detailDoc(ts *targets.Set, path string) *targets.Doc {
 	for _, d := range ts.Details {
-		if d.Real == path {
+		if d.Path == path {
 			return d
 		}
 	}

@@ -21,11 +21,17 @@
 //     the functions in migrations, in order, inside one transaction. A
 //     store from a newer intermem is refused with ErrNewerSchema rather
 //     than guessed at.
+//   - Every store has a random id (meta "id"), made with the store or by
+//     the migration on the first read-write open of an older one. Journal
+//     operations are bound to it (package journal), so an operation is
+//     replayed only by the store that recorded it.
 //
 // Values are JSON, so records can grow fields without a migration.
 package store
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,12 +46,13 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// SchemaVersion is the version this build writes.
-const SchemaVersion = 1
+// SchemaVersion is the version this build writes. Version 2 added the
+// store id and the backups bucket.
+const SchemaVersion = 2
 
 // Bucket names.
 var (
-	BucketMeta      = []byte("meta")      // "schema" → version, "created" → RFC 3339
+	BucketMeta      = []byte("meta")      // "schema" → version, "created" → RFC 3339, "id" → store id
 	BucketSessions  = []byte("sessions")  // session id → Session
 	BucketEntries   = []byte("entries")   // entry id → Entry
 	BucketSeen      = []byte("seen")      // session id → bucket of entry ids seen in it
@@ -56,11 +63,12 @@ var (
 	BucketJournal   = []byte("journal")   // op id → journal record
 	BucketChecks    = []byte("checks")    // time/id → validation record (audit trail)
 	BucketFacts     = []byte("facts")     // entry id → Fact: latest validated confidence of a memory entry
+	BucketBackups   = []byte("backups")   // 8-byte big-endian sequence → op id whose backup directory it made
 )
 
 var allBuckets = [][]byte{
 	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
-	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts,
+	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
 }
 
 // Errors returned by Open.
@@ -202,20 +210,62 @@ func initSchema(tx *bolt.Tx, now time.Time) error {
 	if err := meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion))); err != nil {
 		return err
 	}
+	if err := assignID(tx); err != nil {
+		return err
+	}
 	return meta.Put([]byte("created"), []byte(now.UTC().Format(time.RFC3339)))
+}
+
+// keyID is the meta key of the store id.
+var keyID = []byte("id")
+
+// assignID gives the store a random id unless it has one.
+func assignID(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(BucketMeta)
+	if err != nil {
+		return err
+	}
+	if len(meta.Get(keyID)) > 0 {
+		return nil
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("store id: %w", err)
+	}
+	return meta.Put(keyID, []byte(hex.EncodeToString(b[:])))
+}
+
+// ID returns the store's id, or "" for an older store opened read-only
+// (its migration, which assigns one, has not run yet).
+func ID(tx *bolt.Tx) string {
+	meta := tx.Bucket(BucketMeta)
+	if meta == nil {
+		return ""
+	}
+	return string(meta.Get(keyID))
 }
 
 // migrations[v] upgrades a store from version v to v+1. Version 0 is a
 // store whose meta bucket lacks a schema key (written before versioning).
 var migrations = map[int]func(tx *bolt.Tx) error{
-	0: func(tx *bolt.Tx) error {
-		for _, b := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
+	0: createBuckets,
+	// 1→2: the backups bucket, and the store id journal operations are
+	// bound to.
+	1: func(tx *bolt.Tx) error {
+		if err := createBuckets(tx); err != nil {
+			return err
 		}
-		return nil
+		return assignID(tx)
 	},
+}
+
+func createBuckets(tx *bolt.Tx) error {
+	for _, b := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) checkSchema(now time.Time) error {
@@ -378,7 +428,8 @@ func Delete(tx *bolt.Tx, bucket []byte, key string) error {
 
 // Each decodes every value of bucket into a fresh T and calls fn with its
 // key. Undecodable values are skipped (JSON records from a future build
-// with incompatible fields must not break older readers).
+// with incompatible fields must not break older readers). Where a skipped
+// record matters (the journal), use EachRaw and report it.
 func Each[T any](tx *bolt.Tx, bucket []byte, fn func(key string, v *T) error) error {
 	b := tx.Bucket(bucket)
 	if b == nil {
@@ -393,5 +444,21 @@ func Each[T any](tx *bolt.Tx, bucket []byte, fn func(key string, v *T) error) er
 			return nil
 		}
 		return fn(string(k), v)
+	})
+}
+
+// EachRaw calls fn with every key and raw value of bucket, in key order,
+// for readers that must account for every record, including those that no
+// longer decode.
+func EachRaw(tx *bolt.Tx, bucket []byte, fn func(key string, raw []byte) error) error {
+	b := tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(k, raw []byte) error {
+		if raw == nil { // nested bucket
+			return nil
+		}
+		return fn(string(k), raw)
 	})
 }

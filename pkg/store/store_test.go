@@ -52,8 +52,8 @@ func TestCreateAndReopen(t *testing.T) {
 	if got.Observations != 2 {
 		t.Errorf("reopened session = %+v", got)
 	}
-	if version != "1" {
-		t.Errorf("schema = %q, want 1", version)
+	if version != "2" {
+		t.Errorf("schema = %q, want 2", version)
 	}
 	if err := r.Check(); err != nil {
 		t.Errorf("consistency check: %v", err)
@@ -200,8 +200,11 @@ func TestMigrateFromUnversioned(t *testing.T) {
 				t.Errorf("bucket %s missing after migration", b)
 			}
 		}
-		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "1" {
+		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "2" {
 			t.Errorf("schema after migration = %q", v)
+		}
+		if len(ID(tx)) != 32 {
+			t.Errorf("store id after migration = %q", ID(tx))
 		}
 		var sess Session
 		if ok, _ := Get(tx, BucketSessions, "old", &sess); !ok || sess.Observations != 7 {
@@ -209,6 +212,91 @@ func TestMigrateFromUnversioned(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Every new store has its own random id.
+func TestNewStoresHaveDistinctIDs(t *testing.T) {
+	ids := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		s, err := Open(filepath.Join(t.TempDir(), "intermem.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.View(func(tx *bolt.Tx) error { ids[ID(tx)] = true; return nil })
+		s.Close()
+	}
+	for id := range ids {
+		if len(id) != 32 {
+			t.Errorf("store id %q, want 32 hex digits", id)
+		}
+	}
+	if len(ids) != 3 {
+		t.Errorf("ids %v, want 3 distinct", ids)
+	}
+}
+
+// A schema-1 store (before store ids) keeps its data and has no id when
+// read; the first read-write open migrates it to 2 and gives it an id,
+// which later opens keep.
+func TestMigrateFrom1AssignsID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "intermem.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if string(b) != string(BucketBackups) {
+				tx.CreateBucket(b)
+			}
+		}
+		tx.Bucket(BucketMeta).Put([]byte("schema"), []byte("1"))
+		tx.Bucket(BucketMeta).Put([]byte("created"), []byte("2026-01-02T03:04:05Z"))
+		return tx.Bucket(BucketJournal).Put([]byte("op"), []byte(`{"id":"op","state":"pending"}`))
+	})
+	db.Close()
+
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.View(func(tx *bolt.Tx) error {
+		if id := ID(tx); id != "" {
+			t.Errorf("read-only open of a schema-1 store: id %q, want none", id)
+		}
+		return nil
+	})
+	r.Close()
+
+	var first string
+	for i := 0; i < 2; i++ {
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.View(func(tx *bolt.Tx) error {
+			meta := tx.Bucket(BucketMeta)
+			if v := string(meta.Get([]byte("schema"))); v != "2" {
+				t.Errorf("schema = %q, want 2", v)
+			}
+			if v := string(meta.Get([]byte("created"))); v != "2026-01-02T03:04:05Z" {
+				t.Errorf("created changed to %q", v)
+			}
+			if tx.Bucket(BucketBackups) == nil {
+				t.Error("no backups bucket")
+			}
+			if v := tx.Bucket(BucketJournal).Get([]byte("op")); string(v) != `{"id":"op","state":"pending"}` {
+				t.Errorf("journal record lost: %q", v)
+			}
+			id := ID(tx)
+			if len(id) != 32 || (first != "" && id != first) {
+				t.Errorf("open %d: id %q (first %q)", i, id, first)
+			}
+			first = id
+			return nil
+		})
+		s.Close()
+	}
 }
 
 func BenchmarkOpenReadOnlyView(b *testing.B) {

@@ -74,7 +74,7 @@ func PrepareMigrate(ts *targets.Set, c Config) (*journal.Op, []Move, error) {
 				continue
 			}
 			if m.Heading {
-				headings = append(headings, journal.Step{Phase: 1, Path: doc.Real, Action: ActDropEmptyHeading, ID: m.ID})
+				headings = append(headings, journal.Step{Phase: 1, Path: doc.Path, Action: ActDropEmptyHeading, ID: m.ID})
 				continue
 			}
 			section := m.Section
@@ -84,7 +84,7 @@ func PrepareMigrate(ts *targets.Set, c Config) (*journal.Op, []Move, error) {
 			path := mapper.Path(section)
 			title := section
 			for _, d := range ts.Details {
-				if d.Real == path {
+				if d.Path == path {
 					title = Title(d.Content)
 				}
 			}
@@ -94,7 +94,7 @@ func PrepareMigrate(ts *targets.Set, c Config) (*journal.Op, []Move, error) {
 			}
 			block := RawBlock(doc.Content, m)
 			inserts = append(inserts, journal.Step{Phase: 1, Path: path, Action: actInsert, ID: m.ID, Section: title, Block: block})
-			removals = append(removals, journal.Step{Phase: 1, Path: doc.Real, Action: actRemoveMarked, ID: m.ID})
+			removals = append(removals, journal.Step{Phase: 1, Path: doc.Path, Action: actRemoveMarked, ID: m.ID})
 			rel, _ := filepath.Rel(ts.Root, path)
 			moves = append(moves, Move{ID: m.ID, From: doc.Name, To: filepath.ToSlash(rel), Section: title, Line: m.Line, Text: block})
 			op.Entries = append(op.Entries, m.ID)
@@ -123,19 +123,19 @@ func PrepareFlatten(ts *targets.Set) (*journal.Op, []Move, error) {
 	var inserts, removals, drops []journal.Step
 	var paths []string
 	for _, d := range ts.Details {
-		paths = append(paths, d.Real)
+		paths = append(paths, d.Path)
 		title := Title(d.Content)
 		for _, m := range d.Doc.Marked() {
 			if m.Heading {
 				continue
 			}
 			block := RawBlock(d.Content, m)
-			inserts = append(inserts, journal.Step{Phase: 1, Path: ts.Agents.Real, Action: actInsert, ID: m.ID, Section: title, Block: block})
-			removals = append(removals, journal.Step{Phase: 1, Path: d.Real, Action: actRemoveMarked, ID: m.ID})
+			inserts = append(inserts, journal.Step{Phase: 1, Path: ts.Agents.Path, Action: actInsert, ID: m.ID, Section: title, Block: block})
+			removals = append(removals, journal.Step{Phase: 1, Path: d.Path, Action: actRemoveMarked, ID: m.ID})
 			moves = append(moves, Move{ID: m.ID, From: d.Name, To: targets.Agents, Section: title, Line: m.Line, Text: block})
 			op.Entries = append(op.Entries, m.ID)
 		}
-		drops = append(drops, journal.Step{Phase: 1, Path: d.Real, Action: ActDropEmptyDetail})
+		drops = append(drops, journal.Step{Phase: 1, Path: d.Path, Action: ActDropEmptyDetail})
 	}
 	if len(moves) == 0 && !bytes.Contains(ts.Agents.Content, []byte(IndexBegin)) {
 		return op, nil, nil

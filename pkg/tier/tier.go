@@ -180,9 +180,9 @@ func NewMapper(ts *targets.Set) *Mapper {
 			key = match.Normalize(strings.TrimSuffix(filepath.Base(d.Name), ".md"))
 		}
 		if _, dup := m.byKey[key]; !dup {
-			m.byKey[key] = d.Real
+			m.byKey[key] = d.Path
 		}
-		m.taken[d.Real] = key
+		m.taken[d.Path] = key
 	}
 	return m
 }
@@ -451,5 +451,5 @@ func Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) (next 
 
 // IndexStep returns the step that refreshes AGENTS.md's index from paths.
 func IndexStep(ts *targets.Set, paths []string) journal.Step {
-	return journal.Step{Phase: 1, Path: ts.Agents.Real, Action: ActSetIndex, Block: strings.Join(paths, "\n"), Extra: ts.Root, Derived: true}
+	return journal.Step{Phase: 1, Path: ts.Agents.Path, Action: ActSetIndex, Block: strings.Join(paths, "\n"), Extra: ts.Root, Derived: true}
 }

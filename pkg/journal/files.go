@@ -1,0 +1,378 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/intermem/intermem/pkg/confine"
+)
+
+// ErrContended is returned when another program kept changing a file while
+// the journal tried to replace it. The operation is left resumable.
+var ErrContended = errors.New("a file kept changing while intermem wrote it")
+
+// maxAttempts bounds the compare-and-swap loop of one file.
+const maxAttempts = 16
+
+// testHook, when set by a test, runs at the named points of a swap:
+// "compare" just before the compare-and-swap reads the file again, "swap"
+// after the compare and immediately before the rename (the window the
+// late-bytes check closes).
+var testHook func(point, real string)
+
+// view is the files of a phase (or a simulation) as the operation sees
+// them: each real file read once, then changed in memory step by step.
+// Step paths are logical; the view keys files by the real path confine
+// resolves them to, so two names of one file (CLAUDE.md linked to
+// AGENTS.md) are one file.
+type view struct {
+	places  confine.Places
+	outside bool
+	files   map[string]*file
+	order   []*file // by first appearance
+	// apply re-applies one step (Journal.replay, or an undo) when a file
+	// must be recomputed from what it holds now.
+	apply Applier
+}
+
+// file is one real file of a view.
+type file struct {
+	name   string // the logical path that first named it
+	real   string
+	base   []byte // as read
+	baseOK bool
+	cur    []byte // after the steps applied so far
+	ok     bool
+	steps  []*Step
+}
+
+func newView(p confine.Places, allowOutside bool) *view {
+	return &view{places: p, outside: allowOutside, files: map[string]*file{}}
+}
+
+// file returns the view's file for a logical path, reading it the first
+// time. The path is judged by confine.
+func (v *view) file(path string) (*file, error) {
+	real, err := v.places.Resolve(path, v.outside)
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := v.files[real]; ok {
+		return f, nil
+	}
+	b, ok, err := ReadFile(real)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	f := &file{name: path, real: real, base: b, baseOK: ok, cur: b, ok: ok}
+	v.files[real] = f
+	v.order = append(v.order, f)
+	return f, nil
+}
+
+// read is the Reader appliers get: the files of the view as the operation
+// leaves them so far, other files from disk; every path judged by confine.
+func (v *view) read(path string) ([]byte, bool, error) {
+	real, err := v.places.Resolve(path, v.outside)
+	if err != nil {
+		return nil, false, err
+	}
+	if f, ok := v.files[real]; ok {
+		return f.cur, f.ok, nil
+	}
+	return ReadFile(real)
+}
+
+// recompute applies f's steps, in order, to in.
+func (v *view) recompute(f *file, in []byte, ok bool) ([]byte, bool, error) {
+	for _, s := range f.steps {
+		next, keep, err := v.apply(s, in, ok, v.read)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %s %s: %v", ErrConflict, s.Action, s.Path, err)
+		}
+		in, ok = next, keep
+	}
+	return in, ok, nil
+}
+
+// commit writes f's new content with a compare-and-swap loop. Each attempt
+// opens the file and reads it; if it no longer holds what the steps were
+// applied to, they are re-applied to what it holds now. The new content
+// is written to the temporary file and fsynced; immediately before the
+// rename the file must still be the same inode with the same bytes, or
+// the attempt starts over. After the rename, the replaced inode (still
+// open) is read again: bytes another program wrote into it after the check
+// — an O_APPEND writer racing the rename — are carried into the new file
+// by the next attempt. Bytes that cannot be carried (the old file was
+// rewritten in place while the new one changed too) are kept beside the
+// operation's backups, with a log line.
+func (j *Journal) commit(opID string, v *view, f *file) error {
+	var carry *lateChange
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		old, cur, exists, err := openRead(f.real)
+		if err != nil {
+			return fmt.Errorf("%w: read %s: %v", ErrConflict, f.name, err)
+		}
+		in, inOK := cur, exists
+		if carry != nil {
+			if m, mOK, merged := carry.merge(cur, exists); merged {
+				in, inOK = m, mOK
+			} else {
+				j.keepLate(opID, f, carry.late)
+				carry = nil
+			}
+		}
+		next, keep := f.cur, f.ok
+		if carry != nil || exists != f.baseOK || !bytes.Equal(cur, f.base) {
+			// Changed since the phase read it, or late bytes to carry: the
+			// steps again, on what it holds now.
+			next, keep, err = v.recompute(f, in, inOK)
+			if err != nil {
+				// The steps no longer apply. Late bytes still go in, as
+				// they are, or beside the backups.
+				if carry != nil {
+					if ok, _ := j.swap(opID, f, old, cur, exists, in, inOK); !ok {
+						j.keepLate(opID, f, carry.late)
+					}
+				}
+				closeFile(old)
+				return err
+			}
+		}
+		if keep == exists && bytes.Equal(next, cur) {
+			closeFile(old)
+			return nil // nothing to write
+		}
+		swapped, err := j.swap(opID, f, old, cur, exists, next, keep)
+		if err != nil || !swapped {
+			closeFile(old)
+			if err != nil {
+				if carry != nil {
+					j.keepLate(opID, f, carry.late)
+				}
+				return err
+			}
+			continue // changed under us: read again
+		}
+		f.base, f.baseOK, f.cur, f.ok = next, keep, next, keep
+		carry = nil
+		if old == nil {
+			return nil
+		}
+		late, err := readAll(old)
+		closeFile(old)
+		if err != nil || bytes.Equal(late, cur) {
+			return nil
+		}
+		carry = &lateChange{cur: cur, late: late, wrote: next, keep: keep}
+	}
+	if carry != nil {
+		j.keepLate(opID, f, carry.late)
+	}
+	return fmt.Errorf("%w: %s", ErrContended, f.name)
+}
+
+// lateChange is a change another program made to a replaced file after the
+// compare: the file held cur, we put wrote in its place (or deleted it,
+// !keep), and the old inode then held late.
+type lateChange struct {
+	cur, late, wrote []byte
+	keep             bool
+}
+
+// merge brings the late change into base, what the file holds now:
+// appended bytes are appended again (what the O_APPEND writer would have
+// done had it opened the new file); a rewrite is taken whole when the new
+// file still holds what we wrote. merged is false when neither holds.
+func (c *lateChange) merge(base []byte, ok bool) (out []byte, outOK, merged bool) {
+	if !ok {
+		if !c.keep {
+			return c.late, true, true // we deleted it; theirs comes back
+		}
+		return nil, false, false
+	}
+	if len(c.late) > len(c.cur) && bytes.HasPrefix(c.late, c.cur) {
+		return append(append([]byte{}, base...), c.late[len(c.cur):]...), true, true
+	}
+	if c.keep && bytes.Equal(base, c.wrote) {
+		return c.late, true, true
+	}
+	return nil, false, false
+}
+
+// swap replaces f (which held cur, through the open old) with next, or
+// deletes it when !keep, provided it still holds cur. It reports false
+// when the file changed and nothing was done.
+func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bool, next []byte, keep bool) (bool, error) {
+	tmp := tempName(f.real, opID)
+	if keep {
+		mode := fs.FileMode(0o644)
+		if old != nil {
+			if st, err := old.Stat(); err == nil {
+				mode = st.Mode().Perm()
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(f.real), 0o755); err != nil {
+			return false, fmt.Errorf("journal: %w", err)
+		}
+		if err := writeTemp(tmp, next, mode); err != nil {
+			return false, fmt.Errorf("journal: write %s: %w", f.name, err)
+		}
+	}
+	if testHook != nil {
+		testHook("compare", f.real)
+	}
+	same, err := unchanged(f.real, old, cur, exists)
+	if err != nil || !same {
+		os.Remove(tmp)
+		return false, err
+	}
+	if testHook != nil {
+		testHook("swap", f.real)
+	}
+	if keep {
+		if err := os.Rename(tmp, f.real); err != nil {
+			os.Remove(tmp)
+			return false, fmt.Errorf("journal: write %s: %w", f.name, err)
+		}
+	} else if err := os.Remove(f.real); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("journal: remove %s: %w", f.name, err)
+	}
+	syncDir(filepath.Dir(f.real))
+	return true, nil
+}
+
+// unchanged reports whether real is still the file old (the same inode)
+// holding cur, or still absent when it was.
+func unchanged(real string, old *os.File, cur []byte, exists bool) (bool, error) {
+	now, err := os.Open(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return !exists, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
+	}
+	defer now.Close()
+	if !exists || old == nil {
+		return false, nil
+	}
+	a, err1 := old.Stat()
+	b, err2 := now.Stat()
+	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+		return false, nil
+	}
+	content, err := io.ReadAll(now)
+	if err != nil {
+		return false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
+	}
+	return bytes.Equal(content, cur), nil
+}
+
+// keepLate saves bytes another program wrote that could not be merged,
+// beside the operation's backups, so nothing is lost.
+func (j *Journal) keepLate(opID string, f *file, late []byte) {
+	dir := j.BackupDir(opID)
+	dst := filepath.Join(dir, backupName(f.real)+".late")
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = filepath.Join(dir, fmt.Sprintf("%s.late-%d", backupName(f.real), i))
+	}
+	err := j.checkState(dst)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err == nil {
+		err = writeAtomic(dst, late, dst+".tmp", 0o600)
+	}
+	if err != nil {
+		j.logf("%s changed while intermem replaced it and the change could not be kept: %v", f.name, err)
+		return
+	}
+	j.logf("%s changed while intermem replaced it; the other program's version is kept in %s", f.name, dst)
+}
+
+// openRead opens real and reads it; old is nil when it does not exist.
+func openRead(real string) (old *os.File, content []byte, exists bool, err error) {
+	f, err := os.Open(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, false, fmt.Errorf("%s is not a regular file", real)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, false, err
+	}
+	return f, b, true, nil
+}
+
+// readAll reads an open file again from its start.
+func readAll(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}
+
+// writeTemp writes data to tmp, fsynced, with mode.
+func writeTemp(tmp string, data []byte, mode fs.FileMode) error {
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, mode)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}
+
+// writeAtomic replaces path with data through tmp: write, fsync, rename,
+// fsync the directory. For intermem's own files (backups), which no other
+// program writes.
+func writeAtomic(path string, data []byte, tmp string, mode fs.FileMode) error {
+	if err := writeTemp(tmp, data, mode); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
