@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/intermem/intermem/pkg/confine"
 )
@@ -102,15 +103,20 @@ func (v *view) recompute(f *file, in []byte, ok bool) ([]byte, bool, error) {
 
 // commit writes f's new content with a compare-and-swap loop. Each attempt
 // opens the file and reads it; if it no longer holds what the steps were
-// applied to, they are re-applied to what it holds now. The new content
-// is written to the temporary file and fsynced; immediately before the
-// rename the file must still be the same inode with the same bytes, or
-// the attempt starts over. After the rename, the replaced inode (still
-// open) is read again: bytes another program wrote into it after the check
-// — an O_APPEND writer racing the rename — are carried into the new file
-// by the next attempt. Bytes that cannot be carried (the old file was
-// rewritten in place while the new one changed too) are kept beside the
-// operation's backups, with a log line.
+// applied to, they are re-applied to what it holds now. The new content is
+// written to the temporary file and fsynced; immediately before the rename
+// the file must still be the same inode holding the bytes read — or those
+// bytes and more after them: another program appended, as another Claude
+// Code session appends to MEMORY.md — else the attempt starts over.
+//
+// After the rename, the replaced inode (still open) is read again. Bytes
+// appended to it after the read (before the compare, or racing the rename)
+// are appended to the new file with O_APPEND, the one write that cannot
+// lose another appender's bytes, so however fast another program appends
+// the file is rewritten once. A change that is not an append goes through
+// the loop again (the steps re-applied to it when the new file is still
+// ours); bytes that cannot be merged are kept beside the operation's
+// backups, with a log line.
 func (j *Journal) commit(opID string, v *view, f *file) error {
 	var carry *lateChange
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -129,12 +135,12 @@ func (j *Journal) commit(opID string, v *view, f *file) error {
 		}
 		next, keep := f.cur, f.ok
 		if carry != nil || exists != f.baseOK || !bytes.Equal(cur, f.base) {
-			// Changed since the phase read it, or late bytes to carry: the
-			// steps again, on what it holds now.
+			// Changed since the phase read it, or a late change to take:
+			// the steps again, on what it holds now.
 			next, keep, err = v.recompute(f, in, inOK)
 			if err != nil {
-				// The steps no longer apply. Late bytes still go in, as
-				// they are, or beside the backups.
+				// The steps no longer apply. A late change still goes in,
+				// as it is, or beside the backups.
 				if carry != nil {
 					if ok, _ := j.swap(opID, f, old, cur, exists, in, inOK); !ok {
 						j.keepLate(opID, f, carry.late)
@@ -164,12 +170,18 @@ func (j *Journal) commit(opID string, v *view, f *file) error {
 		if old == nil {
 			return nil
 		}
-		late, err := readAll(old)
+		late, err := settled(old)
 		closeFile(old)
 		if err != nil || bytes.Equal(late, cur) {
 			return nil
 		}
-		carry = &lateChange{cur: cur, late: late, wrote: next, keep: keep}
+		if keep && len(late) > len(cur) && bytes.HasPrefix(late, cur) {
+			if err := appendFile(f.real, late[len(cur):]); err != nil {
+				j.keepLate(opID, f, late)
+			}
+			return nil
+		}
+		carry = &lateChange{late: late, wrote: next, keep: keep}
 	}
 	if carry != nil {
 		j.keepLate(opID, f, carry.late)
@@ -178,31 +190,37 @@ func (j *Journal) commit(opID string, v *view, f *file) error {
 }
 
 // lateChange is a change another program made to a replaced file after the
-// compare: the file held cur, we put wrote in its place (or deleted it,
+// read that was not an append: we put wrote in its place (or deleted it,
 // !keep), and the old inode then held late.
 type lateChange struct {
-	cur, late, wrote []byte
-	keep             bool
+	late, wrote []byte
+	keep        bool
 }
 
-// merge brings the late change into base, what the file holds now:
-// appended bytes are appended again (what the O_APPEND writer would have
-// done had it opened the new file); a rewrite is taken whole when the new
-// file still holds what we wrote. merged is false when neither holds.
+// merge brings the late change into base, what the file holds now: it is
+// taken whole when the file still holds what we wrote (or is still gone).
+// merged is false when the file changed again since.
 func (c *lateChange) merge(base []byte, ok bool) (out []byte, outOK, merged bool) {
-	if !ok {
-		if !c.keep {
-			return c.late, true, true // we deleted it; theirs comes back
-		}
-		return nil, false, false
-	}
-	if len(c.late) > len(c.cur) && bytes.HasPrefix(c.late, c.cur) {
-		return append(append([]byte{}, base...), c.late[len(c.cur):]...), true, true
-	}
-	if c.keep && bytes.Equal(base, c.wrote) {
+	if !ok && !c.keep || ok && c.keep && bytes.Equal(base, c.wrote) {
 		return c.late, true, true
 	}
 	return nil, false, false
+}
+
+// appendFile appends b to an existing file, fsynced.
+func appendFile(real string, b []byte) error {
+	f, err := os.OpenFile(real, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // swap replaces f (which held cur, through the open old) with next, or
@@ -227,8 +245,8 @@ func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bo
 	if testHook != nil {
 		testHook("compare", f.real)
 	}
-	same, err := unchanged(f.real, old, cur, exists)
-	if err != nil || !same {
+	same, appended, err := unchanged(f.real, old, cur, exists)
+	if err != nil || !(same || appended && keep) {
 		os.Remove(tmp)
 		return false, err
 	}
@@ -248,29 +266,33 @@ func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bo
 }
 
 // unchanged reports whether real is still the file old (the same inode)
-// holding cur, or still absent when it was.
-func unchanged(real string, old *os.File, cur []byte, exists bool) (bool, error) {
+// holding cur, or still absent when it was; appended, whether it is the
+// same inode holding cur followed by more bytes.
+func unchanged(real string, old *os.File, cur []byte, exists bool) (same, appended bool, err error) {
 	now, err := os.Open(real)
 	if errors.Is(err, fs.ErrNotExist) {
-		return !exists, nil
+		return !exists, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
+		return false, false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
 	}
 	defer now.Close()
 	if !exists || old == nil {
-		return false, nil
+		return false, false, nil
 	}
 	a, err1 := old.Stat()
 	b, err2 := now.Stat()
 	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
-		return false, nil
+		return false, false, nil
 	}
 	content, err := io.ReadAll(now)
 	if err != nil {
-		return false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
+		return false, false, fmt.Errorf("%w: read %s: %v", ErrConflict, real, err)
 	}
-	return bytes.Equal(content, cur), nil
+	if bytes.Equal(content, cur) {
+		return true, false, nil
+	}
+	return false, len(content) > len(cur) && bytes.HasPrefix(content, cur), nil
 }
 
 // keepLate saves bytes another program wrote that could not be merged,
@@ -317,6 +339,42 @@ func openRead(real string) (old *os.File, content []byte, exists bool, err error
 		return nil, nil, false, err
 	}
 	return f, b, true, nil
+}
+
+// A writer that opened the replaced file before the rename may not have
+// written yet: on a busy machine it can be descheduled between its open and
+// its write for longer than the rename takes. So the late bytes are taken
+// once no process holds the old file open for writing (noWriters), waiting
+// at most writersWait; where that cannot be known, once the file has stayed
+// unchanged for settle.
+const (
+	writersWait = 2 * time.Second
+	settle      = 10 * time.Millisecond
+)
+
+// settled reads the replaced file old once no writer can add to it.
+func settled(old *os.File) ([]byte, error) {
+	deadline := time.Now().Add(writersWait)
+	for {
+		none, ok := noWriters(old)
+		if !ok {
+			break
+		}
+		if none || time.Now().After(deadline) {
+			return readAll(old)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	late, err := readAll(old)
+	for i := 0; err == nil && i < maxAttempts; i++ {
+		time.Sleep(settle)
+		var again []byte
+		if again, err = readAll(old); err == nil && bytes.Equal(again, late) {
+			break
+		}
+		late = again
+	}
+	return late, err
 }
 
 // readAll reads an open file again from its start.
