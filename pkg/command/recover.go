@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -294,14 +293,16 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 	if len(rep.Refused) > 0 {
 		fmt.Fprintf(w, "%d journal %s intermem will not replay:\n", len(rep.Refused), cli.Plural(len(rep.Refused), "record", "records"))
 		for _, pr := range rep.Refused {
-			fmt.Fprintf(w, "  %s  %s\n", plainText(pr.ID, 40), refusalText(pr))
+			fmt.Fprintf(w, "  %s  %s\n", clip(pr.ID, 40), refusalText(pr))
 		}
 		fmt.Fprintln(w, "They were never replayed. Run intermem-recover --discard ID to drop one; no file is touched.")
 	}
 	return nil
 }
 
-// refusalText says why a record is refused, and what it claims to be.
+// refusalText says why a record is refused, and what it claims to be. The
+// record is not intermem's: its text is clipped here, and escaped like all
+// output by the command's writer (cli.SafeWriter).
 func refusalText(pr ProblemInfo) string {
 	var b strings.Builder
 	switch pr.Reason {
@@ -311,29 +312,14 @@ func refusalText(pr ProblemInfo) string {
 		b.WriteString("refused: " + pr.Why)
 		if pr.Path != "" {
 			if pr.Reason == "outside" {
-				b.WriteString(": " + plainText(pr.Path, 120))
+				b.WriteString(": " + clip(pr.Path, 120))
 			} else {
-				b.WriteString("; it would write " + plainText(pr.Path, 120))
+				b.WriteString("; it would write " + clip(pr.Path, 120))
 			}
 		}
 	}
 	if pr.Kind != "" || pr.Summary != "" {
-		fmt.Fprintf(&b, " (claims: %s %q)", plainText(pr.Kind, 20), plainText(pr.Summary, 60))
+		fmt.Fprintf(&b, " (claims: %s %q)", clip(pr.Kind, 20), clip(pr.Summary, 60))
 	}
 	return b.String()
-}
-
-// plainText clips s and replaces control characters: a refused record is
-// not intermem's, and its text must not drive the terminal.
-func plainText(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return '?'
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }
