@@ -176,7 +176,7 @@ func TestTrustPlantedJournalOp(t *testing.T) {
 // MEMORY.md, as another Claude Code session does, all through real
 // `intermem-synthesize apply` runs that prune 40 entries from it. Not one
 // appended line may be lost. INTERMEM_PROOF_APPEND_RUNS sets the number of
-// runs (default 10).
+// runs (default 6).
 func TestTrustConcurrentAppendDuringPrune(t *testing.T) {
 	var mem strings.Builder
 	mem.WriteString("# Memory\n\n## Build\n")
@@ -194,7 +194,7 @@ func TestTrustConcurrentAppendDuringPrune(t *testing.T) {
 	now := f.now
 	memPath := filepath.Join(f.memDir, "MEMORY.md")
 
-	runs := envInt(t, "INTERMEM_PROOF_APPEND_RUNS", 10)
+	runs := envInt(t, "INTERMEM_PROOF_APPEND_RUNS", 6)
 	totalAppended, totalLost := 0, 0
 	for run := 0; run < runs; run++ {
 		template.restore(t, f.dir)
@@ -240,21 +240,14 @@ echo $i > "$COUNT"`)
 			}
 		}
 		lost := n - len(present)
-		if lost > 0 && os.Getenv("INTERMEM_PROOF_DEBUG") != "" {
-			for i := 0; i < n; i++ {
+		if lost > 0 {
+			var missing []string
+			for i := 0; i < n && len(missing) < 10; i++ {
 				if !present[fmt.Sprintf("%s%d.", prefix, i)] {
-					t.Logf("run %d: missing %d of %d", run, i, n)
-					lines := strings.Split(body, "\n")
-					for j, l := range lines {
-						for d := -3; d <= 3; d++ {
-							if l == fmt.Sprintf("%s%d.", prefix, i+d) {
-								t.Logf("  line %d of %d: %s", j, len(lines), l)
-							}
-						}
-					}
+					missing = append(missing, strconv.Itoa(i))
 				}
 			}
-			t.Logf("log:\n%s", readFile(t, filepath.Join(f.root, ".intermem", "log")))
+			t.Errorf("run %d: %d of %d appended lines lost (first: %s)", run, lost, n, strings.Join(missing, ", "))
 		}
 		totalAppended += n
 		totalLost += lost
