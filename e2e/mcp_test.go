@@ -98,7 +98,8 @@ func offered(t *testing.T, req *fakeapi.Request, name string) (int, int) {
 
 // TestMCPDeclared checks the manifest's MCP server the way a user's Claude
 // Code sees it: `claude plugin validate --strict` stays clean with it
-// declared, and it runs a binary that scripts/build.sh built from cmd/,
+// declared (and, where the client has --json, lists it among what the
+// plugin provides), and it runs a binary that scripts/build.sh built from cmd/,
 // directly: the hooks/run launcher drains stdin when the binary is
 // missing, which for an MCP server (whose stdin stays open for the whole
 // session) would leave Claude Code waiting on a server that never
@@ -128,6 +129,31 @@ func TestMCPDeclared(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(repo, "bin", "intermem-mcp")); err != nil || st.Mode()&0o111 == 0 {
 		t.Errorf("bin/intermem-mcp is not built (scripts/build.sh)")
+	}
+
+	// Newer clients say what the plugin provides; 2.1.197 has no --json.
+	out, err := u.cliErr("plugin", "validate", "--strict", "--json", manifest)
+	if strings.Contains(out, "unknown option '--json'") {
+		t.Logf("Claude Code %s has no `plugin validate --json`; its inventory of MCP servers is not checked", claudeVersion)
+		return
+	}
+	if err != nil {
+		t.Fatalf("claude plugin validate --strict --json: %v\n%s", err, out)
+	}
+	var v struct {
+		Provides struct {
+			MCPServers []struct {
+				Name, Type, Target string
+				Args               []string
+			} `json:"mcpServers"`
+		} `json:"provides"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("validate --json: %v\n%s", err, out)
+	}
+	if got := v.Provides.MCPServers; len(got) != 1 || got[0].Name != "intermem" || got[0].Type != "stdio" ||
+		got[0].Target != "${CLAUDE_PLUGIN_ROOT}/bin/intermem-mcp" || len(got[0].Args) != 0 {
+		t.Errorf("validate --json provides MCP servers %+v; want intermem, stdio, ${CLAUDE_PLUGIN_ROOT}/bin/intermem-mcp", got)
 	}
 }
 
