@@ -218,7 +218,7 @@ func (f *fixture) withStore(t *testing.T) *fixture {
 
 // connect serves b and returns a client session over an in-memory
 // transport.
-func connect(t *testing.T, b Backend, o Options) *mcp.ClientSession {
+func connect(t testing.TB, b Backend, o Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -242,7 +242,7 @@ func (f *fixture) connect(t *testing.T) *mcp.ClientSession {
 // call calls a tool and returns the text the model would read and
 // whether the result is a tool error. A protocol error fails the test:
 // no argument may make the server answer with one.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -267,7 +267,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, b
 	return tc.Text, res.IsError
 }
 
-func jsonEqual(t *testing.T, a, b []byte) bool {
+func jsonEqual(t testing.TB, a, b []byte) bool {
 	var x, y any
 	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false
