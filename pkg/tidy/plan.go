@@ -21,8 +21,8 @@ const (
 
 // Bounds of the text a pointer line carries.
 const (
-	titleRunes = 80
-	hookRunes  = 120
+	titleRunes = 60
+	hookRunes  = 100
 	slugBytes  = 60
 )
 
@@ -198,22 +198,30 @@ func (s *section) describe() {
 	s.slug = slugOf(s.title)
 	title := clean(s.title, titleRunes)
 	s.ptitle = strings.NewReplacer("[", "(", "]", ")").Replace(title)
-	var parts []string
-	n, more := 0, false
+	// The hook is as many entries' first lines as fit whole, "; " between
+	// them, and "…" when some are left out; a first line too long alone
+	// is clipped.
+	hook, more := "", false
 	for i, e := range s.entries {
-		if n > hookRunes {
-			more = i < len(s.entries)
+		p := clean(hookOf(e), hookRunes)
+		if p == "" {
+			continue
+		}
+		next := p
+		if hook != "" {
+			next = hook + "; " + p
+		}
+		if utf8.RuneCountInString(next) > hookRunes {
+			more = true
 			break
 		}
-		if p := clean(hookOf(e), hookRunes); p != "" {
-			parts = append(parts, p)
-			n += utf8.RuneCountInString(p) + 2
-		}
+		hook = next
+		more = i+1 < len(s.entries) && strings.HasSuffix(p, "…")
 	}
-	s.hook = clean(strings.Join(parts, "; "), hookRunes)
-	if more && !strings.HasSuffix(s.hook, "…") {
-		s.hook += "…"
+	if more && !strings.HasSuffix(hook, "…") {
+		hook += "…"
 	}
+	s.hook = hook
 }
 
 // pointerFor is the pointer line of a section moved to file (describe
