@@ -232,7 +232,7 @@ func discard(t *testing.T, layout string) {
 		f := promoteFixture(t, layout)
 		f.sessions(3)
 		spec, ids := approveSpec(t, f.planJSON(), "Keep this one")
-		if r := f.run("", []string{"INTERMEM_FAILPOINT=prune:after-write"}, "intermem-synthesize", "apply", "--approve", spec); r.code != 137 {
+		if r := f.run("", []string{"INTERMEM_FAILPOINT=prune:after-write"}, "intermem-synthesize", "apply", "--approve", spec, "--import-agents"); r.code != 137 {
 			t.Fatalf("exit %d", r.code)
 		}
 		var rep struct{ Incomplete []struct{ ID string } }

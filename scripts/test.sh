@@ -15,6 +15,25 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 fi
 start=$(date +%s)
 step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
+# Logs go to a directory of this run's own: two runs at once (or another
+# user's run) never write over each other's. It is removed when everything
+# passed and kept, and named, when something failed.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/intermem-test.XXXXXX")
+trap 'status=$?; if [ "$status" -eq 0 ]; then rm -rf "$logs"; else echo "logs of this run: $logs"; fi' EXIT
+exec 3>&1 # the terminal, for progress lines from inside redirected steps
+# heartbeat LABEL CMD…: runs CMD, printing a line every 30 s while it runs,
+# so a long step (the race tests, the proofs, the demo) shows it is alive.
+heartbeat() {
+	local label=$1; shift
+	local t0; t0=$(date +%s)
+	( while sleep 30; do printf '  … %s still running (%ss)\n' "$label" "$(( $(date +%s) - t0 ))" >&3; done ) &
+	local hb=$!
+	local rc=0
+	"$@" || rc=$?
+	kill "$hb" 2>/dev/null || true
+	wait "$hb" 2>/dev/null || true
+	return "$rc"
+}
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'))
@@ -28,7 +47,7 @@ go vet -tags failpoint ./...
 
 step "go test -race"
 # The end-to-end suite runs once, below, in its network namespace.
-INTERMEM_E2E=0 go test -race -count=1 ./...
+heartbeat "go test -race" env INTERMEM_E2E=0 go test -race -count=1 ./...
 
 step "fuzz (${INTERMEM_FUZZTIME:-4s} per target)"
 # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded"
@@ -45,27 +64,27 @@ grep -rl --include='*_test.go' '^func Fuzz' pkg | while read -r f; do
 	for fn in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$f"); do
 		echo "  $dir $fn"
 		for try in 1 2 3; do
-			if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${INTERMEM_FUZZTIME:-4s}" "./$dir" >/tmp/intermem-fuzz.log 2>&1; then
+			if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${INTERMEM_FUZZTIME:-4s}" "./$dir" >"$logs/fuzz.log" 2>&1; then
 				break
 			fi
-			if [ "$try" -lt 3 ] && fuzz_flake /tmp/intermem-fuzz.log; then
+			if [ "$try" -lt 3 ] && fuzz_flake "$logs/fuzz.log"; then
 				echo "    the fuzz coordinator's deadline race (go.dev/issue/75804), no failing input; again"
 				continue
 			fi
-			cat /tmp/intermem-fuzz.log; exit 1
+			cat "$logs/fuzz.log"; exit 1
 		done
 	done
 done
 
 step "demo"
-scripts/demo.sh >/tmp/intermem-demo.log 2>&1 || { cat /tmp/intermem-demo.log; echo "scripts/demo.sh failed"; exit 1; }
+heartbeat "scripts/demo.sh" scripts/demo.sh >"$logs/demo.log" 2>&1 || { cat "$logs/demo.log"; echo "scripts/demo.sh failed"; exit 1; }
 for want in "intermem synthesis plan:" "Kept private: holds a secret" "[REDACTED:stripe-key]" "Promoted 11 entries" "API key sk_live_DEMOdemoDEMOdemoDEMOdemo42 (rotate in March)" "Added \"@AGENTS.md\" to CLAUDE.md" "intermem validate:" "intermem sweep:"; do
-	grep -qF "$want" /tmp/intermem-demo.log || { cat /tmp/intermem-demo.log; echo "demo output lacks: $want"; exit 1; }
+	grep -qF "$want" "$logs/demo.log" || { cat "$logs/demo.log"; echo "demo output lacks: $want"; exit 1; }
 done
-echo "  demo ran: $(grep -c '━━' /tmp/intermem-demo.log) steps"
+echo "  demo ran: $(grep -c '━━' "$logs/demo.log") steps"
 
 if [ "${INTERMEM_E2E:-1}" != "0" ]; then
 	step "end-to-end against the real Claude Code"
-	scripts/e2e.sh
+	heartbeat "scripts/e2e.sh" scripts/e2e.sh
 fi
 step "all tests passed"

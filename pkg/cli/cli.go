@@ -19,6 +19,10 @@ import (
 	"time"
 )
 
+// Version is intermem's version, one for every binary; scripts/build.sh
+// sets it with -ldflags "-X github.com/intermem/intermem/pkg/cli.Version=…".
+var Version = "0.1.0"
+
 // Env is the process environment as seen by a command: variables, standard
 // streams and the clock. The zero value is not usable; build one with
 // FromOS or New.

@@ -16,9 +16,6 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 )
 
-// Version is the intermem version, set at build time with -ldflags.
-var Version = "0.1.0"
-
 type subcommand struct {
 	name    string
 	summary string
@@ -40,6 +37,14 @@ Commands:
 %s
 Every command takes --project DIR (default: the current directory) and
 most take --json. Run "intermem <command> --help" for details.
+
+Companion binaries, in the same directory:
+  intermem-synthesize  plan and apply the promotion of stable memory into
+                       CLAUDE.md/AGENTS.md (what /intermem:synthesize runs)
+  intermem-recover     list, resume or discard operations a crash interrupted
+  intermem-inject      the SessionStart hook (reads a hook payload on stdin)
+  intermem-snapshot    the Stop and SessionEnd hook (reads a hook payload on stdin)
+Each answers --help and --version.
 `
 
 func printUsage(w io.Writer) {
@@ -75,7 +80,7 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 		printUsage(env.Stdout)
 		return 0
 	case "--version", "version":
-		fmt.Fprintf(env.Stdout, "intermem %s\n", Version)
+		fmt.Fprintf(env.Stdout, "intermem %s\n", cli.Version)
 		return 0
 	}
 	sc, ok := subcommands[name]

@@ -21,7 +21,7 @@ const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--wi
 
 Prints the context intermem-inject would give Claude Code at the start of
 a session in DIR: health warnings (MEMORY.md past its load cap, with the
-entries it cuts off; stable entries not promoted yet; interrupted
+entries it cuts off; entries ready for /intermem:synthesize; interrupted
 changes; promoted facts Claude Code will not load or should not trust),
 where promoted knowledge lives, and the memories not already loaded,
 most relevant first (git branch, recently changed files, DIR below the
@@ -49,6 +49,9 @@ type ContextReport struct {
 	Omitted int    `json:"omitted"`
 	// Withheld lists what screening kept out of the context.
 	Withheld []inject.Withheld `json:"withheld"`
+	// Ready is how many entries the context counts as ready for
+	// /intermem:synthesize (plan.Judge, as the hook judges it).
+	Ready int `json:"ready"`
 }
 
 func runContext(ctx context.Context, env *cli.Env, args []string) error {
@@ -101,7 +104,7 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	if c.json {
 		rep := &ContextReport{
 			Context: res.Text, Tokens: res.Tokens, Budget: res.Budget,
-			Chars: res.Chars, Items: res.Items, Omitted: res.Omitted, Withheld: res.Withheld,
+			Chars: res.Chars, Items: res.Items, Omitted: res.Omitted, Withheld: res.Withheld, Ready: in.Ready,
 		}
 		if rep.Withheld == nil {
 			rep.Withheld = []inject.Withheld{}
@@ -118,7 +121,7 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	} else {
 		fmt.Fprintln(w, res.Text)
 	}
-	fmt.Fprintf(w, "\n≈%d tokens of %d budget, %d chars\n", res.Tokens, res.Budget, res.Chars)
+	fmt.Fprintf(w, "\n≈%d %s of %d budget, %d %s\n", res.Tokens, cli.Plural(res.Tokens, "token", "tokens"), res.Budget, res.Chars, cli.Plural(res.Chars, "char", "chars"))
 	return nil
 }
 

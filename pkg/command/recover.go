@@ -117,6 +117,10 @@ func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
 		}
 	}()
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintf(env.Stdout, "intermem-recover %s\n", cli.Version)
+		return 0
+	}
 	return cli.Report(env.Stderr, runRecover(ctx, env, args))
 }
 

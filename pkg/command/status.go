@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
@@ -32,25 +35,28 @@ Running it never counts as a session.
 
 // StatusReport is the JSON shape of "intermem status --json".
 type StatusReport struct {
-	ProjectRoot     string        `json:"project_root"`
-	MemoryDir       string        `json:"memory_dir"`
-	MemoryDirExists bool          `json:"memory_dir_exists"`
-	Store           string        `json:"store"`
-	Sessions        int           `json:"sessions"`
-	LastSession     string        `json:"last_session,omitempty"`
-	StableThreshold int           `json:"stable_threshold"`
-	Files           int           `json:"files"`
-	Entries         int           `json:"entries"`
-	Stable          int           `json:"stable"`
-	Recent          int           `json:"recent"`
-	Volatile        int           `json:"volatile"`
-	Unseen          int           `json:"unseen"`
-	MemoryMDLines   int           `json:"memory_md_lines"`
-	MemoryMDChars   int           `json:"memory_md_chars"`
-	LoadedLines     int           `json:"memory_md_loaded_lines"`
-	BeyondLoadCap   int           `json:"beyond_load_cap"`
-	Beyond          []BeyondEntry `json:"beyond"`
-	Spooled         bool          `json:"spooled,omitempty"`
+	ProjectRoot     string `json:"project_root"`
+	MemoryDir       string `json:"memory_dir"`
+	MemoryDirExists bool   `json:"memory_dir_exists"`
+	Store           string `json:"store"`
+	Sessions        int    `json:"sessions"`
+	LastSession     string `json:"last_session,omitempty"`
+	StableThreshold int    `json:"stable_threshold"`
+	Files           int    `json:"files"`
+	Entries         int    `json:"entries"`
+	Stable          int    `json:"stable"`
+	Recent          int    `json:"recent"`
+	Volatile        int    `json:"volatile"`
+	Unseen          int    `json:"unseen"`
+	// Ready is how many entries /intermem:synthesize would offer: the
+	// candidates of "intermem-synthesize plan --max 0" (plan.Ready).
+	Ready         int           `json:"ready"`
+	MemoryMDLines int           `json:"memory_md_lines"`
+	MemoryMDChars int           `json:"memory_md_chars"`
+	LoadedLines   int           `json:"memory_md_loaded_lines"`
+	BeyondLoadCap int           `json:"beyond_load_cap"`
+	Beyond        []BeyondEntry `json:"beyond"`
+	Spooled       bool          `json:"spooled,omitempty"`
 	// Promoted knowledge: marked entries in the curated documents, the
 	// detail documents, the archive, and the bytes Claude Code loads every
 	// session because of intermem.
@@ -61,6 +67,31 @@ type StatusReport struct {
 	Layout            string   `json:"layout"`
 	AgentsLoaded      bool     `json:"agents_loaded"`
 	Warnings          []string `json:"warnings"`
+}
+
+// promotedIn counts the promoted facts a root document holds or indexes:
+// its own markers and, for AGENTS.md in the tiered layout, those of the
+// detail documents its topic index points to.
+func promotedIn(ts *targets.Set, d *targets.Doc) int {
+	if !d.Exists {
+		return 0
+	}
+	n := 0
+	for _, m := range d.Doc.Marked() {
+		if !m.Heading {
+			n++
+		}
+	}
+	if d == ts.Agents && bytes.Contains(d.Content, []byte(tier.IndexBegin)) {
+		for _, dt := range ts.Details {
+			for _, m := range dt.Doc.Marked() {
+				if !m.Heading {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // BeyondEntry is a MEMORY.md entry past the load cap.
@@ -86,13 +117,18 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	threshold := stability.Threshold(env.Get)
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
 	var cat *catalog.Catalog
+	ready := 0
 	load := func(tx *bolt.Tx) error {
-		var err error
-		cat, err = catalog.Load(tx, p.MemoryDir, threshold)
+		in, err := planInputs(env, p, tx, now, 0)
 		if err != nil {
-			return memoryError(p, err)
+			return err
 		}
+		cat, ready = in.Catalog, plan.Ready(in)
 		return nil
 	}
 	if s != nil {
@@ -109,7 +145,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		ProjectRoot: p.Root, MemoryDir: p.MemoryDir, Store: p.Path("intermem.db"),
 		Sessions: cat.Sessions, StableThreshold: threshold,
 		Entries: len(cat.Items), Stable: cat.Counts[stability.Stable], Recent: cat.Counts[stability.Recent],
-		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen],
+		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen], Ready: ready,
 		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{},
 	}
 	if !cat.LastSession.IsZero() {
@@ -138,8 +174,13 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 			r.Archived = len(archive.Parse(ts.Archive.Content))
 		}
 		r.AlwaysLoadedBytes = alwaysLoaded(ts)
-		r.AgentsLoaded, _ = ts.AgentsLoaded()
+		var why string
+		r.AgentsLoaded, why = ts.AgentsLoaded()
 		r.Warnings = append(r.Warnings, ts.Warnings()...)
+		if n := promotedIn(ts, ts.Agents); n > 0 && !r.AgentsLoaded {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d promoted %s in AGENTS.md (or the detail documents it indexes) where Claude Code will not load %s: %s; run intermem-synthesize apply --import-agents",
+				n, cli.Plural(n, "fact sits", "facts sit"), cli.Plural(n, "it", "them"), why))
+		}
 	} else {
 		r.Warnings = append(r.Warnings, err.Error())
 	}
@@ -165,7 +206,7 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	if !r.MemoryDirExists {
 		mem += "  (not created yet: Claude Code creates it when it first saves a memory)"
 	} else {
-		mem += fmt.Sprintf("  (%d files)", r.Files)
+		mem += fmt.Sprintf("  (%d %s)", r.Files, cli.Plural(r.Files, "file", "files"))
 	}
 	fmt.Fprintf(w, "  memory dir  %s\n", mem)
 	fmt.Fprintf(w, "  store       %s\n", short(r.Store))
@@ -177,10 +218,11 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		sess += " (observations waiting in the spool)"
 	}
 	fmt.Fprintf(w, "  sessions    %s\n", sess)
-	fmt.Fprintf(w, "  entries     %d: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d sessions)\n",
-		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold)
+	fmt.Fprintf(w, "  entries     %d: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
+		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold, cli.Plural(r.StableThreshold, "session", "sessions"))
 	if r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
-		fmt.Fprintf(w, "  MEMORY.md   %d lines, %s chars  %s\n", r.MemoryMDLines, cli.Thousands(r.MemoryMDChars),
+		fmt.Fprintf(w, "  MEMORY.md   %d %s, %s %s  %s\n", r.MemoryMDLines, cli.Plural(r.MemoryMDLines, "line", "lines"),
+			cli.Thousands(r.MemoryMDChars), cli.Plural(r.MemoryMDChars, "char", "chars"),
 			capBar(r.MemoryMDLines, r.MemoryMDChars))
 		if r.BeyondLoadCap > 0 {
 			fmt.Fprintf(w, "              only lines 1–%d load; %d %s beyond the cap, never seen by Claude Code:\n",
@@ -195,14 +237,15 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		}
 	}
 	if r.Promoted > 0 || r.Archived > 0 {
-		fmt.Fprintf(w, "  promoted    %d facts (%s layout, %d detail docs), %d archived; %s bytes always loaded\n",
-			r.Promoted, r.Layout, r.DetailDocs, r.Archived, cli.Thousands(r.AlwaysLoadedBytes))
+		fmt.Fprintf(w, "  promoted    %d %s (%s layout, %d detail %s), %d archived; %s %s always loaded\n",
+			r.Promoted, cli.Plural(r.Promoted, "fact", "facts"), r.Layout, r.DetailDocs, cli.Plural(r.DetailDocs, "doc", "docs"),
+			r.Archived, cli.Thousands(r.AlwaysLoadedBytes), cli.Plural(r.AlwaysLoadedBytes, "byte", "bytes"))
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning     %s\n", warn)
 	}
-	if r.Stable > 0 {
-		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Stable, cli.Plural(r.Stable, "entry is", "entries are"))
+	if r.Ready > 0 {
+		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Ready, cli.Plural(r.Ready, "entry is", "entries are"))
 	}
 }
 

@@ -172,7 +172,8 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 					return err
 				}
 			}
-			return nil
+			// SessionStart suggests a sweep when this gets old.
+			return store.SetLastSweep(tx, now)
 		}); err != nil {
 			return err
 		}

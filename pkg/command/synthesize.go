@@ -12,10 +12,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/stability"
@@ -59,8 +59,11 @@ func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int)
 		err = runPlan(ctx, env, args[1:])
 	case "apply":
 		err = runApply(ctx, env, args[1:])
-	case "-h", "--help", "help":
+	case "-h", "-help", "--help", "help":
 		fmt.Fprint(env.Stdout, synthesizeUsage)
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintf(env.Stdout, "intermem-synthesize %s\n", cli.Version)
 		return 0
 	default:
 		err = &cli.Error{Err: fmt.Errorf("unknown subcommand %q", args[0]), Hint: "use plan or apply", Code: 2}
@@ -119,7 +122,12 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.update(func(tx *bolt.Tx) error { return store.Put(tx, store.BucketPlans, "current", pl) }); err != nil {
+	if err := w.update(func(tx *bolt.Tx) error {
+		if err := recordScores(tx, pl); err != nil {
+			return err
+		}
+		return store.Put(tx, store.BucketPlans, "current", pl)
+	}); err != nil {
 		return fmt.Errorf("save plan: %w", err)
 	}
 	if c.json {
@@ -131,33 +139,29 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 
 // buildPlan builds the plan; a nil checker skips citation checks.
 func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot string) (*plan.Plan, error) {
-	ts, err := loadTargets(w.p)
-	if err != nil {
-		return nil, err
-	}
-	in := plan.Inputs{
-		Targets: ts, Checker: checker, CiteRoot: citeRoot, Max: max, Now: w.now,
-		Promoted: map[string]bool{}, Rejected: map[string]bool{}, Screen: screenText,
-	}
-	err = w.store.View(func(tx *bolt.Tx) error {
+	var in plan.Inputs
+	err := w.store.View(func(tx *bolt.Tx) error {
 		var err error
-		in.Catalog, err = catalog.Load(tx, w.p.MemoryDir, stability.Threshold(env.Get))
-		if err != nil {
-			return memoryError(w.p, err)
-		}
-		store.Each(tx, store.BucketPromoted, func(id string, _ *store.Promoted) error {
-			in.Promoted[id] = true
-			return nil
-		})
-		return store.Each(tx, store.BucketDecisions, func(id string, _ *store.Decision) error {
-			in.Rejected[id] = true
-			return nil
-		})
+		in, err = planInputs(env, w.p, tx, w.now, max)
+		return err
 	})
+	in.Checker, in.CiteRoot = checker, citeRoot
 	if err != nil {
 		return nil, fmt.Errorf("read memory: %w", err)
 	}
 	return plan.Build(in), nil
+}
+
+// recordScores keeps the confidences a plan computed from citations, for
+// the SessionStart hook's count of what is ready (it cannot check
+// citations itself: that may run git).
+func recordScores(tx *bolt.Tx, pl *plan.Plan) error {
+	for id, conf := range pl.Scores {
+		if err := store.Put(tx, store.BucketFacts, id, &store.Fact{Confidence: conf, At: pl.Created}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
@@ -165,12 +169,13 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 		fmt.Fprintf(w, "Recovered an interrupted operation first: %s.\n\n", op.Summary)
 	}
 	if pl.Baseline {
-		fmt.Fprintf(w, "Building baseline: %d %s seen across %d %s; nothing is stable yet (stable = unchanged in %d sessions).\nRun again after a few more sessions.\n",
-			pl.Entries, cli.Plural(pl.Entries, "entry", "entries"), pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"), pl.Threshold)
+		fmt.Fprintf(w, "Building baseline: %d %s seen across %d %s; nothing is stable yet (stable = unchanged in %d %s).\nRun again after a few more sessions.\n",
+			pl.Entries, cli.Plural(pl.Entries, "entry", "entries"), pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"), pl.Threshold, cli.Plural(pl.Threshold, "session", "sessions"))
 		return
 	}
-	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d sessions observed)\n",
-		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, cli.Plural(pl.Stable, "entry", "entries"), pl.Sessions)
+	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d %s observed)\n",
+		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, cli.Plural(pl.Stable, "entry", "entries"),
+		pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"))
 	if !pl.Validated {
 		fmt.Fprintln(w, "Citations were not validated (--no-validate): confidences leave them out and stale entries are not blocked; apply checks the entries you approve before promoting them.")
 	}
@@ -179,14 +184,20 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	}
 	group := ""
 	for _, c := range pl.Candidates {
-		if c.Target != group {
-			group = c.Target
+		g := c.Target
+		if c.Action == plan.ActionPrune {
+			g = "Already loaded every session (approve to prune from memory; nothing is added)"
+		}
+		if g != group {
+			group = g
 			fmt.Fprintf(w, "\n%s\n", group)
 		}
 		printCandidate(w, c, "")
 	}
 	if len(pl.Candidates) == 0 {
 		fmt.Fprintln(w, "\nNothing new to promote: every stable entry is already in CLAUDE.md/AGENTS.md, was rejected, blocked or kept private.")
+	} else if cost := tokenCost(pl.TokensAdded, pl.TokensSaved); cost != "" {
+		fmt.Fprintf(w, "\nApproving all %d: %s.\n", len(pl.Candidates), cost)
 	}
 	if len(pl.Private) > 0 {
 		fmt.Fprintf(w, "\nKept private: holds a secret (%d %s: never pruned from auto-memory, not covered by --approve)\n",
@@ -209,7 +220,7 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	}
 	var skipped []string
 	if pl.SkippedDuplicates > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d already said in CLAUDE.md/AGENTS.md", pl.SkippedDuplicates))
+		skipped = append(skipped, fmt.Sprintf("%d already said in a curated document Claude Code does not load", pl.SkippedDuplicates))
 	}
 	if pl.SkippedPromoted > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d promoted before", pl.SkippedPromoted))
@@ -218,7 +229,8 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 		skipped = append(skipped, fmt.Sprintf("%d rejected earlier", pl.SkippedRejected))
 	}
 	if pl.Pointers > 0 {
-		skipped = append(skipped, fmt.Sprintf("%d index %s (the files they name are candidates themselves)", pl.Pointers, cli.Plural(pl.Pointers, "pointer", "pointers")))
+		skipped = append(skipped, fmt.Sprintf("%d index %s (%s)", pl.Pointers, cli.Plural(pl.Pointers, "pointer", "pointers"),
+			cli.Plural(pl.Pointers, "the file it names is a candidate itself", "the files they name are candidates themselves")))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "\nSkipped: %s.\n", strings.Join(skipped, "; "))
@@ -228,11 +240,11 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	}
 	for _, o := range pl.Offers {
 		if o == "import-agents" {
-			fmt.Fprintln(w, "  Add --import-agents to apply to put the line \"@AGENTS.md\" in CLAUDE.md, so Claude Code loads it.")
+			fmt.Fprintln(w, "  apply needs --import-agents for entries going to AGENTS.md: it puts the line \"@AGENTS.md\" in CLAUDE.md, so Claude Code loads it.")
 		}
 	}
 	if len(pl.Candidates) > 0 {
-		fmt.Fprintf(w, "\nAnswer with one batch, e.g.:\n  intermem-synthesize apply --approve 1,3,5-8 --reject 2 --edit '4=new text' --target 6=CLAUDE.md\n")
+		fmt.Fprintf(w, "\nAnswer with one batch, e.g.:\n  %s\n", suggestedAnswer(pl))
 	}
 	if len(pl.Private) > 0 {
 		n := pl.Private[0].N
@@ -241,22 +253,63 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 }
 
 // printCandidate prints one numbered entry of a plan: its first lines, what
-// is known about it (where, plus extra), and its annotations.
+// is known about it (where, plus extra, and what it costs every session),
+// and its annotations.
 func printCandidate(w io.Writer, c plan.Candidate, extra string) {
 	lines := strings.Split(c.Text, "\n")
-	fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
+	if c.Action == plan.ActionPrune {
+		fmt.Fprintf(w, "%4d. %s\n", c.N, lines[0])
+	} else {
+		fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
+	}
 	for i, l := range lines[1:] {
 		if i == 6 {
-			fmt.Fprintf(w, "        … (%d more lines)\n", len(lines)-1-i)
+			more := len(lines) - 1 - i
+			fmt.Fprintf(w, "        … (%d more %s)\n", more, cli.Plural(more, "line", "lines"))
 			break
 		}
 		fmt.Fprintf(w, "        %s\n", l)
 	}
-	meta := fmt.Sprintf("stable in %d sessions · confidence %.2f · %s · from %s:%d%s", c.Sessions, c.Confidence, c.Route, c.File, c.Line, extra)
+	sessions := fmt.Sprintf("stable in %d %s", c.Sessions, cli.Plural(c.Sessions, "session", "sessions"))
+	var meta string
+	if c.Action == plan.ActionPrune {
+		meta = fmt.Sprintf("already in %s · %s · from %s:%d%s", c.LoadedIn, sessions, c.File, c.Line, extra)
+	} else {
+		meta = fmt.Sprintf("%s · confidence %.2f · %s · from %s:%d%s", sessions, c.Confidence, c.Route, c.File, c.Line, extra)
+	}
+	if cost := tokenCost(c.Tokens, c.TokensSaved); cost != "" {
+		meta += " · " + cost
+	}
 	fmt.Fprintf(w, "        %s\n", meta)
 	for _, a := range c.Annotations {
 		fmt.Fprintf(w, "        %s\n", a)
 	}
+}
+
+// suggestedAnswer is the apply command the plan suggests: the syntax,
+// with --import-agents when entries go to an AGENTS.md Claude Code does
+// not load (apply refuses them without it).
+func suggestedAnswer(pl *plan.Plan) string {
+	s := "intermem-synthesize apply --approve 1,3,5-8 --reject 2 --edit '4=new text' --target 6=CLAUDE.md"
+	for _, o := range pl.Offers {
+		if o == "import-agents" {
+			s += " --import-agents"
+		}
+	}
+	return s
+}
+
+// tokenCost says what a change costs every session, "" when nothing.
+func tokenCost(added, saved int) string {
+	switch {
+	case added > 0 && saved > 0:
+		return fmt.Sprintf("adds ~%s tokens to every session, removes ~%s from MEMORY.md", cli.Thousands(added), cli.Thousands(saved))
+	case added > 0:
+		return fmt.Sprintf("adds ~%s tokens to every session", cli.Thousands(added))
+	case saved > 0:
+		return fmt.Sprintf("saves ~%s tokens every session", cli.Thousands(saved))
+	}
+	return ""
 }
 
 // multiFlag collects a repeatable flag.
@@ -287,6 +340,12 @@ Entries the plan kept private hold a secret: they are never pruned and
 the redacted text of each one named into its document and keeps the entry
 in auto-memory; "all" is refused, each must be named. --reject works on
 them too.
+
+The answer may also be written as words, as /intermem:synthesize asks for
+it: "apply approve 1,3 reject 2 target 6=CLAUDE.md". Entries the plan lists
+under "Already loaded every session" are pruned from memory when approved
+and written nowhere. Entries going to an AGENTS.md Claude Code does not load
+need --import-agents; --import-agents alone adds the import without a plan.
 `
 
 // ApplyReport is the JSON shape of apply.
@@ -294,6 +353,7 @@ type ApplyReport struct {
 	DryRun         bool                `json:"dry_run"`
 	Op             string              `json:"op,omitempty"`
 	Promoted       []promote.Promotion `json:"promoted"`
+	Pruned         []PrunedEntry       `json:"pruned_only"` // already loaded elsewhere: removed from memory only
 	Rejected       []int               `json:"rejected"`
 	PrunedLines    int                 `json:"pruned_lines"`
 	MemoryMDLines  int                 `json:"memory_md_lines"`
@@ -304,6 +364,16 @@ type ApplyReport struct {
 	Backup         string              `json:"backup,omitempty"`
 	Changes        []Change            `json:"changes"`
 	Recovered      []string            `json:"recovered,omitempty"`
+	importOnly     bool
+}
+
+// PrunedEntry is an approved prune-only candidate.
+type PrunedEntry struct {
+	N        int    `json:"n"`
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Origin   string `json:"origin"`
+	LoadedIn string `json:"loaded_in"`
 }
 
 // Change is one file change of an apply.
@@ -327,7 +397,11 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	importAgents := fset.Bool("import-agents", false, "add \"@AGENTS.md\" to CLAUDE.md so Claude Code loads AGENTS.md")
 	c.registerAllowOutside(fset)
 	dry := fset.Bool("dry-run", false, "print what would change and write nothing")
-	if _, err := cli.Parse(fset, args); err != nil {
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if err := answerWords(pos, approve, reject, &edits, &tgts); err != nil {
 		return err
 	}
 	if *approve == "" && *reject == "" && len(edits) == 0 && *redacted == "" && !*importAgents {
@@ -336,6 +410,10 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	if strings.EqualFold(strings.TrimSpace(*redacted), "all") {
 		return cli.Usagef("--promote-redacted all: name each entry (they hold secrets; each copy into a committed document is a choice)")
 	}
+	// --import-agents alone needs no plan: it only makes CLAUDE.md import
+	// AGENTS.md (what status and SessionStart suggest for promoted facts
+	// Claude Code does not load).
+	importOnly := *approve == "" && *reject == "" && len(edits) == 0 && len(tgts) == 0 && *redacted == ""
 	p, err := c.resolve(env)
 	if err != nil {
 		return err
@@ -353,10 +431,12 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		if st, err = openRead(p); err != nil {
 			return err
 		}
-		if st == nil {
+		if st == nil && !importOnly {
 			return cli.Errorf("run intermem-synthesize plan first", "no plan yet for %s", p.Root)
 		}
-		defer st.Close()
+		if st != nil {
+			defer st.Close()
+		}
 	} else {
 		if w, err = openWriter(env, p, "intermem-synthesize"); err != nil {
 			return err
@@ -369,32 +449,37 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	var incomplete []*journal.Op
 	var found bool
 	homes := map[string]string{} // memory files promoted before → their documents
-	jr := w.journalOrNil()
-	if jr == nil {
-		// A dry run: the journal as recovery would see it, read-only.
-		if jr, err = newJournal(env, p, st, now, nil, false); err != nil {
-			return err
+	if st != nil {
+		jr := w.journalOrNil()
+		if jr == nil {
+			// A dry run: the journal as recovery would see it, read-only.
+			if jr, err = newJournal(env, p, st, now, nil, false); err != nil {
+				return err
+			}
 		}
-	}
-	err = st.View(func(tx *bolt.Tx) error {
-		var err error
-		if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
-			return err
-		}
-		sc, err := jr.Scan(tx)
+		err = st.View(func(tx *bolt.Tx) error {
+			var err error
+			if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
+				return err
+			}
+			sc, err := jr.Scan(tx)
+			if err != nil {
+				return err
+			}
+			incomplete = sc.Ops
+			return store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
+				if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
+					homes[r.Origin] = r.Target
+				}
+				return nil
+			})
+		})
 		if err != nil {
 			return err
 		}
-		incomplete = sc.Ops
-		return store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
-			if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
-				homes[r.Origin] = r.Target
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return err
+	}
+	if importOnly {
+		pl, found = plan.Plan{}, true
 	}
 	if !found {
 		return cli.Errorf("run intermem-synthesize plan first", "no plan yet for %s", p.Root)
@@ -459,23 +544,31 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	req.Said = loaded.Said(loadedSet(env, p))
 	prep, err := promote.Prepare(&pl, req, mem, ts, tier.Load(env.Get, p.StateDir))
 	if err != nil {
 		if errors.Is(err, promote.ErrStale) {
 			return &cli.Error{Err: err, Hint: "memory or a target changed since the plan: run intermem-synthesize plan again", Code: 1}
 		}
+		if errors.Is(err, promote.ErrUnloaded) {
+			return &cli.Error{Err: err, Code: 1,
+				Hint: "add --import-agents (it puts the line \"@AGENTS.md\" in CLAUDE.md), or send them to CLAUDE.md with --target N=CLAUDE.md"}
+		}
 		return cli.WithHint(err, "run intermem-synthesize plan to see the numbers")
 	}
 
-	if !pl.Validated {
+	if !pl.Validated && !importOnly {
 		if err := recheck(env, p.Root, &pl, prep); err != nil {
 			return err
 		}
 	}
 
-	rep := ApplyReport{DryRun: *dry, Promoted: []promote.Promotion{}, Rejected: []int{}, Changes: []Change{}}
+	rep := ApplyReport{DryRun: *dry, Promoted: []promote.Promotion{}, Pruned: []PrunedEntry{}, Rejected: []int{}, Changes: []Change{}, importOnly: importOnly}
 	for _, c := range prep.Rejected {
 		rep.Rejected = append(rep.Rejected, c.N)
+	}
+	for _, c := range prep.Pruned {
+		rep.Pruned = append(rep.Pruned, PrunedEntry{N: c.N, ID: c.ID, Text: c.Text, Origin: c.File, LoadedIn: c.LoadedIn})
 	}
 	memBefore := fileLines(mem)
 	op := prep.Op
@@ -493,7 +586,10 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		for _, op := range w.Recovered {
 			rep.Recovered = append(rep.Recovered, op.Summary)
 		}
-		b := book{PlanCreated: pl.Created}
+		b := book{}
+		if !importOnly {
+			b.PlanCreated = pl.Created
+		}
 		for _, c := range prep.Rejected {
 			b.Rejected = append(b.Rejected, store.Decision{ID: c.ID, At: now, Preview: c.Text})
 		}
@@ -515,6 +611,9 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 			}
 		} else {
 			op.ID = journal.NewID(now)
+			if importOnly {
+				op.Summary = "make CLAUDE.md import AGENTS.md"
+			}
 			if err := b.attach(op); err != nil {
 				return err
 			}
@@ -580,6 +679,47 @@ func recheck(env *cli.Env, root string, pl *plan.Plan, prep *promote.Prepared) e
 	return cli.Errorf("reject or --edit them, or run intermem-synthesize plan without --no-validate to see them blocked",
 		"nothing promoted: the plan was built with --no-validate and %s stale now: %s",
 		cli.Plural(len(stale), "one approved entry is", fmt.Sprintf("%d approved entries are", len(stale))), strings.Join(stale, "; "))
+}
+
+// answerWords reads the user's batch answer written as words, the way
+// the skill asks for it ("approve 1,3 reject 2 target 6=CLAUDE.md"), into
+// the flags; a lone "/" between parts is allowed. Anything else is an
+// error that says what was not understood: an argument is never silently
+// ignored.
+func answerWords(pos []string, approve, reject *string, edits, tgts *multiFlag) error {
+	for i := 0; i < len(pos); i++ {
+		word := strings.ToLower(strings.TrimSuffix(pos[i], ":"))
+		if word == "/" || word == "," {
+			continue
+		}
+		var dst *string
+		switch word {
+		case "approve":
+			dst = approve
+		case "reject":
+			dst = reject
+		case "edit", "target":
+		default:
+			return cli.Usagef("unexpected argument %q: answer with flags, e.g. --approve 1,3 --reject 2 (or the words: approve 1,3 reject 2 edit 4=TEXT target 6=CLAUDE.md)", pos[i])
+		}
+		if i+1 >= len(pos) {
+			return cli.Usagef("%q needs a value, e.g. %s", pos[i], map[string]string{
+				"approve": "approve 1,3,5-8", "reject": "reject 2", "edit": "edit '4=new text'", "target": "target 6=CLAUDE.md"}[word])
+		}
+		i++
+		val := pos[i]
+		switch {
+		case dst != nil && *dst != "":
+			return cli.Usagef("%s given twice (%q and %q): give it once, e.g. --%s 1,3,5-8", word, *dst, val, word)
+		case dst != nil:
+			*dst = val
+		case word == "edit":
+			edits.Set(val)
+		default:
+			tgts.Set(val)
+		}
+	}
+	return nil
 }
 
 func numberedValue(s string) (int, string, error) {
@@ -708,6 +848,13 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 	if r.ImportedAgents && !r.DryRun {
 		fmt.Fprintln(w, "Added \"@AGENTS.md\" to CLAUDE.md: Claude Code now loads AGENTS.md.")
 	}
+	if !r.ImportedAgents && len(r.Changes) == 0 && len(r.Rejected) == 0 {
+		if r.importOnly {
+			fmt.Fprintln(w, "Nothing to change: Claude Code already loads AGENTS.md.")
+		} else {
+			fmt.Fprintln(w, "Nothing to change: the plan has no candidates.")
+		}
+	}
 	if len(r.Rejected) > 0 {
 		verb := "Rejected"
 		if r.DryRun {
@@ -715,13 +862,20 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 		}
 		fmt.Fprintf(w, "%s %s (remembered; not proposed again unless the text changes).\n", verb, joinInts(r.Rejected))
 	}
-	if len(r.Promoted) > 0 {
+	if len(r.Pruned) > 0 && !r.DryRun {
+		fmt.Fprintf(w, "Pruned %d %s Claude Code already loads every session:\n", len(r.Pruned), cli.Plural(len(r.Pruned), "entry", "entries"))
+		for _, pe := range r.Pruned {
+			fmt.Fprintf(w, "  %d (in %s): %s\n", pe.N, pe.LoadedIn, clip(firstLine(pe.Text), 70))
+		}
+	}
+	if len(r.Promoted) > 0 || len(r.Pruned) > 0 {
 		verb := "Pruned"
 		if r.DryRun {
 			verb = "Would prune"
 		}
-		fmt.Fprintf(w, "%s %d %s from auto-memory. MEMORY.md is now %d lines, %s chars (%s).\n",
-			verb, r.PrunedLines, cli.Plural(r.PrunedLines, "line", "lines"), r.MemoryMDLines, cli.Thousands(r.MemoryMDChars), capBar(r.MemoryMDLines, r.MemoryMDChars))
+		fmt.Fprintf(w, "%s %d %s from auto-memory. MEMORY.md is now %d %s, %s %s (%s).\n",
+			verb, r.PrunedLines, cli.Plural(r.PrunedLines, "line", "lines"), r.MemoryMDLines, cli.Plural(r.MemoryMDLines, "line", "lines"),
+			cli.Thousands(r.MemoryMDChars), cli.Plural(r.MemoryMDChars, "char", "chars"), capBar(r.MemoryMDLines, r.MemoryMDChars))
 	}
 	if r.Backup != "" {
 		fmt.Fprintf(w, "Backups of every changed file: %s\n", relTo(root, r.Backup))

@@ -47,6 +47,10 @@ cited paths against DIR instead.
 
 Each check is kept in the store as an audit trail. Promoted facts whose
 citations hold have their decay clock refreshed.
+
+Exit status: 0 when no entry is stale, 1 when some are (the report is
+printed either way, and with --json too), 2 for a usage error. Scripts and
+CI can run "intermem validate --promoted" as a check.
 `
 
 // citeFlags choose what citations are resolved against: the project, or,
@@ -142,9 +146,16 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 		return fmt.Errorf("record checks: %w", err)
 	}
 	if c.json {
-		return writeJSON(env.Stdout, rep)
+		if err := writeJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printValidate(env.Stdout, rep, *verbose)
 	}
-	printValidate(env.Stdout, rep, *verbose)
+	if rep.Stale > 0 {
+		return &cli.Error{Err: fmt.Errorf("%d stale %s found", rep.Stale, cli.Plural(rep.Stale, "entry", "entries")), Code: 1,
+			Hint: "fix or remove them (listed above); intermem sweep archives promoted facts that stay stale"}
+	}
 	return nil
 }
 

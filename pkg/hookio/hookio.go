@@ -2,7 +2,8 @@
 // binary. It enforces the rules that keep a hook from ever hurting a
 // session (see DESIGN.md §3):
 //
-//   - stdin is read fully but never beyond MaxInput bytes;
+//   - stdin is read fully but never beyond MaxInput bytes (a lone --help
+//     or --version argument is answered without reading it);
 //   - the payload is parsed leniently with gjson: unknown fields are ignored
 //     and only session_id, cwd and hook_event_name are relied on;
 //   - the exit status is always 0 — a Go panic or a flag.ExitOnError
@@ -166,6 +167,9 @@ type Options struct {
 	MayPrint []string
 	// Redact, when set, scrubs log lines.
 	Redact func(string) string
+	// Usage is what --help prints: a person trying the binary by hand
+	// gets an answer instead of a process waiting on stdin.
+	Usage string
 }
 
 // Body is a hook's work. It returns what to print (nil for nothing).
@@ -187,6 +191,19 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 		}
 		code = 0
 	}()
+
+	// --help and --version answer a person at a terminal, before stdin is
+	// read: Claude Code never passes them.
+	if len(args) == 1 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(env.Stdout, opts.Usage)
+			return 0
+		case "-version", "--version", "version":
+			fmt.Fprintf(env.Stdout, "%s %s\n", opts.Name, cli.Version)
+			return 0
+		}
+	}
 
 	// Unknown flags from a newer hooks.json are not a reason to fail:
 	// note them once the log is known, and carry on.

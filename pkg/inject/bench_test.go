@@ -23,16 +23,13 @@ func benchGather(b *testing.B, warm bool) {
 	ixPath := filepath.Join(p.Root, ".intermem", inject.IndexName)
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := store.Open(filepath.Join(p.Root, ".intermem", "intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond})
-		if err != nil {
-			b.Fatal(err)
-		}
 		var ix *inject.Index
 		if warm {
 			ix = inject.LoadIndex(ixPath)
 		}
-		in, err := inject.Gather(env, s, ix)
-		s.Close()
+		in, err := inject.GatherOpen(env, func() (*store.Store, error) {
+			return store.Open(filepath.Join(p.Root, ".intermem", "intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond})
+		}, ix)
 		if err != nil {
 			b.Fatal(err)
 		}

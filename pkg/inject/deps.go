@@ -331,9 +331,14 @@ func saveRender(path, key string, until time.Time, d *Deps, text string) error {
 var recencyBounds = []time.Duration{time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
 
 // renderValidUntil is the earliest time any cited file crosses a recency
-// tier, so a cached rendering is never served past a change in ranking.
+// tier, or a sweep falls due, so a cached rendering is never served past a
+// change in what it says.
 func renderValidUntil(in *Inputs, now time.Time) time.Time {
 	var until time.Time
+	// The sweep suggestion appears once the last sweep is SweepEvery old.
+	if due, since := in.SweepDue(); !due && !since.IsZero() {
+		until = since.Add(SweepEvery).Add(time.Nanosecond)
+	}
 	for i := range in.Candidates {
 		for _, c := range in.Candidates[i].Cites {
 			if !c.Exists {

@@ -12,9 +12,12 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
+	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/tier"
 )
 
 // IndexName is the file under .intermem/ holding what the hook derived
@@ -23,7 +26,7 @@ const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
 // from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v5\n"
+const indexMagic = "intermem context index v7\n"
 
 // Bounds on what is kept of an entry's text: enough for every clip and
 // for relevance, not the whole of a long memory.
@@ -59,6 +62,14 @@ type memEntry struct {
 	// hook: a pointer whose text says more than its file's name, so that
 	// it is the memory itself when the file does not exist.
 	hook bool
+	// BKey and Withhold are the entry's plan.Subject: the key of the
+	// entry as it would be promoted, and why its own text keeps it out
+	// of every plan.
+	BKey     uint64
+	Withhold string
+	// Secret is automem.Entry.Secret (of this file alone: a memory file
+	// pointed to by an index line holding a secret is found in Gather).
+	Secret bool
 }
 
 // docData is what is derived from one markdown document Claude Code may
@@ -67,6 +78,7 @@ type docData struct {
 	Path      string // real path
 	Size, Mod int64
 	HasPaths  bool     // frontmatter "paths:" (a rule loaded only on demand)
+	TopicIdx  bool     // holds intermem's managed index of detail documents
 	Title     string   // first heading or first line of text
 	Keys      []uint64 // match.Key of every statement
 	Marks     []mark
@@ -216,9 +228,10 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 		nameFlags = screenName(name)
 	}
 	for _, en := range f.Entries {
+		subj := plan.SubjectOf(en)
 		me := memEntry{
 			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
-			Name: en.Name, Key: match.Key(en.Text),
+			Name: en.Name, Key: match.Key(en.Text), BKey: subj.Key, Withhold: subj.Withhold, Secret: en.Secret,
 			hook: en.Kind == automem.Pointer && automem.HasHook(en.Text, en.Link),
 		}
 		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
@@ -237,7 +250,8 @@ func deriveMem(name string, content []byte, size, mod int64) *memFile {
 				me.Flags = screenBlock(string(content[en.Start:en.End]), en.StartLine, nameFlags)
 			}
 		}
-		if !index && en.Kind != automem.Pointer {
+		// Citations: for ranking (topic files) and for readiness (all).
+		if en.Kind != automem.Pointer {
 			text := en.Text
 			if en.Kind == automem.Memory {
 				text = en.Description + "\n" + en.Text
@@ -306,7 +320,8 @@ func citePaths(text string) []string {
 
 func deriveDoc(real string, content []byte, size, mod int64) *docData {
 	d := mdoc.Parse(content)
-	dd := &docData{Path: real, Size: size, Mod: mod, HasPaths: hasPathsKey(content), Title: keep(docTitle(d), keepMark)}
+	dd := &docData{Path: real, Size: size, Mod: mod, HasPaths: loaded.HasPathsKey(content), Title: keep(docTitle(d), keepMark),
+		TopicIdx: bytes.Contains(content, []byte(tier.IndexBegin))}
 	for _, s := range d.AllStatements() {
 		dd.Keys = append(dd.Keys, match.Key(s.Text))
 	}
@@ -397,9 +412,9 @@ func (ix *Index) Save(path string) error {
 // "\t", "\n" and "\r" escaped:
 //
 //	F name size mod lines chars loadedLines loadedChars truncated entries
-//	E id kind line key link type name desc desckey hasdesc text
+//	E id kind line key link type name desc desckey hasdesc text hook bkey withhold secret
 //	C path…            (citations of the entry before)
-//	D path size mod haspaths title
+//	D path size mod haspaths title topicindex
 //	K key,key,…        (statement keys of the document before)
 //	M id section text  (a marker of the document before)
 //	I import           (an @import of the document before)
@@ -423,7 +438,7 @@ func (ix *Index) encode(w *bytes.Buffer) {
 		l := f.Load
 		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated), itoa(len(f.Entries)))
 		for _, e := range f.Entries {
-			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text), bit(e.hook))
+			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text), bit(e.hook), hex(e.BKey), esc(e.Withhold), bit(e.Secret))
 			if len(e.Cites) > 0 {
 				cs := make([]string, len(e.Cites))
 				for i, c := range e.Cites {
@@ -451,7 +466,7 @@ func (ix *Index) encode(w *bytes.Buffer) {
 	}
 	for _, p := range paths {
 		d := ix.docs[p]
-		fields(w, "D", esc(d.Path), i64(d.Size), i64(d.Mod), bit(d.HasPaths), esc(d.Title))
+		fields(w, "D", esc(d.Path), i64(d.Size), i64(d.Mod), bit(d.HasPaths), esc(d.Title), bit(d.TopicIdx))
 		if len(d.Keys) > 0 {
 			var b strings.Builder
 			for i, k := range d.Keys {
@@ -489,7 +504,7 @@ func sortedKeys(m map[memoKey]bool) []memoKey {
 func (ix *Index) decode(src string) error {
 	// Every field is a substring of the file's one string, so decoding
 	// allocates little beyond the records themselves.
-	var fs [13]string
+	var fs [16]string
 	var f *memFile
 	var d *docData
 	for len(src) > 0 {
@@ -522,13 +537,13 @@ func (ix *Index) decode(src string) error {
 			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
 			ix.mem[f.Name], d = f, nil
 		case "E":
-			if f == nil || n != 12 {
+			if f == nil || n != 15 {
 				return bad()
 			}
 			f.Entries = append(f.Entries, memEntry{
 				ID: fs[0], Kind: fs[1], Line: atoi(fs[2]), Key: unhex(fs[3]), Link: unesc(fs[4]), Type: unesc(fs[5]),
 				Name: unesc(fs[6]), Desc: unesc(fs[7]), DescKey: unhex(fs[8]), hasDesc: fs[9] == "1", Text: unesc(fs[10]),
-				hook: fs[11] == "1",
+				hook: fs[11] == "1", BKey: unhex(fs[12]), Withhold: unesc(fs[13]), Secret: fs[14] == "1",
 			})
 		case "C":
 			if f == nil || len(f.Entries) == 0 || n >= len(fs) {
@@ -540,10 +555,10 @@ func (ix *Index) decode(src string) error {
 				e.Cites[i] = unesc(c)
 			}
 		case "D":
-			if n != 5 {
+			if n != 6 {
 				return bad()
 			}
-			d = &docData{Path: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), HasPaths: fs[3] == "1", Title: unesc(fs[4])}
+			d = &docData{Path: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), HasPaths: fs[3] == "1", Title: unesc(fs[4]), TopicIdx: fs[5] == "1"}
 			ix.docs[d.Path], f = d, nil
 		case "K":
 			if d == nil || n != 1 {

@@ -12,20 +12,17 @@
 //
 // # What is already in context
 //
-// Claude Code loads, at session start (claude-code.md §4.2–4.3): the
-// first 200 lines / 25,000 characters of MEMORY.md; ~/.claude/CLAUDE.md
-// and ~/.claude/rules/*.md; CLAUDE.md, .claude/CLAUDE.md and
-// CLAUDE.local.md in the cwd and every parent; .claude/rules/*.md without a
-// "paths:" frontmatter key; AGENTS.md when CLAUDE.md imports it or is the
-// same file, or when there is no CLAUDE.md (2.1.332; 2.1.197 never loads
-// it); and @imports of all of those, five hops deep. A memory entry is
-// already in context when its normalized text (match.Key) equals a
-// statement of one of those documents or an entry of MEMORY.md's loaded
-// part (for a one-memory file, its description counts too), or when a
-// loaded document carries its intermem marker. Such entries are never
-// shown. A one-memory file that a loaded MEMORY.md pointer already names
-// is shown only when it is relevant now (the model has its pointer).
-// MEMORY.md entries past the cap are listed in the ledger, not ranked.
+// Package loaded is the one definition of what Claude Code loads at
+// session start (claude-code.md §4.2–4.3); Gather asks it through the
+// recording Deps. Besides those files, the first 200 lines / 25,000
+// characters of MEMORY.md are loaded. A memory entry is already in
+// context when its normalized text (match.Key) equals a statement of one
+// of those documents or an entry of MEMORY.md's loaded part (for a
+// one-memory file, its description counts too), or when a loaded document
+// carries its intermem marker. Such entries are never shown. A one-memory
+// file that a loaded MEMORY.md pointer already names is shown only when it
+// is relevant now (the model has its pointer). MEMORY.md entries past the
+// cap are listed in the ledger, not ranked.
 //
 // # Content, in rendering order
 //
@@ -35,11 +32,13 @@
 //     <clipped text>" under the path of MEMORY.md — or at 80% of it;
 //     promoted facts whose confidence fell below score.StaleBelow and whose
 //     marker is still in a curated document, named; AGENTS.md holding
-//     promoted facts that not every client loads; how many entries are
-//     stable and not promoted yet, for /intermem:synthesize (not pointers,
-//     not promoted in the store or by a marker, not rejected, not already
-//     said in a curated document: the plan's filters without its citation
-//     checks, so the plan may block a few of them as stale).
+//     promoted facts that not every client loads (in AGENTS.md or the
+//     detail documents its index names); a sweep over a week overdue
+//     (SweepDue); how many entries are ready for /intermem:synthesize —
+//     plan.World.Judge over the Subjects cached per entry, the plan's own
+//     decision, with citations judged by the verdict a plan or validate
+//     recorded (the hook never runs git), or for an entry none judged yet
+//     by whether its cited project paths exist.
 //   - The index of promoted knowledge: the sections of CLAUDE.md and
 //     AGENTS.md holding intermem markers, with counts and whether Claude
 //     Code loads the document, and docs/intermem/*.md with their titles.

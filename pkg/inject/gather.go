@@ -17,6 +17,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -25,13 +26,10 @@ import (
 
 // Bounds on the work Gather does, whatever the project looks like.
 const (
-	maxCandidates   = 5000    // memory entries considered for ranking
-	maxCitesPerItem = 8       // cited files looked at per entry
-	maxStats        = 2000    // distinct cited files stat'ed
-	maxLoadedDocs   = 64      // documents read as "already loaded"
-	maxLoadedBytes  = 1 << 20 // bytes read of one such document
-	maxImportDepth  = 5       // @import hops Claude Code follows
-	maxDetails      = 64      // docs/intermem documents listed
+	maxCandidates   = 5000 // memory entries considered for ranking
+	maxCitesPerItem = 8    // cited files looked at per entry
+	maxStats        = 2000 // distinct cited files stat'ed
+	maxDetails      = 64   // docs/intermem documents listed
 )
 
 // Env is what Gather needs from the process: where things are and the
@@ -59,6 +57,25 @@ type Env struct {
 // one read transaction. Derived data comes from ix when its files are
 // unchanged (ix may be nil); Gather writes nothing.
 func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
+	return gather(e, func() (*store.Store, func(), error) { return s, func() {}, nil }, ix)
+}
+
+// GatherOpen is Gather opening the store itself (open; a nil store means
+// there is none yet) only for its read transaction, and closing it right
+// after: a session start holds the store's lock as briefly as it can,
+// since other sessions' Stop hooks wait on it to write. An error from open
+// is returned as is.
+func GatherOpen(e Env, open func() (*store.Store, error), ix *Index) (*Inputs, error) {
+	return gather(e, func() (*store.Store, func(), error) {
+		s, err := open()
+		if err != nil || s == nil {
+			return nil, func() {}, err
+		}
+		return s, func() { s.Close() }, nil
+	}, ix)
+}
+
+func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Inputs, error) {
 	if ix == nil {
 		ix = NewIndex()
 	}
@@ -96,11 +113,11 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	// What Claude Code loaded: statements (as exact keys) and markers.
 	loadedKeys := make(map[uint64]bool, 512)
 	loadedIDs := map[string]bool{}
-	for _, d := range ds.loaded {
-		for _, k := range d.Keys {
+	for _, f := range ds.set.Files {
+		for _, k := range f.Doc.Keys {
 			loadedKeys[k] = true
 		}
-		for _, m := range d.Marks {
+		for _, m := range f.Doc.Marks {
 			loadedIDs[m.ID] = true
 		}
 	}
@@ -128,12 +145,20 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		if di := docIndex(targets.Agents, ds.agents, ds.agentsLoaded); di != nil {
 			in.Docs = append(in.Docs, *di)
 		}
-		if !ds.agentsStrict && len(ds.agents.Marks) > 0 {
+		// Promoted facts AGENTS.md holds, or indexes in the detail
+		// documents (the tiered layout).
+		facts := len(ds.agents.Marks)
+		if ds.agents.TopicIdx {
+			for _, dt := range ds.details {
+				facts += len(dt.d.Marks)
+			}
+		}
+		if !ds.agentsStrict && facts > 0 {
 			why := "CLAUDE.md does not import it"
 			if ds.claude == nil {
 				why = "without a CLAUDE.md only Claude Code 2.1.332 and later load it"
 			}
-			in.Agents = &AgentsInfo{Facts: len(ds.agents.Marks), Why: why}
+			in.Agents = &AgentsInfo{Facts: facts, Why: why}
 		}
 	}
 	for _, dt := range ds.details {
@@ -171,11 +196,19 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 	rec := &records{idx: make(map[string]int32, n), recs: make([]entryRec, 0, n)}
 	promoted := map[string]bool{}
 	rejected := map[string]bool{}
+	s, release, err := open()
+	if err != nil {
+		return nil, err
+	}
 	if s != nil {
 		err := s.View(func(tx *bolt.Tx) error {
-			readPromoted(tx, promoted, func(id, text string, conf float64) {
+			in.LastSweep = store.LastSweep(tx)
+			readPromoted(tx, promoted, func(id, text string, conf float64, at time.Time) {
+				if !at.IsZero() && (in.FirstPromoted.IsZero() || at.Before(in.FirstPromoted)) {
+					in.FirstPromoted = at
+				}
 				m, ok := where[id]
-				if !ok || conf >= score.StaleBelow {
+				if !ok || conf < 0 || conf >= score.StaleBelow {
 					return
 				}
 				t := m.Text
@@ -188,25 +221,15 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
-			// Entries the last plan blocked as stale, listed as time-bound
-			// or kept private for holding a secret are not ready either
-			// (checking citations here would cost a session start too much).
-			if b := tx.Bucket(store.BucketPlans); b != nil {
-				if raw := b.Get([]byte("current")); raw != nil {
-					for _, list := range []string{"blocked.#.id", "time_bound.#.id", "private.#.id"} {
-						for _, id := range gjson.GetBytes(raw, list).Array() {
-							rejected[id.String()] = true
-						}
-					}
-				}
-			}
 			readEntries(tx, mem, rec)
 			return nil
 		})
+		release()
 		if err != nil {
 			return nil, err
 		}
 	}
+	haveStore := s != nil
 	sort.Slice(in.Stale, func(i, j int) bool {
 		a, b := in.Stale[i], in.Stale[j]
 		if a.Confidence != b.Confidence {
@@ -215,34 +238,63 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		return a.ID < b.ID
 	})
 
-	// Entries ready for synthesis, approximately as the plan would count
-	// them: stable, not a pointer, not promoted (store or marker), not
-	// rejected or blocked by the last plan, not already said in a curated
-	// document.
-	if s != nil && len(rec.recs) > 0 {
-		targetKeys := map[uint64]bool{}
+	// Entries ready for synthesis: what a plan would number, decided by
+	// the plan's own Judge over the cached Subjects. Citations are the
+	// one input judged differently: by the verdict a plan or validate
+	// recorded, or, for an entry none has judged yet, by whether its
+	// cited project paths exist (see citedStale).
+	st := statCache{root: wt, m: map[string]Cited{}, deps: e.Deps}
+	if haveStore && len(rec.recs) > 0 {
+		w := plan.World{Threshold: e.Threshold, Promoted: promoted, Rejected: rejected, Marked: marked,
+			Loaded: map[uint64]string{}, Curated: map[uint64]bool{}}
 		for _, td := range ds.targets() {
 			for _, k := range td.d.Keys {
-				targetKeys[k] = true
+				w.Curated[k] = true
+			}
+		}
+		for _, f := range ds.set.Files {
+			if f.Strict && !f.Below(e.Root) {
+				for _, k := range f.Doc.Keys {
+					w.Loaded[k] = ""
+				}
+			}
+		}
+		// A one-memory file an index line holding a secret points to
+		// holds it too (pruning removes the line), as automem marks it.
+		secretLinks := map[string]bool{}
+		for _, f := range mem {
+			for i := range f.Entries {
+				if en := &f.Entries[i]; en.Secret && en.Kind == string(automem.Pointer) {
+					secretLinks[en.Link] = true
+				}
 			}
 		}
 		for _, f := range mem {
-			for _, en := range f.Entries {
+			for i := range f.Entries {
+				en := &f.Entries[i]
 				r := rec.get(en.ID)
-				if r == nil || r.counted || isPointer(&en) || promoted[en.ID] || marked[en.ID] || rejected[en.ID] || targetKeys[en.Key] {
-					continue
-				}
-				if stability.Of(&store.Entry{Sessions: r.sessions}, e.Threshold) != stability.Stable {
+				if r == nil || r.counted {
 					continue
 				}
 				r.counted = true
-				in.Stable++
+				kind := automem.Kind(en.Kind)
+				if kind == automem.Pointer && !isPointer(en) {
+					kind = automem.Fact // a pointer to no file is the memory itself
+				}
+				subj := plan.Subject{ID: en.ID, Kind: kind, Sessions: r.sessions, Secret: en.Secret || (kind == automem.Memory && secretLinks[f.Name]),
+					Key: en.BKey, DescKey: en.DescKey, HasDesc: en.hasDesc, Withhold: en.Withhold}
+				d, decided := w.Before(&subj)
+				if !decided {
+					d = w.After(&subj, citedScore(r.confidence, en.Cites, &st))
+				}
+				if d.Verdict.Ready() {
+					in.Ready++
+				}
 			}
 		}
 	}
 
 	// Candidates: topic-file entries that nothing loaded already says.
-	st := statCache{root: wt, m: map[string]Cited{}, deps: e.Deps}
 	in.Candidates = make([]Candidate, 0, min(n, maxCandidates))
 	for _, f := range mem {
 		if f.Name == automem.IndexName {
@@ -273,6 +325,32 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 		}
 	}
 	return in, nil
+}
+
+// citedScore is the citation evidence the hook has for an entry: the
+// confidence a plan or validate last recorded (plan.Recorded), or, when
+// none has judged the entry yet, its cited project paths on disk: a
+// missing path under a top-level directory that exists is broken, as
+// package cite judges it when git history has nothing to add (the hook
+// never runs git, so a renamed file counts as broken until a plan sees
+// the rename).
+func citedScore(recorded float64, cites []string, st *statCache) plan.Evidence {
+	if recorded >= 0 || len(cites) == 0 {
+		return plan.Recorded(recorded)
+	}
+	for _, p := range cites {
+		if !strings.Contains(p, "/") {
+			continue
+		}
+		if c, ok := st.one(p); !ok || c.Exists {
+			continue
+		}
+		first, _, _ := strings.Cut(p, "/")
+		if top, ok := st.one(first); ok && top.Exists {
+			return plan.Recorded(score.Base - score.BrokenEach)
+		}
+	}
+	return plan.Recorded(-1)
 }
 
 // memFiles lists the memory files the way automem.Scan does (top-level
@@ -389,7 +467,7 @@ type entryRec struct {
 	sessions   int
 	lastSeen   string  // RFC 3339, parsed only for candidates
 	confidence float64 // -1: unknown
-	counted    bool    // in Inputs.Stable already
+	counted    bool    // in Inputs.Ready already
 }
 
 // records holds an entryRec for every current entry id.
@@ -501,8 +579,9 @@ func rawString(raw []byte, key string) (string, bool) {
 }
 
 // readPromoted records every promoted id and reports each live (not
-// archived) one with a recorded confidence.
-func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, conf float64)) {
+// archived) one with its confidence (negative when none is recorded)
+// and when it was promoted.
+func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, conf float64, at time.Time)) {
 	b := tx.Bucket(store.BucketPromoted)
 	if b == nil {
 		return
@@ -513,11 +592,16 @@ func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, c
 		}
 		id := string(k)
 		ids[id] = true
-		v := gjson.GetManyBytes(raw, "confidence", "archived", "text")
-		if v[1].Bool() || !v[0].Exists() {
+		v := gjson.GetManyBytes(raw, "confidence", "archived", "text", "at")
+		if v[1].Bool() {
 			return nil
 		}
-		each(id, v[2].String(), v[0].Float())
+		conf := -1.0
+		if v[0].Exists() {
+			conf = v[0].Float()
+		}
+		at, _ := time.Parse(time.RFC3339Nano, v[3].String())
+		each(id, v[2].String(), conf, at)
 		return nil
 	})
 }
@@ -583,20 +667,26 @@ func (s *statCache) cites(paths []string) []Cited {
 	}
 	out := make([]Cited, 0, len(paths))
 	for _, p := range paths {
-		if got, ok := s.m[p]; ok {
+		if got, ok := s.one(p); ok {
 			out = append(out, got)
-			continue
 		}
-		if s.stats >= maxStats {
-			continue
-		}
-		s.stats++
-		got := Cited{Path: p}
-		if fi, err := s.deps.Stat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil {
-			got.Exists, got.ModTime = true, fi.ModTime().UTC()
-		}
-		s.m[p] = got
-		out = append(out, got)
 	}
 	return out
+}
+
+// one stats one cited path; ok is false past maxStats.
+func (s *statCache) one(p string) (Cited, bool) {
+	if got, ok := s.m[p]; ok {
+		return got, true
+	}
+	if s.stats >= maxStats {
+		return Cited{}, false
+	}
+	s.stats++
+	got := Cited{Path: p}
+	if fi, err := s.deps.Stat(filepath.Join(s.root, filepath.FromSlash(p))); err == nil {
+		got.Exists, got.ModTime = true, fi.ModTime().UTC()
+	}
+	s.m[p] = got
+	return got, true
 }

@@ -260,10 +260,10 @@ func TestGatherStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Stable one + the topic memory; not the rejected one, not the one
-	// CLAUDE.md already says, not the pointer.
-	if in.Stable != 2 {
-		t.Errorf("stable %d, want 2", in.Stable)
+	// Stable one, the topic memory, and the one CLAUDE.md already says
+	// (offered for pruning); not the rejected one, not the pointer.
+	if in.Ready != 3 {
+		t.Errorf("ready %d, want 3", in.Ready)
 	}
 	if len(in.Stale) != 1 || in.Stale[0].ID != "00000000000000aa" || in.Stale[0].Doc != "AGENTS.md" ||
 		in.Stale[0].Section != "Architecture" || in.Stale[0].Text != "PDFs render in `internal/pdf.go`." {
@@ -275,8 +275,8 @@ func TestGatherStore(t *testing.T) {
 	if len(in.Candidates) != 1 || in.Candidates[0].Sessions != 3 || !in.Candidates[0].LastSeen.Equal(now.Add(-24*time.Hour)) || !in.Candidates[0].Pointed {
 		t.Errorf("candidates %+v", in.Candidates)
 	}
-	if in0.Stable != 0 {
-		t.Errorf("without a store, stable %d", in0.Stable)
+	if in0.Ready != 0 {
+		t.Errorf("without a store, ready %d", in0.Ready)
 	}
 }
 
@@ -393,21 +393,6 @@ func TestCacheFile(t *testing.T) {
 	}
 	if got := Cached(path, 1200, "busy"); got != "" {
 		t.Errorf("an empty rendering is served as %q", got)
-	}
-}
-
-func TestHasPathsKey(t *testing.T) {
-	for in, want := range map[string]bool{
-		"---\npaths: \"src/**\"\n---\nx":  true,
-		"---\r\npaths:\r\n  - a\r\n---\n": true,
-		"---\nname: x\n---\npaths: y\n":   false,
-		"paths: y\n":                      false,
-		"\xef\xbb\xbf---\npaths: a\n---":  true,
-		"---\n  paths: nested\n---\n":     false,
-	} {
-		if got := hasPathsKey([]byte(in)); got != want {
-			t.Errorf("hasPathsKey(%q) = %v", in, got)
-		}
 	}
 }
 

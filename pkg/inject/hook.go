@@ -30,6 +30,17 @@ var HookOptions = hookio.Options{
 	Timeout:  2 * time.Second,
 	MayPrint: []string{"SessionStart"},
 	Redact:   redact.String,
+	Usage: `Usage: intermem-inject < payload.json
+
+The SessionStart hook. Claude Code runs it at startup, resume, clear and
+compact with the hook payload (one JSON object) on stdin; it prints one
+JSON object whose additionalContext is a token-budgeted index of the
+project's memory not already in the context (INTERMEM_TOKEN_BUDGET,
+default 1200 tokens), or nothing, and always exits 0. Failures go to the
+project's .intermem/log.
+
+To see what it would inject for a project, run: intermem context
+`,
 }
 
 // Main is the whole of cmd/intermem-inject.
@@ -91,17 +102,19 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
-	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
-	switch {
-	case errors.Is(err, store.ErrNotExist):
-		s = nil
-	case err != nil:
-		return serveCached(h, env, ix, cache, err)
-	}
-	in, err := Gather(env, s, ix)
-	s.Close()
+	// GatherOpen reads the documents too before it opens the store, and
+	// holds the store's lock only for its one read transaction.
+	var openErr error
+	in, err := GatherOpen(env, func() (*store.Store, error) {
+		s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
+		if errors.Is(err, store.ErrNotExist) {
+			return nil, nil
+		}
+		openErr = err
+		return s, err
+	}, ix)
 	if err != nil {
-		if errors.Is(err, store.ErrCorrupt) {
+		if openErr != nil || errors.Is(err, store.ErrCorrupt) {
 			return serveCached(h, env, ix, cache, err)
 		}
 		return nil, err

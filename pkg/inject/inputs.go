@@ -27,9 +27,14 @@ type Inputs struct {
 
 	// Index describes MEMORY.md; nil when there is none.
 	Index *IndexInfo
-	// Stable counts entries ready for /intermem:synthesize: stable, not
-	// pointers, not promoted before and not marked in a curated document.
-	Stable int
+	// Ready counts the entries /intermem:synthesize would offer (to
+	// promote, or to prune what Claude Code already loads): plan.Judge's
+	// verdicts, citations judged as Gather says.
+	Ready int
+	// LastSweep is when "intermem sweep" last ran (zero: never);
+	// FirstPromoted when the oldest live promoted fact was promoted (zero:
+	// none). A sweep is due SweepEvery after the later of the two.
+	LastSweep, FirstPromoted time.Time
 	// Interrupted holds the summaries of incomplete journal operations.
 	Interrupted []string
 	// Agents is set when AGENTS.md holds promoted facts Claude Code will

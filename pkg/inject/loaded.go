@@ -1,12 +1,18 @@
 package inject
 
 import (
-	"bytes"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/targets"
+)
+
+// Bounds of what is read as already loaded (package loaded's).
+const (
+	maxLoadedBytes = loaded.MaxBytes
 )
 
 type namedDoc struct {
@@ -16,18 +22,15 @@ type namedDoc struct {
 
 // docSet is every markdown document that matters to injection.
 type docSet struct {
-	deps *Deps
-	// loaded are the documents Claude Code loads at session start.
-	loaded []*docData
+	// set is what Claude Code loads at session start (package loaded).
+	set *loaded.Set[*docData]
 	// claude and agents are the root CLAUDE.md and AGENTS.md (nil when
 	// absent); details are docs/intermem/*.md, sorted by name.
-	claude, agents         *docData
-	claudeReal, agentsReal string
-	details                []namedDoc
-	same                   bool // CLAUDE.md and AGENTS.md are one file
-	agentsStrict           bool // every client loads AGENTS.md (targets.Set.AgentsLoaded)
-	agentsLoaded           bool // the current client loads it (also when there is no CLAUDE.md)
-	agentsPath             string
+	claude, agents *docData
+	details        []namedDoc
+	same           bool // CLAUDE.md and AGENTS.md are one file
+	agentsStrict   bool // every client loads AGENTS.md (targets.Set.AgentsLoaded)
+	agentsLoaded   bool // the current client loads it (also when there is no CLAUDE.md)
 }
 
 // targets lists the distinct curated documents that can hold promoted
@@ -62,49 +65,41 @@ func docAt(ix *Index, deps *Deps, path string) *docData {
 		return nil
 	}
 	fi, err := deps.Stat(real)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLoadedBytes {
+	if err != nil {
 		return nil
 	}
-	d, err := ix.doc(real, fi.Size(), fi.ModTime().UnixNano(), func() ([]byte, error) {
-		return readLimited(real, maxLoadedBytes)
-	})
-	if err != nil {
+	d, ok := readDoc(ix, real, fi)
+	if !ok {
 		return nil
 	}
 	return d
 }
 
-// discover finds the curated documents and the documents Claude Code
-// loads at session start for a session in cwd (claude-code.md §4.3):
-//
-//   - <config>/CLAUDE.md and <config>/rules/*.md (the user's own);
-//   - CLAUDE.md, .claude/CLAUDE.md and CLAUDE.local.md in cwd and every
-//     parent directory (the project root's included);
-//   - the project's .claude/rules/*.md (and cwd's, if different) without a
-//     "paths:" frontmatter key (those load only when matching files are
-//     touched);
-//   - AGENTS.md when the current client loads it: CLAUDE.md imports it or
-//     is the same file, or there is no CLAUDE.md (2.1.332 then reads
-//     AGENTS.md; 2.1.197 never does — the health line says so);
-//   - every @import of those, recursively, up to five hops.
-//
-// Files are read once each (by real path), at most maxLoadedDocs of them
-// and maxLoadedBytes of each.
+// readDoc is package loaded's Read over the derived-data index.
+func readDoc(ix *Index, real string, fi fs.FileInfo) (*docData, bool) {
+	if !fi.Mode().IsRegular() || fi.Size() > maxLoadedBytes {
+		return nil, false
+	}
+	d, err := ix.doc(real, fi.Size(), fi.ModTime().UnixNano(), func() ([]byte, error) {
+		return readLimited(real, maxLoadedBytes)
+	})
+	if err != nil {
+		return nil, false
+	}
+	return d, true
+}
+
+// discover finds the curated documents, and the documents Claude Code
+// loads at session start for a session in cwd (package loaded, asked
+// through the recording Deps so the render cache knows every fact the
+// answer depended on).
 func discover(e Env, cwd string, ix *Index) *docSet {
-	ds := &docSet{deps: e.Deps}
+	ds := &docSet{}
 	claudePath := filepath.Join(e.Root, targets.Claude)
-	ds.agentsPath = filepath.Join(e.Root, targets.Agents)
+	agentsPath := filepath.Join(e.Root, targets.Agents)
 	ds.claude = docAt(ix, e.Deps, claudePath)
-	ds.agents = docAt(ix, e.Deps, ds.agentsPath)
-	if ds.claude != nil {
-		ds.claudeReal = ds.claude.Path
-	}
-	if ds.agents != nil {
-		ds.agentsReal = ds.agents.Path
-	}
-	ds.same = ds.claude != nil && ds.agents != nil && ds.claudeReal == ds.agentsReal
-	ds.agentsStrict = ds.same || ds.importsAgents()
-	ds.agentsLoaded = ds.agentsStrict || ds.claude == nil
+	ds.agents = docAt(ix, e.Deps, agentsPath)
+	ds.same = ds.claude != nil && ds.agents != nil && ds.claude.Path == ds.agents.Path
 
 	// Detail docs.
 	if ents, err := e.Deps.ReadDir(filepath.Join(e.Root, filepath.FromSlash(targets.DetailDir))); err == nil {
@@ -122,139 +117,23 @@ func discover(e Env, cwd string, ix *Index) *docSet {
 	}
 
 	// What Claude Code loads.
-	type pending struct {
-		path  string
-		depth int
-		rule  bool
-	}
-	var queue []pending
-	push := func(p string, depth int) { queue = append(queue, pending{path: p, depth: depth}) }
-	pushRules := func(dir string) {
-		for _, r := range ruleFiles(e.Deps, dir) {
-			queue = append(queue, pending{path: r, rule: true})
+	env := loaded.Env{Root: e.Root, Cwd: cwd, ConfigDir: e.ConfigDir, Home: e.Home}
+	ds.set = loaded.Discover(env, e.Deps, func(real string, fi fs.FileInfo) (*docData, loaded.Meta, bool) {
+		d, ok := readDoc(ix, real, fi)
+		if !ok {
+			return nil, loaded.Meta{}, false
 		}
-	}
-	if e.ConfigDir != "" {
-		push(filepath.Join(e.ConfigDir, "CLAUDE.md"), 0)
-		pushRules(filepath.Join(e.ConfigDir, "rules"))
-	}
-	for d, i := cwd, 0; i < 64; i++ {
-		push(filepath.Join(d, "CLAUDE.md"), 0)
-		push(filepath.Join(d, ".claude", "CLAUDE.md"), 0)
-		push(filepath.Join(d, "CLAUDE.local.md"), 0)
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	push(claudePath, 0)
-	push(filepath.Join(e.Root, "CLAUDE.local.md"), 0)
-	pushRules(filepath.Join(e.Root, ".claude", "rules"))
-	if cwd != e.Root {
-		pushRules(filepath.Join(cwd, ".claude", "rules"))
-	}
-	if ds.agents != nil && ds.agentsLoaded {
-		push(ds.agentsPath, 0)
-	}
-	seen := map[string]bool{}
-	for len(queue) > 0 && len(ds.loaded) < maxLoadedDocs {
-		p := queue[0]
-		queue = queue[1:]
-		d := docAt(ix, e.Deps, p.path)
-		if d == nil || seen[d.Path] || (p.rule && d.HasPaths) {
-			continue
-		}
-		seen[d.Path] = true
-		ds.loaded = append(ds.loaded, d)
-		if p.depth >= maxImportDepth {
-			continue
-		}
-		for _, imp := range d.Imports {
-			switch {
-			case strings.HasPrefix(imp, "~/"):
-				if e.Home == "" {
-					continue
-				}
-				imp = filepath.Join(e.Home, imp[2:])
-			case !filepath.IsAbs(imp):
-				imp = filepath.Join(filepath.Dir(d.Path), imp)
+		return d, loaded.Meta{Imports: d.Imports, Scoped: d.HasPaths}, true
+	})
+	if ds.agents != nil {
+		ds.agentsLoaded, ds.agentsStrict = ds.set.Loads(ds.agents.Path)
+	} else if ds.claude != nil {
+		// No AGENTS.md yet: one CLAUDE.md imports loads once created.
+		for _, imp := range ds.claude.Imports {
+			if p, ok := loaded.ImportPath(imp, ds.claude.Path, e.Home); ok && (p == agentsPath || p == filepath.Join(filepath.Dir(ds.claude.Path), targets.Agents)) {
+				ds.agentsStrict = true
 			}
-			push(imp, p.depth+1)
 		}
 	}
 	return ds
-}
-
-// importsAgents mirrors targets.Set.ImportsAgents: an import of CLAUDE.md,
-// resolved against CLAUDE.md's real directory, names AGENTS.md.
-func (ds *docSet) importsAgents() bool {
-	if ds.claude == nil {
-		return false
-	}
-	agentsReal := ds.agentsReal
-	if agentsReal == "" {
-		agentsReal = ds.agentsPath
-		if real, err := ds.deps.EvalSymlinks(ds.agentsPath); err == nil {
-			agentsReal = real
-		}
-	}
-	for _, imp := range ds.claude.Imports {
-		p := imp
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(ds.claudeReal), p)
-		}
-		if c := filepath.Clean(p); c == ds.agentsPath || c == agentsReal {
-			return true
-		}
-	}
-	return false
-}
-
-// ruleFiles lists the *.md files under a rules directory, two levels deep
-// at most, sorted.
-func ruleFiles(deps *Deps, dir string) []string {
-	var out []string
-	var walk func(d string, depth int)
-	walk = func(d string, depth int) {
-		ents, err := deps.ReadDir(d)
-		if err != nil {
-			return
-		}
-		for _, en := range ents {
-			p := filepath.Join(d, en.Name())
-			switch {
-			case strings.HasPrefix(en.Name(), "."):
-			case en.IsDir():
-				if depth < 2 {
-					walk(p, depth+1)
-				}
-			case strings.HasSuffix(en.Name(), ".md") && len(out) < maxLoadedDocs:
-				out = append(out, p)
-			}
-		}
-	}
-	walk(dir, 0)
-	sort.Strings(out)
-	return out
-}
-
-// hasPathsKey reports whether content opens with YAML frontmatter holding
-// a top-level "paths" key.
-func hasPathsKey(b []byte) bool {
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	if !bytes.HasPrefix(b, []byte("---\n")) && !bytes.HasPrefix(b, []byte("---\r\n")) {
-		return false
-	}
-	lines := bytes.Split(b, []byte("\n"))
-	for _, l := range lines[1:] {
-		l = bytes.TrimRight(l, "\r")
-		if string(bytes.TrimSpace(l)) == "---" {
-			return false
-		}
-		if bytes.HasPrefix(l, []byte("paths:")) || bytes.HasPrefix(l, []byte("paths :")) {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/automem"
@@ -400,8 +401,18 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
-	if n := in.Stable; n > 0 {
-		s := fmt.Sprintf("- %d stable %s not promoted yet: suggest `/intermem:synthesize` to the user.",
+	if due, since := in.SweepDue(); due {
+		what := "No `intermem sweep` has run since facts were first promoted"
+		if !in.LastSweep.IsZero() {
+			what = "The last `intermem sweep` ran"
+		}
+		s := fmt.Sprintf("- %s over a week ago (%s): suggest `/intermem:synthesize` to the user; it starts with `intermem sweep --dry-run`, showing what would be archived.",
+			what, since.UTC().Format("2006-01-02"))
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
+	if n := in.Ready; n > 0 {
+		s := fmt.Sprintf("- %d memory %s ready for `/intermem:synthesize`: suggest it to the user.",
 			n, cli.Plural(n, "entry is", "entries are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
@@ -484,6 +495,25 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 		worth = true
 	}
 	return items, worth, withheld
+}
+
+// SweepEvery is how old the last sweep (or, before any, the first
+// promotion) may get before SessionStart suggests one. Hooks never edit
+// documents, so a sweep needs a person (or the synthesize skill).
+const SweepEvery = 7 * 24 * time.Hour
+
+// SweepDue reports whether a sweep is due at in.Now, and since when the
+// clock runs: the last sweep, or the first promotion when none has run.
+// Nothing promoted, nothing to sweep.
+func (in *Inputs) SweepDue() (bool, time.Time) {
+	if in.FirstPromoted.IsZero() {
+		return false, time.Time{}
+	}
+	since := in.FirstPromoted
+	if in.LastSweep.After(since) {
+		since = in.LastSweep
+	}
+	return in.Now.Sub(since) > SweepEvery, since
 }
 
 // redactor scrubs secrets. Render uses Inputs.Redact, which must return

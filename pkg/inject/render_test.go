@@ -23,7 +23,7 @@ func small() *Inputs {
 			LoadedLines: 200, Truncated: true,
 			Beyond: []LedgerEntry{{Line: 201, Text: "Run `make db` before\n  the integration tests."}, {Line: 203, Text: "Mailer retries twice."}},
 		},
-		Stable:      2,
+		Ready:       2,
 		Interrupted: []string{"promote 3 entries"},
 		Agents:      &AgentsInfo{Facts: 1, Why: "CLAUDE.md does not import it"},
 		Stale:       []StaleFact{{ID: "aaaaaaaaaaaaaaaa", Doc: "AGENTS.md", Section: "Architecture", Text: "PDFs render via `internal/render/pdf.go`.", Confidence: 0.1}},
@@ -49,7 +49,7 @@ Health:
 - 1 promoted fact is stale (confidence < 0.3): do not rely on it unchecked:
   - AGENTS.md § Architecture: "PDFs render via ` + "`internal/render/pdf.go`" + `." (0.10)
 - AGENTS.md holds 1 promoted fact Claude Code may not load (CLAUDE.md does not import it): Read it when relevant; suggest adding ` + "`@AGENTS.md`" + ` to CLAUDE.md.
-- 2 stable entries are not promoted yet: suggest ` + "`/intermem:synthesize`" + ` to the user.
+- 2 memory entries are ready for ` + "`/intermem:synthesize`" + `: suggest it to the user.
 Promoted knowledge (curated documents):
 - CLAUDE.md (loaded): Working agreements (2)
 - AGENTS.md (not loaded; Read it when relevant): Architecture (1), (top) (1)
@@ -242,8 +242,8 @@ func many(n int) *Inputs {
 	in := &Inputs{
 		Now: now, Budget: 1200, MemoryDir: "/home/u/.claude/projects/-home-u-proj/memory",
 		Branch: "feat/invoice-render", CwdRel: "internal/invoice",
-		Index:  &IndexInfo{Path: "/home/u/.claude/projects/-home-u-proj/memory/MEMORY.md", Lines: 260, Chars: 21000, LoadedLines: 200, Truncated: true},
-		Stable: 17,
+		Index: &IndexInfo{Path: "/home/u/.claude/projects/-home-u-proj/memory/MEMORY.md", Lines: 260, Chars: 21000, LoadedLines: 200, Truncated: true},
+		Ready: 17,
 	}
 	for i := 0; i < 60; i++ {
 		in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: 201 + i, Text: fmt.Sprintf("Capped fact %d about `cmd/tool/flags.go` and the release checklist", i)})

@@ -1,55 +1,70 @@
 // Package plan builds the synthesis plan: the numbered list of auto-memory
-// entries worth promoting into CLAUDE.md or AGENTS.md, for the user to
+// entries worth promoting into CLAUDE.md or AGENTS.md (or, when Claude
+// Code already loads what they say, pruning from memory), for the user to
 // approve in one batch.
 //
-// From the catalog's stable entries (unchanged across enough sessions), in
-// this order:
+// Every entry of the catalog is judged by World.Judge (ready.go), the one
+// decision status, "intermem context" and the SessionStart hook use too.
+// In this order:
 //
-//  1. pointers are dropped (an index line is not knowledge; the file it
+//  1. entries not yet stable (unchanged across enough sessions) wait, and
+//     identical entries are one (the first copy in memory stands for it);
+//  2. pointers are dropped (an index line is not knowledge; the file it
 //     points to is, and is a candidate of its own);
-//  2. entries already promoted (recorded in the store, or carrying a marker
+//  3. entries already promoted (recorded in the store, or carrying a marker
 //     in a curated document) and entries the user rejected are dropped —
 //     a rejected entry whose text changes has a new id and comes back;
-//  3. exact duplicates of a statement in the curated documents, after
-//     normalization with every marker stripped (ours included), are
-//     skipped and counted; near-identical wording (character-pair
-//     Sørensen–Dice ≥ 0.8 on whole statements) stays in the plan flagged
-//     "[similar to existing: …]", never silently dropped; otherwise an
-//     entry that paraphrases a single sentence or table row of a curated
-//     document, adds to one or says less than one is called out, with that
-//     sentence or row (package match, Notes);
-//  4. time-bound entries (a status snapshot, "Pipeline state (2026-04-02):
-//     …", anything under "… snapshots — run … for current") are listed
-//     apart, never offered: they pass the stability test because nobody
-//     updates them, and are stale the day after (see TimeBound);
-//  5. citations are validated; a cited path git recorded as renamed is
+//  4. entries whose own text keeps them out (Intrinsic) are listed apart,
+//     never offered: time-bound entries (a status snapshot, "Pipeline
+//     state (2026-04-02): …", anything under "… snapshots — run … for
+//     current") pass the stability test because nobody updates them, and
+//     are stale the day after (see TimeBound);
+//  5. an entry that a file Claude Code loads every session already says
+//     (package loaded: ~/.claude/CLAUDE.md, rules, imports, CLAUDE.md …),
+//     after normalization with every marker stripped, is offered for
+//     pruning only: promoting it would load it twice (an entry holding a
+//     secret is never pruned: it is skipped instead);
+//  6. exact duplicates of a statement of a curated document Claude Code
+//     does not load are skipped and counted (pruning them would move
+//     knowledge out of what sessions load);
+//  7. citations are validated; a cited path git recorded as renamed is
 //     rewritten to the path that exists now (the candidate's text, with
 //     the original kept beside it), and the rewritten text is what is
-//     scored, deduplicated and promoted; a stale entry (confidence below 0.3) is
-//     listed as blocked with the reason, never offered (a plan built
-//     without a Checker skips this and says so: Validated is false);
-//  6. secrets are redacted from the text that would be promoted (package
-//     automem redacts every field where memory is read), and
-//     instruction-like text that could be a prompt injection is flagged;
-//     an entry that holds a secret (automem.Entry.Secret: its block, a
+//     scored, deduplicated (as in 5 and 6) and promoted; a stale entry
+//     (confidence below 0.3) is listed as blocked with the reason, never
+//     offered (a plan built without a Checker skips this and says so:
+//     Validated is false);
+//  8. an entry that holds a secret (automem.Entry.Secret: its block, a
 //     heading its pruning could remove, its file name, an index line
 //     pointing to it) is never a candidate: pruning it would leave the
 //     user's only usable copy of the secret in a backup. It is listed
 //     apart, as kept private, numbered after the candidates, and only an
 //     explicit per-entry choice (apply --promote-redacted N) copies its
-//     redacted text into a document; it then stays in auto-memory;
-//  7. each entry is routed: behavioural preferences (memory type user or
-//     feedback, imperative always/never/prefer/don't rules, preference
-//     sections) to CLAUDE.md; structural facts to AGENTS.md.
+//     redacted text into a document; it then stays in auto-memory.
+//
+// Then, for the candidates shown: near-identical wording (character-pair
+// Sørensen–Dice ≥ 0.8 on whole statements of curated and loaded
+// documents) is flagged "[similar to existing: …]", never silently
+// dropped; otherwise an entry that paraphrases a single sentence or table
+// row of a curated document, adds to one or says less than one is called
+// out, with that sentence or row (package match, Notes); secrets are
+// redacted from the text that would be promoted (package automem redacts
+// every field where memory is read), and instruction-like text that could
+// be a prompt injection is flagged; each entry is routed — behavioural
+// preferences (memory type user or feedback, imperative always/never/
+// prefer/don't rules, preference sections) to CLAUDE.md, structural facts
+// to AGENTS.md — and priced: the tokens it adds to what every session
+// loads (cost.go).
 //
 // The best-established entries come first (most sessions, then highest
 // confidence, then oldest); entries that tie keep their order in memory
 // (file, then line), so "First run…", "Then tag…", "Finally push…" are
 // offered in that order and never in the order of their hashes. The list
-// is capped, grouped by target document and numbered. A candidate's section
-// is its topic (tier.TopicTitle): "Hygiene (updated 2026-04-02)" and
-// "Hygiene (updated 2026-05-11)" are one section. The plan is saved in the store so that "apply" acts on
-// exactly what the user saw, and can tell when it has gone stale.
+// is capped, grouped by target document (prunes last) and numbered. A
+// candidate's section is its topic (tier.TopicTitle): "Hygiene (updated
+// 2026-04-02)" and "Hygiene (updated 2026-05-11)" are one section. The
+// plan is saved in the store so that "apply" acts on exactly what the user
+// saw, and can tell when it has gone stale.
 package plan
 
 import (
@@ -57,12 +72,16 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
@@ -78,9 +97,14 @@ const DefaultMax = 20
 
 // Dedup classes.
 const (
-	Novel       = "novel"
-	SimilarDup  = "similar"
-	targetOrder = "AGENTS.md CLAUDE.md"
+	Novel      = "novel"
+	SimilarDup = "similar"
+)
+
+// Candidate actions.
+const (
+	ActionPromote = "promote"
+	ActionPrune   = "prune"
 )
 
 // Candidate is one numbered entry of a plan.
@@ -111,6 +135,18 @@ type Candidate struct {
 	Original    string     `json:"original,omitempty"`
 	Corrected   []cite.Fix `json:"corrected,omitempty"`
 	Annotations []string   `json:"annotations"`
+	// Action is "promote", or "prune" for an entry a file Claude Code
+	// loads every session already says (LoadedIn names it): approving it
+	// removes it from memory and adds nothing.
+	Action   string `json:"action"`
+	LoadedIn string `json:"loaded_in,omitempty"`
+	// Tokens estimates what approving the candidate adds to the text
+	// Claude Code loads every session (loaded.Tokens of what lands in a
+	// loaded document: the entry and its marker, or a new line of the
+	// topic index); TokensSaved what it removes (the entry's lines or its
+	// pointer in the loaded part of MEMORY.md).
+	Tokens      int `json:"tokens_per_session"`
+	TokensSaved int `json:"tokens_saved_per_session"`
 	// Link is the memory file a pointer in MEMORY.md names for a Memory
 	// entry (pruning removes those pointers too).
 	FirstSeen time.Time `json:"first_seen"`
@@ -134,22 +170,29 @@ type Plan struct {
 	// Private are the stable entries that hold a secret: kept in
 	// auto-memory, never approved by --approve (not even "all"), numbered
 	// after the candidates for apply --promote-redacted.
-	Private           []Candidate       `json:"private"`
-	Blocked           []Blocked         `json:"blocked"`
-	TimeBound         []Blocked         `json:"time_bound"` // listed apart, not offered
-	SkippedDuplicates int               `json:"skipped_duplicates"`
-	SkippedPromoted   int               `json:"skipped_promoted"`
-	SkippedRejected   int               `json:"skipped_rejected"`
-	Pointers          int               `json:"pointers_ignored"`
-	Capped            int               `json:"capped"` // candidates left out by --max
-	Warnings          []string          `json:"warnings"`
-	Offers            []string          `json:"offers"`
-	TargetHashes      map[string]string `json:"target_hashes"`
-	Stable            int               `json:"stable"`
-	Entries           int               `json:"entries"`
-	Sessions          int               `json:"sessions"`
-	Threshold         int               `json:"stable_threshold"`
-	Baseline          bool              `json:"baseline"` // nothing stable yet
+	Private           []Candidate `json:"private"`
+	Blocked           []Blocked   `json:"blocked"`
+	TimeBound         []Blocked   `json:"time_bound"` // listed apart, not offered
+	SkippedDuplicates int         `json:"skipped_duplicates"`
+	SkippedPromoted   int         `json:"skipped_promoted"`
+	SkippedRejected   int         `json:"skipped_rejected"`
+	Pointers          int         `json:"pointers_ignored"`
+	Capped            int         `json:"capped"` // candidates left out by --max
+	// Ready is how many candidates the plan would number without --max
+	// (what status reports as ready).
+	Ready int `json:"ready"`
+	// TokensAdded and TokensSaved total the candidates' Tokens and
+	// TokensSaved: what approving all of them changes in every session.
+	TokensAdded  int               `json:"tokens_per_session"`
+	TokensSaved  int               `json:"tokens_saved_per_session"`
+	Warnings     []string          `json:"warnings"`
+	Offers       []string          `json:"offers"`
+	TargetHashes map[string]string `json:"target_hashes"`
+	Stable       int               `json:"stable"`
+	Entries      int               `json:"entries"`
+	Sessions     int               `json:"sessions"`
+	Threshold    int               `json:"stable_threshold"`
+	Baseline     bool              `json:"baseline"` // nothing stable yet
 	// Validated is false for a plan built without citation checks
 	// (Inputs.Checker nil: plan --no-validate): its confidences ignore
 	// citations and stale entries are not blocked, so apply checks the
@@ -159,6 +202,10 @@ type Plan struct {
 	// not the project root (plan --cite-root).
 	CiteRoot  string `json:"cite_root,omitempty"`
 	AppliedBy string `json:"applied_by,omitempty"`
+	// Scores are the confidences the plan computed from citations, by
+	// entry id: recorded for the SessionStart hook, which cannot check
+	// citations itself.
+	Scores map[string]float64 `json:"-"`
 }
 
 // Inputs are what Build needs; the caller loads them.
@@ -176,6 +223,11 @@ type Inputs struct {
 	// Screen reports why text could be a prompt injection (nil: no
 	// screening).
 	Screen func(text string) []string
+	// Loaded is what Claude Code loads every session (loaded.ReadAll for
+	// the project root); nil means nothing beyond the curated documents.
+	Loaded *loaded.Set[*mdoc.Doc]
+	// Layout is where promoted facts land (for the per-session cost).
+	Layout tier.Config
 }
 
 // Build makes a plan.
@@ -184,111 +236,89 @@ func Build(in Inputs) *Plan {
 	p := &Plan{
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
 		Entries: len(cat.Items), Candidates: []Candidate{}, Private: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
-		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{},
+		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{}, Scores: map[string]float64{},
 		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
 	for _, name := range []string{targets.Agents, targets.Claude} {
 		p.TargetHashes[name] = in.Targets.Target(name).Hash
 	}
-
-	// Everything already marked in a curated document is promoted.
-	marked := map[string]bool{}
-	ix := match.NewIndex()
-	notes := match.NewNotes()
-	var stmts []string
-	for _, d := range in.Targets.Docs() {
-		for _, m := range d.Doc.Marked() {
-			marked[m.ID] = true
-		}
-		for _, s := range d.Doc.AllStatements() {
-			ix.Add(len(stmts), s.Text)
-			notes.Add(len(stmts), s.Text)
-			stmts = append(stmts, s.Text)
-		}
-	}
+	w, ix, notes, stmts := world(in)
 
 	cands, private := []Candidate{}, []Candidate{}
 	seen := make(map[string]bool, len(cat.Items))
 	for i := range cat.Items {
 		it := &cat.Items[i]
-		if it.Status != stability.Stable {
-			continue
-		}
 		// Identical entries are one fact (pruning removes every copy):
 		// the first copy in memory stands for it.
 		if seen[it.ID] {
 			continue
 		}
 		seen[it.ID] = true
-		p.Stable++
-		switch {
-		case it.Kind == automem.Pointer:
+		if it.Status == stability.Stable {
+			p.Stable++
+		}
+		subj := SubjectOf(it.Entry)
+		subj.Sessions = it.Sessions()
+		block := Block(it.Entry)
+		original, fixes := "", []cite.Fix(nil)
+		d := w.Judge(&subj, func() Evidence {
+			if in.Checker == nil {
+				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
+			}
+			var ev Evidence
+			original, block, fixes, ev = check(in.Checker, it, block, cat.Threshold)
+			p.Scores[it.ID] = ev.Score.Confidence
+			return ev
+		})
+		listed := func() Blocked {
+			return Blocked{ID: it.ID, Text: preview(strings.TrimPrefix(redact.String(block), "- ")),
+				File: it.File, Line: it.StartLine, Confidence: d.Score.Confidence}
+		}
+		switch d.Verdict {
+		case Unstable:
+			continue
+		case IsPointer:
 			p.Pointers++
 			continue
-		case in.Promoted[it.ID] || marked[it.ID]:
+		case Promoted:
 			p.SkippedPromoted++
 			continue
-		case in.Rejected[it.ID]:
+		case Rejected:
 			p.SkippedRejected++
 			continue
-		}
-		block := Block(it.Entry)
-		if why, ok := TimeBound(it.Entry); ok {
-			p.TimeBound = append(p.TimeBound, Blocked{
-				ID: it.ID, Text: preview(strings.TrimPrefix(redact.String(block), "- ")), Reason: why,
-				File: it.File, Line: it.StartLine,
-			})
-			continue
-		}
-		if _, ok := ix.Exact(block); ok {
+		case Duplicate:
 			p.SkippedDuplicates++
 			continue
+		case Withheld:
+			b := listed()
+			b.Reason, b.Confidence = d.Reason, 0
+			p.TimeBound = append(p.TimeBound, b)
+			continue
+		case Stale:
+			b := listed()
+			b.Reason = strings.Join(d.Score.Reasons, "; ")
+			p.Blocked = append(p.Blocked, b)
+			continue
 		}
-		if it.Kind == automem.Memory && it.Description != "" {
-			if _, ok := ix.Exact(it.Description); ok {
-				p.SkippedDuplicates++
-				continue
-			}
-		}
-		var results []cite.Result
-		if in.Checker != nil {
-			results = in.Checker.Check(cite.Extract(it.Text))
-		}
-		// A fact citing a file git recorded as renamed is offered in the
-		// wording that is true now, with the original shown: promoting it
-		// as written would put a wrong path into a document that validate
-		// flags right after.
-		original, fixes := "", []cite.Fix(nil)
-		if fixed, fx := cite.Rewrite(block, results); len(fx) > 0 {
-			text, _ := cite.Rewrite(it.Text, results)
-			original, block, fixes = block, fixed, fx
-			results = in.Checker.Check(cite.Extract(text))
-			if _, ok := ix.Exact(block); ok {
-				p.SkippedDuplicates++
-				continue
-			}
-		}
-		sc := score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: cat.Threshold})
 		c := Candidate{
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
-			Sessions: it.Sessions(), Confidence: sc.Confidence, Dedup: Novel,
+			Sessions: it.Sessions(), Confidence: d.Score.Confidence, Dedup: Novel, Action: ActionPromote,
 			Block: block, Original: original, Corrected: fixes, Injection: []string{}, Annotations: []string{},
 			Redacted: it.Secret || strings.Contains(block, redact.Marker),
 		}
 		if it.Rec != nil {
 			c.FirstSeen = it.Rec.FirstSeen
 		}
-		if sc.Stale {
-			p.Blocked = append(p.Blocked, Blocked{
-				ID: it.ID, Text: preview(strings.TrimPrefix(redact.String(block), "- ")), Reason: strings.Join(sc.Reasons, "; "),
-				File: it.File, Line: it.StartLine, Confidence: sc.Confidence,
-			})
-			continue
+		c.TokensSaved = savedTokens(cat.Dir, &it.Entry)
+		if d.Verdict == PruneOnly {
+			c.Action, c.LoadedIn, c.Confidence = ActionPrune, d.Reason, score.Base
+		} else {
+			c.Target, c.Route = Route(it.Entry)
+			c.Section = Section(it.Entry, cat.Dir)
+			c.Annotations = append(c.Annotations, d.Score.Reasons...)
 		}
-		c.Target, c.Route = Route(it.Entry)
-		c.Section = Section(it.Entry, cat.Dir)
-		c.Annotations = append(c.Annotations, sc.Reasons...)
-		if it.Secret {
+		if d.Verdict == Private {
+			c.TokensSaved = 0 // it stays in memory
 			private = append(private, c)
 			continue
 		}
@@ -296,11 +326,133 @@ func Build(in Inputs) *Plan {
 	}
 	p.Baseline = p.Stable == 0
 
+	p.Ready = len(cands)
 	p.Candidates = p.list(cands, in, ix, notes, stmts, 1)
 	p.Private = p.list(private, in, ix, notes, stmts, len(p.Candidates)+1)
+	costs(p, in)
 
-	p.warn(in.Targets, marked)
+	p.warn(in.Targets, w.Marked)
 	return p
+}
+
+// Ready returns how many entries a plan without a cap would number: the
+// "ready" count of status. It is Build's own filtering (Judge), without
+// the annotations only a person reads.
+func Ready(in Inputs) int {
+	w := judgeWorld(in)
+	cat := in.Catalog
+	n := 0
+	seen := make(map[string]bool, len(cat.Items))
+	for i := range cat.Items {
+		it := &cat.Items[i]
+		if seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
+		subj := SubjectOf(it.Entry)
+		subj.Sessions = it.Sessions()
+		d := w.Judge(&subj, func() Evidence {
+			if in.Checker == nil {
+				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
+			}
+			_, _, _, ev := check(in.Checker, it, Block(it.Entry), cat.Threshold)
+			return ev
+		})
+		if d.Verdict.Ready() {
+			n++
+		}
+	}
+	return n
+}
+
+// check validates an item's citations. A fact citing a file git
+// recorded as renamed is offered in the wording that is true now, with
+// the original kept: promoting it as written would put a wrong path into
+// a document that validate flags right after. The corrected text is what
+// is scored (and, by Judge, deduplicated).
+func check(c *cite.Checker, it *catalog.Item, block string, threshold int) (original, final string, fixes []cite.Fix, ev Evidence) {
+	results := c.Check(cite.Extract(it.Text))
+	final = block
+	if fixed, fx := cite.Rewrite(block, results); len(fx) > 0 {
+		text, _ := cite.Rewrite(it.Text, results)
+		original, final, fixes = block, fixed, fx
+		results = c.Check(cite.Extract(text))
+		ev.Corrected, ev.CorrectedKey = true, match.Key(fixed)
+	}
+	ev.Score = score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: threshold})
+	return original, final, fixes, ev
+}
+
+// judgeWorld gathers what entries are judged against.
+func judgeWorld(in Inputs) *World {
+	w := &World{
+		Threshold: in.Catalog.Threshold, Promoted: in.Promoted, Rejected: in.Rejected,
+		Marked: map[string]bool{}, Curated: map[uint64]bool{}, Loaded: map[uint64]string{},
+	}
+	for _, d := range in.Targets.Docs() {
+		// Everything already marked in a curated document is promoted.
+		for _, m := range d.Doc.Marked() {
+			w.Marked[m.ID] = true
+		}
+		for _, s := range d.Doc.AllStatements() {
+			w.Curated[match.Key(s.Text)] = true
+		}
+	}
+	if in.Loaded != nil {
+		w.Loaded = loaded.Said(in.Loaded)
+	}
+	return w
+}
+
+// world is judgeWorld plus the indexes of existing statements the notes
+// on shown candidates compare with: whole statements of the curated and
+// loaded documents for near-identical wording, sentences and rows of the
+// curated documents for paraphrases and refinements.
+func world(in Inputs) (*World, *match.Index, *match.Notes, []string) {
+	w := judgeWorld(in)
+	ix := match.NewIndex()
+	notes := match.NewNotes()
+	var stmts []string
+	for _, d := range in.Targets.Docs() {
+		for _, s := range d.Doc.AllStatements() {
+			ix.Add(len(stmts), s.Text)
+			notes.Add(len(stmts), s.Text)
+			stmts = append(stmts, s.Text)
+		}
+	}
+	if in.Loaded != nil {
+		for i := range in.Loaded.Files {
+			f := &in.Loaded.Files[i]
+			if isTarget(in.Targets, f.Real) {
+				continue // indexed above
+			}
+			for _, s := range f.Doc.AllStatements() {
+				ix.Add(len(stmts), s.Text)
+				stmts = append(stmts, s.Text)
+			}
+		}
+	}
+	return w, ix, notes, stmts
+}
+
+func isTarget(ts *targets.Set, real string) bool {
+	for _, d := range ts.Docs() {
+		if d.Real == real {
+			return true
+		}
+	}
+	return false
+}
+
+// group orders the plan: AGENTS.md, CLAUDE.md, then prunes.
+func group(c Candidate) int {
+	if c.Action == ActionPrune {
+		return 2
+	}
+	if c.Target == targets.Claude {
+		return 1
+	}
+	return 0
 }
 
 // list ranks cs (best-established first), caps them at in.Max (counting
@@ -309,6 +461,9 @@ func Build(in Inputs) *Plan {
 func (p *Plan) list(cs []Candidate, in Inputs, ix *match.Index, notes *match.Notes, stmts []string, first int) []Candidate {
 	sort.SliceStable(cs, func(a, b int) bool {
 		x, y := cs[a], cs[b]
+		if (x.Action == ActionPrune) != (y.Action == ActionPrune) {
+			return y.Action == ActionPrune
+		}
 		if x.Sessions != y.Sessions {
 			return x.Sessions > y.Sessions
 		}
@@ -333,10 +488,9 @@ func (p *Plan) list(cs []Candidate, in Inputs, ix *match.Index, notes *match.Not
 	for i := range cs {
 		annotate(&cs[i], ix, notes, stmts, in.Screen)
 	}
-	// Group by target, keeping rank order within each group, and number.
-	sort.SliceStable(cs, func(a, b int) bool {
-		return strings.Index(targetOrder, cs[a].Target) < strings.Index(targetOrder, cs[b].Target)
-	})
+	// Group by target (prunes last), keeping rank order within each
+	// group, and number.
+	sort.SliceStable(cs, func(a, b int) bool { return group(cs[a]) < group(cs[b]) })
 	for i := range cs {
 		cs[i].N = first + i
 	}
@@ -416,7 +570,8 @@ func (p *Plan) warn(ts *targets.Set, marked map[string]bool) {
 		}
 	}
 	if p.Capped > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d more candidates left out by --max; they come back in the next plan.", p.Capped))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d more %s left out by --max; %s back in the next plan.", p.Capped,
+			cli.Plural(p.Capped, "candidate", "candidates"), cli.Plural(p.Capped, "it comes", "they come")))
 	}
 }
 
@@ -479,8 +634,8 @@ func Block(e automem.Entry) string {
 			fence = t[:3]
 		case fence != "" && strings.HasPrefix(t, fence):
 			fence = ""
-		case fence == "" && headingRE.MatchString(line):
-			line = "**" + strings.TrimSpace(strings.Trim(headingRE.ReplaceAllString(line, ""), "#")) + "**"
+		case fence == "" && headingRE().MatchString(line):
+			line = "**" + strings.TrimSpace(strings.Trim(headingRE().ReplaceAllString(line, ""), "#")) + "**"
 		}
 		if t == "" {
 			b.WriteString("\n")
@@ -496,7 +651,9 @@ func isOrdered(marker string) bool {
 	return len(marker) > 1 && marker[0] >= '0' && marker[0] <= '9'
 }
 
-var headingRE = regexp.MustCompile(`^ {0,3}#{1,6}(\s+|$)`)
+// The regular expressions compile on first use: the SessionStart hook
+// links this package (for Judge) and must not pay for them at start-up.
+var headingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{1,6}(\s+|$)`) })
 
 // Route decides the target of an entry and says why.
 func Route(e automem.Entry) (target, why string) {
@@ -510,13 +667,13 @@ func Route(e automem.Entry) (target, why string) {
 	if e.Kind == automem.Memory && e.Description != "" {
 		text = e.Description
 	}
-	if imperativeRE.MatchString(text) {
+	if imperativeRE().MatchString(text) {
 		return targets.Claude, "behavioural rule"
 	}
-	if preferenceRE.MatchString(text) {
+	if preferenceRE().MatchString(text) {
 		return targets.Claude, "user preference"
 	}
-	if preferenceSectionRE.MatchString(e.Section) {
+	if preferenceSectionRE().MatchString(e.Section) {
 		return targets.Claude, "preference section"
 	}
 	return targets.Agents, "project fact"
@@ -525,11 +682,17 @@ func Route(e automem.Entry) (target, why string) {
 var (
 	// An imperative rule: always/never/prefer/don't/do not/avoid… at the
 	// start, after optional emphasis or an emoji.
-	imperativeRE = regexp.MustCompile(`(?i)^[^\p{L}\p{N}` + "`" + `]{0,6}(always|never|prefer|don'?t|do not|avoid|must not|please|make sure)\b`)
+	imperativeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[^\p{L}\p{N}` + "`" + `]{0,6}(always|never|prefer|don'?t|do not|avoid|must not|please|make sure)\b`)
+	})
 	// A statement about what the user wants.
-	preferenceRE = regexp.MustCompile(`(?i)\b(the )?user (prefers|wants|likes|dislikes|hates|asked|expects)\b`)
+	preferenceRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(the )?user (prefers|wants|likes|dislikes|hates|asked|expects)\b`)
+	})
 	// Sections of preferences and feedback.
-	preferenceSectionRE = regexp.MustCompile(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
+	preferenceSectionRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
+	})
 )
 
 // Section picks the section a candidate goes under: its own section's topic
@@ -545,7 +708,7 @@ func Section(e automem.Entry, d *automem.Dir) string {
 	}
 	if d != nil && d.Index != nil {
 		for _, p := range d.Index.Entries {
-			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE.MatchString(p.Section) {
+			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE().MatchString(p.Section) {
 				return tier.TopicTitle(p.Section)
 			}
 		}
@@ -563,7 +726,9 @@ func Section(e automem.Entry, d *automem.Dir) string {
 	return "Notes"
 }
 
-var genericRE = regexp.MustCompile(`(?i)^\s*(user|feedback|project|reference|memories|memory|index|notes?)\s*$`)
+var genericRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(user|feedback|project|reference|memories|memory|index|notes?)\s*$`)
+})
 
 func preview(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

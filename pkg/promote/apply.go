@@ -35,6 +35,9 @@ type Request struct {
 	// in the memory directory) to the documents they went to (relative to
 	// the root), so a link to one points there.
 	Homes map[string]string
+	// Said is what Claude Code loads every session now (loaded.Said): an
+	// approved prune must still be said there, or pruning would lose it.
+	Said map[uint64]string
 }
 
 // ErrSpec is returned for a malformed or out-of-range selection.
@@ -50,6 +53,12 @@ func ParseSpec(spec string, valid map[int]*plan.Candidate) ([]int, error) {
 	seen := map[int]bool{}
 	add := func(n int) error {
 		if valid[n] == nil {
+			switch len(valid) {
+			case 0:
+				return fmt.Errorf("%w: %d is not a number in the plan: it has no candidates", ErrSpec, n)
+			case 1:
+				return fmt.Errorf("%w: %d is not a number in the plan (only 1)", ErrSpec, n)
+			}
 			return fmt.Errorf("%w: %d is not a number in the plan (1-%d)", ErrSpec, n, len(valid))
 		}
 		if !seen[n] {
@@ -94,6 +103,12 @@ func ParseSpec(spec string, valid map[int]*plan.Candidate) ([]int, error) {
 // ErrStale is returned when the saved plan no longer matches the project.
 var ErrStale = errors.New("the plan is stale")
 
+// ErrUnloaded is returned when approved entries would go to an AGENTS.md
+// Claude Code does not load, without --import-agents: promotion would move
+// knowledge out of what sessions load (MEMORY.md is loaded; the entries
+// are pruned from it).
+var ErrUnloaded = errors.New("AGENTS.md is not loaded")
+
 // Promotion is one entry being promoted.
 type Promotion struct {
 	N       int    `json:"n"`
@@ -115,6 +130,9 @@ type Prepared struct {
 	Op         *journal.Op
 	Promotions []Promotion
 	Rejected   []*plan.Candidate
+	// Pruned are approved prune-only candidates: removed from memory,
+	// because a file Claude Code loads already says them.
+	Pruned []*plan.Candidate
 }
 
 // Prepare checks the plan against the current memory and targets and
@@ -152,9 +170,17 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		}
 		approved[n] = true
 	}
+	for n := range req.Edits {
+		if c := valid[n]; c.Action == plan.ActionPrune {
+			return nil, fmt.Errorf("%w: --edit %d: %d is already loaded from %s and is only pruned, never written anywhere", ErrSpec, n, n, c.LoadedIn)
+		}
+	}
 	for n, t := range req.Targets {
 		if valid[n] == nil {
 			return nil, fmt.Errorf("%w: --target %d is not a number in the plan", ErrSpec, n)
+		}
+		if c := valid[n]; c.Action == plan.ActionPrune {
+			return nil, fmt.Errorf("%w: --target %d: %d is already loaded from %s and is only pruned, never written anywhere", ErrSpec, n, n, c.LoadedIn)
 		}
 		if t != targets.Agents && t != targets.Claude {
 			return nil, fmt.Errorf("%w: --target %d=%s: the target must be AGENTS.md or CLAUDE.md", ErrSpec, n, t)
@@ -211,8 +237,15 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		}
 	}
 	for n := range approved {
-		if _, ok := existing.Exact(valid[n].Block); ok {
-			stale = append(stale, fmt.Sprintf("%d (%q) is now already written in a target document", n, short(valid[n].Text)))
+		c := valid[n]
+		if c.Action == plan.ActionPrune {
+			if _, ok := req.Said[match.Key(c.Block)]; !ok {
+				stale = append(stale, fmt.Sprintf("%d (%q) is no longer said in %s", n, short(c.Text), c.LoadedIn))
+			}
+			continue
+		}
+		if _, ok := existing.Exact(c.Block); ok {
+			stale = append(stale, fmt.Sprintf("%d (%q) is now already written in a target document", n, short(c.Text)))
 		}
 	}
 	if len(stale) > 0 {
@@ -229,6 +262,27 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		appr = append(appr, n)
 	}
 	sort.Ints(appr)
+
+	// Never move knowledge out of what sessions load: entries going to an
+	// AGENTS.md Claude Code does not load need the import. (One kept in
+	// auto-memory, a secret's redacted copy, moves nothing out.)
+	if ok, why := ts.AgentsLoaded(); !ok && !req.ImportAgents {
+		var to []string
+		for _, n := range appr {
+			c := valid[n]
+			target := c.Target
+			if t, ok := req.Targets[n]; ok {
+				target = t
+			}
+			if c.Action != plan.ActionPrune && target == targets.Agents && kept[n] == nil && !byID[c.ID].Secret {
+				to = append(to, strconv.Itoa(n))
+			}
+		}
+		if len(to) > 0 {
+			return nil, fmt.Errorf("%w: %s would go to AGENTS.md (or its detail documents), which Claude Code will not load: %s",
+				ErrUnloaded, strings.Join(to, ", "), why)
+		}
+	}
 
 	// Where each approved entry goes, first: a link in one promoted entry
 	// to the memory of another must point to where that one lands.
@@ -248,9 +302,14 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		homes[f] = filepath.Join(ts.Root, filepath.FromSlash(home))
 	}
 	creates := map[string]bool{ts.Target(targets.Claude).Path: true, ts.Target(targets.Agents).Path: true}
+	var prunes []int
 	for _, n := range appr {
 		c := valid[n]
 		e := byID[c.ID]
+		if c.Action == plan.ActionPrune {
+			prunes = append(prunes, n)
+			continue
+		}
 		target := c.Target
 		if t, ok := req.Targets[n]; ok {
 			target = t
@@ -321,27 +380,16 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		}
 		// An entry without a secret has none in its file's name either:
 		// e.File is the name on disk.
-		memPath := filepath.Join(mem.Path, filepath.FromSlash(e.File))
-		if e.Kind == automem.Memory {
-			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID})
-			for _, f := range mem.Files {
-				var ids []string
-				for _, p := range f.Entries {
-					if p.Kind == automem.Pointer && p.Link == e.File {
-						ids = append(ids, p.ID)
-					}
-				}
-				if len(ids) > 0 && !pointerSteps[f.Name+"\x00"+e.File] {
-					pointerSteps[f.Name+"\x00"+e.File] = true
-					phase2 = append(phase2, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, filepath.FromSlash(f.Name)),
-						Action: ActRemovePointers, Extra: e.File, Block: strings.Join(ids, " ")})
-				}
-			}
-		} else {
-			phase2 = append(phase2, journal.Step{Phase: 2, Path: memPath, Action: ActRemoveEntry, ID: e.ID})
-		}
+		phase2 = append(phase2, pruneSteps(mem, e, pointerSteps)...)
 	}
 	sort.SliceStable(pr.Promotions, func(a, b int) bool { return pr.Promotions[a].N < pr.Promotions[b].N })
+	// Entries already loaded elsewhere are only pruned.
+	for _, n := range prunes {
+		c := valid[n]
+		pr.Pruned = append(pr.Pruned, c)
+		pr.Op.Entries = append(pr.Op.Entries, c.ID)
+		phase2 = append(phase2, pruneSteps(mem, byID[c.ID], pointerSteps)...)
+	}
 	if req.ImportAgents {
 		if ok, _ := ts.AgentsLoaded(); !ok {
 			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Path, Action: ActImport})
@@ -355,8 +403,40 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		phase1 = append(phase1, tier.IndexStep(ts, mapper.Paths()))
 	}
 	pr.Op.Steps = append(phase1, groupByFile(phase2)...)
-	pr.Op.Summary = fmt.Sprintf("promote %d %s", len(appr), cli.Plural(len(appr), "entry", "entries"))
+	promoted := len(pr.Promotions)
+	pr.Op.Summary = fmt.Sprintf("promote %d %s", promoted, cli.Plural(promoted, "entry", "entries"))
+	if promoted == 0 && len(pr.Pruned) > 0 {
+		// Still a "promote" operation (its journal kind): only its
+		// pruning phase has steps.
+		pr.Op.Summary = fmt.Sprintf("prune %d already loaded %s", len(pr.Pruned), cli.Plural(len(pr.Pruned), "entry", "entries"))
+	} else if len(pr.Pruned) > 0 {
+		pr.Op.Summary += fmt.Sprintf(", prune %d already loaded", len(pr.Pruned))
+	}
 	return pr, nil
+}
+
+// pruneSteps removes an entry from auto-memory: a fact's lines, or a
+// one-memory file and the index lines pointing to it (once per file).
+func pruneSteps(mem *automem.Dir, e automem.Entry, pointerSteps map[string]bool) []journal.Step {
+	memPath := filepath.Join(mem.Path, filepath.FromSlash(e.File))
+	if e.Kind != automem.Memory {
+		return []journal.Step{{Phase: 2, Path: memPath, Action: ActRemoveEntry, ID: e.ID}}
+	}
+	steps := []journal.Step{{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID}}
+	for _, f := range mem.Files {
+		var ids []string
+		for _, p := range f.Entries {
+			if p.Kind == automem.Pointer && p.Link == e.File {
+				ids = append(ids, p.ID)
+			}
+		}
+		if len(ids) > 0 && !pointerSteps[f.Name+"\x00"+e.File] {
+			pointerSteps[f.Name+"\x00"+e.File] = true
+			steps = append(steps, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, filepath.FromSlash(f.Name)),
+				Action: ActRemovePointers, Extra: e.File, Block: strings.Join(ids, " ")})
+		}
+	}
+	return steps
 }
 
 func detailDoc(ts *targets.Set, path string) *targets.Doc {

@@ -110,11 +110,17 @@ func Of(ev Evidence) Score {
 	return s
 }
 
+// brokenDetail says what is wrong with a broken citation. "No longer
+// exists" claims the path existed: only git history can say so (package
+// cite notes a deletion in the detail); a path that is simply not there
+// "does not exist".
 func brokenDetail(r cite.Result) string {
 	d := strings.TrimSpace(r.Detail)
 	switch {
-	case d == "" || strings.HasPrefix(d, "no such"):
+	case strings.HasPrefix(d, "no such") && strings.Contains(d, "in git history"):
 		return "no longer exists"
+	case d == "" || strings.HasPrefix(d, "no such"):
+		return "does not exist"
 	default:
 		return "is wrong: " + d
 	}

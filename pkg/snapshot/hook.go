@@ -27,6 +27,16 @@ var HookOptions = hookio.Options{
 	Timeout: 4 * time.Second,
 	Redact:  redact.String,
 	// Stop and SessionEnd output is never delivered: MayPrint is empty.
+	Usage: `Usage: intermem-snapshot < payload.json
+
+The Stop and SessionEnd hook. Claude Code runs it after every turn and at
+the end of a session with the hook payload (one JSON object) on stdin; it
+records which auto-memory entries exist in that session, so an entry
+counts as stable after enough distinct sessions. It prints nothing and
+always exits 0. Failures go to the project's .intermem/log.
+
+To see what it has recorded, run: intermem status
+`,
 }
 
 // Main is the whole of cmd/intermem-snapshot.

@@ -52,7 +52,7 @@ const SchemaVersion = 2
 
 // Bucket names.
 var (
-	BucketMeta      = []byte("meta")      // "schema" → version, "created" → RFC 3339, "id" → store id
+	BucketMeta      = []byte("meta")      // "schema" → version, "created" and "last_sweep" → RFC 3339, "id" → store id
 	BucketSessions  = []byte("sessions")  // session id → Session
 	BucketEntries   = []byte("entries")   // entry id → Entry
 	BucketSeen      = []byte("seen")      // session id → bucket of entry ids seen in it
@@ -461,4 +461,30 @@ func EachRaw(tx *bolt.Tx, bucket []byte, fn func(key string, raw []byte) error) 
 		}
 		return fn(string(k), raw)
 	})
+}
+
+// MetaLastSweep is the meta key holding when "intermem sweep" last ran
+// (not a dry run), RFC 3339: SessionStart suggests a sweep when it is old.
+const MetaLastSweep = "last_sweep"
+
+// LastSweep returns when the last sweep ran; zero when none has.
+func LastSweep(tx *bolt.Tx) time.Time {
+	b := tx.Bucket(BucketMeta)
+	if b == nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, string(b.Get([]byte(MetaLastSweep))))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// SetLastSweep records that a sweep ran at t.
+func SetLastSweep(tx *bolt.Tx, t time.Time) error {
+	b, err := tx.CreateBucketIfNotExists(BucketMeta)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(MetaLastSweep), []byte(t.UTC().Format(time.RFC3339)))
 }

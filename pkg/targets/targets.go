@@ -31,6 +31,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/mdoc"
 )
 
@@ -285,13 +286,16 @@ func (s *Set) ImportsAgents() bool {
 	return false
 }
 
-// AgentsLoaded reports whether Claude Code loads AGENTS.md for this
-// project, and if not, a sentence saying why.
+// AgentsLoaded reports whether every Claude Code client loads AGENTS.md
+// for a session at the project root, and if not, a sentence saying why.
+// The answer is package loaded's (the one definition of what Claude Code
+// loads), over the project's own files as this Set holds them: CLAUDE.md
+// may import AGENTS.md directly or through other imports.
 func (s *Set) AgentsLoaded() (bool, string) {
 	switch {
 	case s.Same():
 		return true, ""
-	case s.ImportsAgents():
+	case s.ImportsAgents() || s.loadsAgents():
 		return true, ""
 	case s.Claude.Exists:
 		return false, "CLAUDE.md exists and does not import AGENTS.md, so Claude Code never loads AGENTS.md"
@@ -300,6 +304,26 @@ func (s *Set) AgentsLoaded() (bool, string) {
 	default:
 		return false, "there is no CLAUDE.md: Claude Code 2.1.332 then loads AGENTS.md, but 2.1.197 and older never do"
 	}
+}
+
+// loadsAgents asks package loaded whether a session at the root loads
+// AGENTS.md from a file every client reads, the root documents read as
+// this Set holds them.
+func (s *Set) loadsAgents() bool {
+	if !s.Agents.Exists {
+		return false
+	}
+	over := func(real string) ([]byte, bool) {
+		for _, d := range []*Doc{s.Claude, s.Agents} {
+			if d.Real == real {
+				return d.Content, true // nil when the Set holds it deleted
+			}
+		}
+		return nil, false
+	}
+	set := loaded.ReadAll(loaded.Env{Root: s.Root, NoManaged: true}, over)
+	_, strict := set.Loads(s.Agents.Real)
+	return strict
 }
 
 // AddImport returns CLAUDE.md's content with an "@AGENTS.md" import line
