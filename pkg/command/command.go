@@ -44,6 +44,7 @@ Companion binaries, in the same directory:
   intermem-recover     list, resume or discard operations a crash interrupted
   intermem-inject      the SessionStart hook (reads a hook payload on stdin)
   intermem-snapshot    the Stop and SessionEnd hook (reads a hook payload on stdin)
+  intermem-mcp         the MCP server Claude Code starts for each session
 Each answers --help and --version.
 `
 
