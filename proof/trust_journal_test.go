@@ -93,7 +93,7 @@ func TestTrustPlantedJournalOp(t *testing.T) {
 	if len(candidates(otherPlan)) == 0 {
 		t.Fatal("the other project has no candidates")
 	}
-	if r := other.run("", []string{"INTERMEM_FAILPOINT=promote:after-journal"}, "intermem-synthesize", "apply", "--approve", "all"); r.code != 137 {
+	if r := other.run("", []string{"INTERMEM_FAILPOINT=promote:after-journal"}, "intermem-synthesize", "apply", "--approve", "all", "--import-agents"); r.code != 137 {
 		t.Fatalf("apply in the other project: exit %d\n%s", r.code, r.stderr)
 	}
 	otherBefore := other.tree()
@@ -219,7 +219,7 @@ echo $i > "$COUNT"`)
 			}
 			time.Sleep(time.Millisecond)
 		}
-		r := f.run("", nil, "intermem-synthesize", "apply", "--approve", "all")
+		r := f.run("", nil, "intermem-synthesize", "apply", "--approve", "all", "--import-agents")
 		os.WriteFile(stop, nil, 0o600)
 		if err := app.Wait(); err != nil {
 			t.Fatal(err)
@@ -287,7 +287,7 @@ func TestTrustSymlinkedMemory(t *testing.T) {
 	if n == "" {
 		t.Fatal("no candidate for the fact")
 	}
-	f.must("intermem-synthesize", "apply", "--approve", n)
+	f.must("intermem-synthesize", "apply", "--approve", n, "--import-agents")
 
 	st, err := os.Lstat(link)
 	if err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -349,7 +349,7 @@ func TestTrustBackupsAndTheClock(t *testing.T) {
 
 	f.now = "2019-03-01T08:00:00Z"
 	var rep struct{ Backup, Op string }
-	decodeJSON(t, "apply --json", f.must("intermem-synthesize", "apply", "--approve", "all", "--json").stdout, &rep)
+	decodeJSON(t, "apply --json", f.must("intermem-synthesize", "apply", "--approve", "all", "--import-agents", "--json").stdout, &rep)
 	if rep.Backup == "" {
 		t.Fatal("apply printed no backup")
 	}
@@ -376,7 +376,7 @@ func TestTrustDamagedJournalRecord(t *testing.T) {
 	f := promoteFixture(t, "flat")
 	f.sessions(3)
 	spec, _ := approveSpec(t, f.planJSON(), "Keep this one")
-	if r := f.run("", []string{"INTERMEM_FAILPOINT=promote:after-journal"}, "intermem-synthesize", "apply", "--approve", spec); r.code != 137 {
+	if r := f.run("", []string{"INTERMEM_FAILPOINT=promote:after-journal"}, "intermem-synthesize", "apply", "--approve", spec, "--import-agents"); r.code != 137 {
 		t.Fatalf("exit %d", r.code)
 	}
 	var id string

@@ -336,7 +336,7 @@ func TestTrustSymlinkedTargets(t *testing.T) {
 			t.Errorf("status does not say %q:\n%s", want, status)
 		}
 		before := f.tree()
-		for _, args := range [][]string{{"apply", "--approve", "all"}, {"apply", "--approve", "all", "--dry-run"}} {
+		for _, args := range [][]string{{"apply", "--approve", "all", "--import-agents"}, {"apply", "--approve", "all", "--import-agents", "--dry-run"}} {
 			refused(t, "intermem-synthesize "+strings.Join(args, " "), f.run("", nil, "intermem-synthesize", args...),
 				"CLAUDE.md is a dangling link to "+profile+", outside this project: apply refuses to write there",
 				"pass --allow-outside to write through the link anyway")
@@ -346,7 +346,7 @@ func TestTrustSymlinkedTargets(t *testing.T) {
 		}
 		diffTrees(t, "after a refused apply", f.tree(), before)
 
-		f.must("intermem-synthesize", "apply", "--approve", "all", "--allow-outside")
+		f.must("intermem-synthesize", "apply", "--approve", "all", "--import-agents", "--allow-outside")
 		b, err := os.ReadFile(profile)
 		if err != nil || !strings.Contains(string(b), "Never push to main directly.") {
 			t.Errorf("with --allow-outside the fact goes through the link: %q, %v", b, err)
@@ -365,7 +365,7 @@ func TestTrustSymlinkedTargets(t *testing.T) {
 	t.Run("link-inside-the-project", func(t *testing.T) {
 		f := setup(t, "docs/CLAUDE.md") // dangling, but inside
 		f.must("intermem-synthesize", "plan")
-		f.must("intermem-synthesize", "apply", "--approve", "all")
+		f.must("intermem-synthesize", "apply", "--approve", "all", "--import-agents")
 		b, err := os.ReadFile(filepath.Join(f.root, "docs", "CLAUDE.md"))
 		if err != nil || !strings.Contains(string(b), "Never push to main directly.") {
 			t.Errorf("a link inside the project is written through: %q, %v", b, err)

@@ -76,12 +76,12 @@ func TestSecretEntryNotPruned(t *testing.T) {
 	before := f.tree()
 	// Approving a kept entry by number is refused.
 	if len(keptN) > 0 {
-		r := f.run("", nil, "intermem-synthesize", "apply", "--approve", keptN[0])
+		r := f.run("", nil, "intermem-synthesize", "apply", "--approve", keptN[0], "--import-agents")
 		if r.code == 0 || !strings.Contains(r.stderr, "--promote-redacted "+keptN[0]) {
 			t.Errorf("apply --approve %s (kept private): exit %d, stderr %q; want a refusal naming --promote-redacted", keptN[0], r.code, r.stderr)
 		}
 	}
-	f.must("intermem-synthesize", "apply", "--approve", "all")
+	f.must("intermem-synthesize", "apply", "--approve", "all", "--import-agents")
 	after := f.tree()
 
 	// Every file that holds a secret is byte for byte as it was; MEMORY.md
