@@ -17,6 +17,7 @@ import (
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
@@ -26,7 +27,7 @@ const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
 // from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v7\n"
+const indexMagic = "intermem context index v8\n"
 
 // Bounds on what is kept of an entry's text: enough for every clip and
 // for relevance, not the whole of a long memory.
@@ -79,6 +80,9 @@ type docData struct {
 	Size, Mod int64
 	HasPaths  bool     // frontmatter "paths:" (a rule loaded only on demand)
 	TopicIdx  bool     // holds intermem's managed index of detail documents
+	// Indexed are the detail documents (root-relative, slash separated)
+	// that managed index lists.
+	Indexed []string
 	Title     string   // first heading or first line of text
 	Keys      []uint64 // match.Key of every statement
 	Marks     []mark
@@ -322,6 +326,9 @@ func deriveDoc(real string, content []byte, size, mod int64) *docData {
 	d := mdoc.Parse(content)
 	dd := &docData{Path: real, Size: size, Mod: mod, HasPaths: loaded.HasPathsKey(content), Title: keep(docTitle(d), keepMark),
 		TopicIdx: bytes.Contains(content, []byte(tier.IndexBegin))}
+	if dd.TopicIdx {
+		dd.Indexed = indexedDocs(content)
+	}
 	for _, s := range d.AllStatements() {
 		dd.Keys = append(dd.Keys, match.Key(s.Text))
 	}
@@ -418,6 +425,7 @@ func (ix *Index) Save(path string) error {
 //	K key,key,…        (statement keys of the document before)
 //	M id section text  (a marker of the document before)
 //	I import           (an @import of the document before)
+//	T path             (a detail document its managed index lists)
 //	W kind line detail (a screening flag of the entry before)
 //	R hash length      (a fixed point of redact.String)
 //	S hash length      (a string screen.Check flags nothing in)
@@ -482,6 +490,9 @@ func (ix *Index) encode(w *bytes.Buffer) {
 		}
 		for _, imp := range d.Imports {
 			fields(w, "I", esc(imp))
+		}
+		for _, p := range d.Indexed {
+			fields(w, "T", esc(p))
 		}
 	}
 }
@@ -580,6 +591,11 @@ func (ix *Index) decode(src string) error {
 				return bad()
 			}
 			d.Marks = append(d.Marks, mark{ID: fs[0], Section: unesc(fs[1]), Text: unesc(fs[2])})
+		case "T":
+			if d == nil || n != 1 {
+				return bad()
+			}
+			d.Indexed = append(d.Indexed, unesc(fs[0]))
 		case "I":
 			if d == nil || n != 1 {
 				return bad()
@@ -664,6 +680,28 @@ func bit(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// indexedDocs lists the detail documents named by the managed topic index
+// in content: each line of the block ends "→ docs/intermem/<slug>.md"
+// (tier.RenderIndex).
+func indexedDocs(content []byte) []string {
+	_, rest, ok := bytes.Cut(content, []byte(tier.IndexBegin))
+	if !ok {
+		return nil
+	}
+	block, _, _ := bytes.Cut(rest, []byte(tier.IndexEnd))
+	var out []string
+	for _, line := range bytes.Split(block, []byte("\n")) {
+		_, p, ok := bytes.Cut(line, []byte("→ "))
+		if !ok {
+			continue
+		}
+		if p := strings.TrimSpace(string(p)); strings.HasPrefix(p, targets.DetailDir+"/") && len(out) < maxDetails {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // docTitle is a document's first heading, or its first line of text.

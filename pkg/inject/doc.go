@@ -39,12 +39,17 @@
 //     decision, with citations judged by the verdict a plan or validate
 //     recorded (the hook never runs git), or for an entry none judged yet
 //     by whether its cited project paths exist.
-//   - The index of promoted knowledge: the sections of CLAUDE.md and
-//     AGENTS.md holding intermem markers, with counts and whether Claude
-//     Code loads the document, and docs/intermem/*.md with their titles.
+//   - The index of promoted knowledge, less what is already loaded: the
+//     sections of an AGENTS.md Claude Code does not load, with counts, and
+//     the docs/intermem/*.md documents with their titles that no loaded
+//     document's topic index already names.
 //   - Memories not loaded: topic-file entries, best first. A fact shows
 //     "file:line: text", a one-memory file "file [type]: description", so
-//     the model can Read it; the memory directory is named once.
+//     the model can Read it; the memory directory is named once. The
+//     three most relevant one-memory files also show the memory itself
+//     (its body, clipped to 280 bytes) on the next line. An entry whose
+//     citations are broken (the recorded confidence, or a cited path
+//     gone) ranks last, marked "[stale: …]".
 //
 // # Ranking
 //

@@ -135,15 +135,20 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 		}
 	}
 
-	// The index of promoted knowledge.
-	if ds.claude != nil {
-		if di := docIndex(targets.Claude, ds.claude, true); di != nil {
-			in.Docs = append(in.Docs, *di)
+	// The index of promoted knowledge, less what Claude Code loaded: a
+	// loaded document's sections, and the detail documents a loaded
+	// document's topic index already lists, are in the context already.
+	indexed := map[string]bool{}
+	for _, f := range ds.set.Files {
+		for _, p := range f.Doc.Indexed {
+			indexed[p] = true
 		}
 	}
 	if ds.agents != nil && !ds.same {
-		if di := docIndex(targets.Agents, ds.agents, ds.agentsLoaded); di != nil {
-			in.Docs = append(in.Docs, *di)
+		if !ds.agentsLoaded {
+			if di := docIndex(targets.Agents, ds.agents, false); di != nil {
+				in.Docs = append(in.Docs, *di)
+			}
 		}
 		// Promoted facts AGENTS.md holds, or indexes in the detail
 		// documents (the tiered layout).
@@ -162,6 +167,9 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 		}
 	}
 	for _, dt := range ds.details {
+		if indexed[dt.name] {
+			continue
+		}
 		in.Details = append(in.Details, Detail{Name: dt.name, Title: dt.d.Title, Facts: len(dt.d.Marks)})
 	}
 
@@ -314,6 +322,7 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 			}
 			if en.Kind == string(automem.Memory) {
 				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
+				c.Content = en.Text
 				c.Pointed = pointed[f.Safe] // links are redacted like names
 			}
 			if r := rec.get(en.ID); r != nil {
@@ -321,6 +330,10 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 				c.LastSeen, _ = time.Parse(time.RFC3339Nano, r.lastSeen)
 			}
 			c.Cites = st.cites(en.Cites)
+			// A memory whose citations are broken is shown last, marked:
+			// judged as readiness judges it (the recorded verdict, else
+			// the cited paths on disk).
+			c.Stale = citedScore(c.Confidence, en.Cites, &st).Score.Stale
 			in.Candidates = append(in.Candidates, c)
 		}
 	}

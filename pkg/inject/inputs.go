@@ -139,6 +139,15 @@ type Candidate struct {
 	// Pointed is set when a pointer in the loaded part of MEMORY.md
 	// already links to this entry's file.
 	Pointed bool
+	// Content is a one-memory file's body (redacted, at most a few
+	// hundred bytes): for the memories most relevant now the context
+	// shows it, not only the description.
+	Content string
+	// Stale is set when the entry's citations are broken (validate's or
+	// the plan's recorded confidence is below score.StaleBelow, or, when
+	// none is recorded, a cited project path is gone): it ranks last and
+	// is marked.
+	Stale bool
 	// Flags are screening flags of the entry as written (or of its file's
 	// name): a flagged entry is withheld.
 	Flags []Flag

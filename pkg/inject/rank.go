@@ -302,8 +302,15 @@ func confidence(c *Candidate) float64 {
 	return c.Confidence
 }
 
-// compare orders a before b when a ranks higher.
+// compare orders a before b when a ranks higher. A stale entry (its
+// citations are broken) ranks after every other, whatever its relevance.
 func compare(a, b *ranked) int {
+	if a.c.Stale != b.c.Stale {
+		if a.c.Stale {
+			return 1
+		}
+		return -1
+	}
 	if a.rel.Points != b.rel.Points {
 		return cmp.Compare(b.rel.Points, a.rel.Points)
 	}

@@ -466,11 +466,13 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 		worth = true
 	}
 
-	// Memories, best first.
+	// Memories, best first. The most relevant one-memory files show the
+	// memory itself under their line, not only its description.
+	bodies := 0
 	for _, r := range Rank(in) {
 		r := r
 		prio := prioOther
-		if r.rel.Points > 0 {
+		if r.rel.Points > 0 && !r.c.Stale {
 			prio = prioRelevant
 		}
 		c := r.c
@@ -489,9 +491,20 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			} else {
 				s = fmt.Sprintf("- %s:%d: %s", c.File, c.Line, rd.clip(c.Text, clipFact))
 			}
+			if c.Stale {
+				return rd.safe(s + " [stale: its citations are broken; check before relying on it]")
+			}
 			return rd.safe(s + r.rel.why())
 		})
 		from(i, c.File, c.Line, c.Kind, c.Flags)
+		if prio == prioRelevant && c.Kind == "memory" && len(c.Flags) == 0 && bodies < maxBodies && showsMore(c) {
+			bodies++
+			j := add(secMemories, prioRelevant, i, 2+min(len(c.Content), clipBody), func() string {
+				return rd.safe("  " + rd.clip(c.Content, clipBody))
+			})
+			items[j].list = listNone // a body that does not fit holds back no other memory
+			from(j, c.File, c.Line, c.Kind, nil)
+		}
 		worth = true
 	}
 	return items, worth, withheld
@@ -514,6 +527,20 @@ func (in *Inputs) SweepDue() (bool, time.Time) {
 		since = in.LastSweep
 	}
 	return in.Now.Sub(since) > SweepEvery, since
+}
+
+// maxBodies is how many of the most relevant one-memory files show their
+// body, clipped to clipBody bytes.
+const (
+	maxBodies = 3
+	clipBody  = 280
+)
+
+// showsMore reports whether a memory's body says more than the line that
+// names it.
+func showsMore(c *Candidate) bool {
+	body := strings.Join(strings.Fields(c.Content), " ")
+	return body != "" && body != strings.Join(strings.Fields(c.Text), " ")
 }
 
 // redactor scrubs secrets. Render uses Inputs.Redact, which must return
