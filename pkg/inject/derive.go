@@ -78,16 +78,16 @@ type memEntry struct {
 type docData struct {
 	Path      string // real path
 	Size, Mod int64
-	HasPaths  bool     // frontmatter "paths:" (a rule loaded only on demand)
-	TopicIdx  bool     // holds intermem's managed index of detail documents
+	HasPaths  bool // frontmatter "paths:" (a rule loaded only on demand)
+	TopicIdx  bool // holds intermem's managed index of detail documents
 	// Indexed are the detail documents (root-relative, slash separated)
 	// that managed index lists.
 	Indexed []string
-	Title     string   // first heading or first line of text
-	Keys      []uint64 // match.Key of every statement
-	Marks     []mark
-	Imports   []string
-	used      bool // by this run
+	Title   string   // first heading or first line of text
+	Keys    []uint64 // match.Key of every statement
+	Marks   []mark
+	Imports []string
+	used    bool // by this run
 }
 
 type mark struct {
