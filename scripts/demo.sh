@@ -95,7 +95,9 @@ echo
 run cat "$mem/MEMORY.md"
 
 step "6. Validation: what promoted facts and memories cite, checked against the code"
-run intermem validate
+# validate exits 1 when it finds a stale entry (it does here: the memory
+# citing the deleted PDF renderer), so scripts and CI can use it as a check.
+run intermem validate || echo "(exit status $?: stale entries found)"
 
 step "7. A day later: sweep keeps promoted knowledge true"
 export INTERMEM_NOW=2026-11-05T09:00:00Z
