@@ -246,6 +246,8 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	}
 	if r.Ready > 0 {
 		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Ready, cli.Plural(r.Ready, "entry is", "entries are"))
+	} else if r.MemoryDirExists && r.LoadedLines < r.MemoryMDLines {
+		fmt.Fprintln(w, "\nMEMORY.md is over its load cap and nothing is ready to promote: intermem tidy shows how moving its largest sections into topic files brings it back under (a dry run; --apply moves them).")
 	}
 }
 

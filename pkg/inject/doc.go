@@ -38,7 +38,9 @@
 //     plan.World.Judge over the Subjects cached per entry, the plan's own
 //     decision, with citations judged by the verdict a plan or validate
 //     recorded (the hook never runs git), or for an entry none judged yet
-//     by whether its cited project paths exist.
+//     by whether its cited project paths exist; when none is ready and
+//     MEMORY.md is over its cap, /intermem:tidy instead (promoting would
+//     shrink it, but nothing can be promoted yet).
 //   - The index of promoted knowledge, less what is already loaded: the
 //     sections of an AGENTS.md Claude Code does not load, with counts, and
 //     the docs/intermem/*.md documents with their titles that no loaded

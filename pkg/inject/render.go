@@ -416,6 +416,12 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			n, cli.Plural(n, "entry is", "entries are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
+	} else if in.Index != nil && in.Index.Truncated {
+		// Promoting would shrink MEMORY.md, but nothing is ready: moving
+		// its largest sections into topic files does it now.
+		s := "- Nothing is ready to promote, so MEMORY.md stays over its cap: suggest `/intermem:tidy` to the user (it moves MEMORY.md's largest sections into topic files, one pointer line each, so all of it loads)."
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
 	}
 
 	// Index of promoted knowledge.

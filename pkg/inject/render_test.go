@@ -316,3 +316,28 @@ func TestRenderPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderSuggestsTidy: over the cap with nothing ready to promote, the
+// health lines suggest /intermem:tidy; with something ready, or under the
+// cap, they do not.
+func TestRenderSuggestsTidy(t *testing.T) {
+	const tidyLine = "- Nothing is ready to promote, so MEMORY.md stays over its cap: suggest `/intermem:tidy` to the user (it moves MEMORY.md's largest sections into topic files, one pointer line each, so all of it loads)."
+	in := small()
+	in.Ready = 0
+	text := Render(in).Text
+	if !strings.Contains(text, "\n"+tidyLine+"\n") {
+		t.Fatalf("over the cap, nothing ready: no tidy line in\n%s", text)
+	}
+	if strings.Contains(text, "ready for `/intermem:synthesize`") {
+		t.Fatalf("nothing is ready, yet:\n%s", text)
+	}
+	in.Ready = 2
+	if text := Render(in).Text; strings.Contains(text, "/intermem:tidy") {
+		t.Fatalf("entries are ready, yet tidy is suggested:\n%s", text)
+	}
+	in.Ready = 0
+	in.Index.Lines, in.Index.LoadedLines, in.Index.Truncated, in.Index.Beyond = 150, 150, false, nil
+	if text := Render(in).Text; strings.Contains(text, "/intermem:tidy") {
+		t.Fatalf("under the cap, yet tidy is suggested:\n%s", text)
+	}
+}
