@@ -30,8 +30,12 @@
 //     the characters are over, the one that frees the most characters
 //     (ties: the earlier section). A move must free at least one line or,
 //     for the character target, some characters; a one-line section never
-//     moves (its pointer would be no shorter). The projection is the real
-//     rewrite (Rewrite), never an estimate.
+//     moves (its pointer would be no shorter). Sections are chosen against
+//     an estimate (each move frees its lines and characters less its
+//     pointer's), and the estimate is checked by the real rewrite once it
+//     reaches the target; the figures a plan reports are always the real
+//     rewrite's. An index of many small sections may stay over the cap:
+//     every moved section still costs its pointer line.
 //  4. Each moved section gets a new file name: a slug of its title with
 //     secrets redacted (redact.String) before slugging, made of lower-case
 //     letters, digits and "-" only, so no name from data can leave the

@@ -118,11 +118,33 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 		}
 		return false
 	}
+	// Sections are chosen against an estimate of the index (each move
+	// frees its lines and characters less its pointer's; the first adds
+	// the pointers' heading and a blank line), and the estimate is checked
+	// by the real rewrite once it reaches the target: a handful of
+	// rewrites, not one per section, however large the index.
 	chosen := map[int]bool{}
+	est := pl.Before
+	project := func() error {
+		moves := movesFor(content, secs, chosen, taken)
+		idx, err := rewrite(content, ls, secs, moved(moves), nil)
+		if err != nil {
+			return fmt.Errorf("tidy: projecting the index: %w", err)
+		}
+		pl.Moves, pl.Index, pl.After = moves, idx, automem.Load(idx)
+		est = pl.After
+		return nil
+	}
 	for {
-		byLines := pl.After.Lines > TargetLines
-		if !byLines && pl.After.Chars <= TargetChars {
-			break
+		byLines := est.Lines > TargetLines
+		if !byLines && est.Chars <= TargetChars {
+			if len(chosen) == len(pl.Moves) {
+				break // the estimate is the real index
+			}
+			if err := project(); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		best := -1
 		for i, c := range cands {
@@ -136,13 +158,19 @@ func Build(content []byte, taken func(lower string) bool) (*Plan, error) {
 		if best < 0 {
 			break
 		}
-		chosen[cands[best].k] = true
-		moves := movesFor(content, secs, chosen, taken)
-		idx, err := rewrite(content, ls, secs, moved(moves), nil)
-		if err != nil {
-			return nil, fmt.Errorf("tidy: projecting the index: %w", err)
+		c := cands[best]
+		if len(chosen) == 0 {
+			est.Lines += 2
+			est.Chars += len("## " + TopicsTitle + "\n\n")
 		}
-		pl.Moves, pl.Index, pl.After = moves, idx, automem.Load(idx)
+		chosen[c.k] = true
+		est.Lines -= c.lines - 1
+		est.Chars -= c.gainChars
+	}
+	if len(chosen) != len(pl.Moves) {
+		if err := project(); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case len(pl.Moves) == 0 && len(secs) == 0:

@@ -200,6 +200,25 @@ func TestBuildNothingToMove(t *testing.T) {
 	}
 }
 
+// TestBuildStaysOver: 250 one-fact sections free two lines each, but their
+// 250 pointers alone are over the cap: everything moves, and the plan
+// says MEMORY.md stays over it.
+func TestBuildStaysOver(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Memory\n")
+	for i := 0; i < 250; i++ {
+		fmt.Fprintf(&b, "\n## H%d\n- fact %d\n", i, i)
+	}
+	pl, err := Build([]byte(b.String()), none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 title + blank + heading + 250 pointers.
+	if len(pl.Moves) != 250 || pl.After.Lines != 253 || !strings.HasPrefix(pl.Why, "MEMORY.md stays over its load cap") {
+		t.Fatalf("%d moves, %d lines after, why %q", len(pl.Moves), pl.After.Lines, pl.Why)
+	}
+}
+
 func TestSlug(t *testing.T) {
 	for title, want := range map[string]string{
 		"Vercel":                         "vercel",
