@@ -26,9 +26,9 @@
 //     the heading through the last non-blank line; the blank lines after it
 //     go from the index.
 //  3. Sections are chosen greedily: while the projected index is over the
-//     target lines, the section whose move frees the most lines; once only
-//     the characters are over, the one that frees the most characters
-//     (ties: the earlier section). A move must free at least one line or,
+//     target lines, the section whose move frees the most lines (then the
+//     most characters, then the earlier one); once only the characters are
+//     over, the one that frees the most characters. A move must free at least one line or,
 //     for the character target, some characters; a one-line section never
 //     moves (its pointer would be no shorter). Sections are chosen against
 //     an estimate (each move frees its lines and characters less its
@@ -37,7 +37,8 @@
 //     rewrite's. An index of many small sections may stay over the cap:
 //     every moved section still costs its pointer line.
 //  4. Each moved section gets a new file name: a slug of its title with
-//     secrets redacted (redact.String) before slugging, made of lower-case
+//     secrets redacted (redact.String, then redact.Name, which also takes
+//     out random words a name would not hold) before slugging, made of lower-case
 //     letters, digits and "-" only, so no name from data can leave the
 //     memory directory, hide as a dotfile or name MEMORY.md on a
 //     case-insensitive disk. A name already in the directory (compared

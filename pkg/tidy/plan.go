@@ -319,7 +319,7 @@ func clean(s string, max int) string {
 func slugOf(title string) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(redact.String(title)) {
+	for _, r := range strings.ToLower(redact.Name(redact.String(title))) {
 		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) && b.Len() > 0 && !dash
 		if !ok {
 			dash = true

@@ -221,18 +221,20 @@ func TestBuildStaysOver(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for title, want := range map[string]string{
-		"Vercel":                         "vercel",
-		"Git 브랜치 정책 (엄격 적용)":             "git-브랜치-정책-엄격-적용",
-		"../../etc/passwd":               "etc-passwd",
-		".hidden":                        "hidden",
-		"Memory":                         "memory-topic",
-		"CON":                            "con-topic",
-		"":                               "topic",
-		"🚀 ✅":                            "topic",
-		"evil\u202egnp.md":               "evil-gnp-md",
-		"C:\\Windows\\x":                 "c-windows-x",
-		"wee-linked.com 도메인":             "wee-linked-com-도메인",
-		strings.Repeat("abcdefghij", 10): "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi",
+		"Vercel":                 "vercel",
+		"Git 브랜치 정책 (엄격 적용)":     "git-브랜치-정책-엄격-적용",
+		"../../etc/passwd":       "etc-passwd",
+		".hidden":                "hidden",
+		"Memory":                 "memory-topic",
+		"CON":                    "con-topic",
+		"":                       "topic",
+		"🚀 ✅":                    "topic",
+		"evil\u202egnp.md":       "evil-gnp-md",
+		"C:\\Windows\\x":         "c-windows-x",
+		"wee-linked.com 도메인":     "wee-linked-com-도메인",
+		"Notes Xk9#pQ2$vL7@wR4z": "notes-redacted-secret",
+		"ref_ghp_abcdefghijklmnopqrstuvwxyz0123456789": "ref-redacted-github-token",
+		strings.Repeat("abcdefghij", 10):               "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi",
 	} {
 		if got := slugOf(title); got != want {
 			t.Errorf("slugOf(%q) = %q, want %q", title, got, want)
