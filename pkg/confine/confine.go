@@ -160,11 +160,32 @@ func (p Places) Resolve(path string, allowOutside bool) (string, error) {
 // down to path to be a real directory (or, last, a regular file) owned by
 // this user.
 func (p Places) checkState(path string) error {
-	rel, _ := within(p.Root, path)
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	cur := p.Root
-	for _, part := range parts {
-		cur = filepath.Join(cur, part)
+	return InState(filepath.Join(p.Root, StateDir), path)
+}
+
+// InState requires path to be stateDir or below it, and every existing
+// component from stateDir down to path (stateDir included) to be a real
+// directory (or, last, a regular file) owned by this user: the rule for
+// intermem's own files, for writers that know the state directory but not
+// the project (package atomicfile's WriteState). A missing component ends
+// the check: what is below it does not exist yet and is created by the
+// caller, below a checked directory. The error wraps ErrOutside for a path
+// outside stateDir, else it is a *StateError (an ErrLink).
+func InState(stateDir, path string) error {
+	stateDir, path = filepath.Clean(stateDir), filepath.Clean(path)
+	rel, ok := within(stateDir, path)
+	if !ok || !filepath.IsAbs(stateDir) {
+		return fmt.Errorf("%w: %s is not in the state directory %s", ErrOutside, path, stateDir)
+	}
+	parts := []string{}
+	if rel != "." {
+		parts = strings.Split(rel, string(filepath.Separator))
+	}
+	cur := stateDir
+	for i := -1; i < len(parts); i++ {
+		if i >= 0 {
+			cur = filepath.Join(cur, parts[i])
+		}
 		st, err := os.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // created by us, below a checked directory

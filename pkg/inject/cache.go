@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/screen"
 )
@@ -44,8 +45,8 @@ func ReadCache(path string) (text string, at time.Time, ok bool) {
 
 // WriteCache stores text as the last rendering, made at now, unless the
 // cache already holds exactly this text. The file is replaced atomically
-// (a temporary file renamed over it); it is not fsynced, because a cache
-// lost in a crash costs nothing.
+// (atomicfile, in the state directory that holds it); it is not fsynced,
+// because a cache lost in a crash costs nothing.
 func WriteCache(path, text string, now time.Time) error {
 	old, _, ok := ReadCache(path)
 	if ok && old == text {
@@ -57,12 +58,7 @@ func WriteCache(path, text string, now time.Time) error {
 		}
 	}
 	data := cacheMagic + "at " + now.UTC().Format(time.RFC3339) + "\n" + text
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(data), 0o600); err != nil {
-		return fmt.Errorf("write context cache: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteState(filepath.Dir(path), path, []byte(data), atomicfile.Options{NoSync: true}); err != nil {
 		return fmt.Errorf("write context cache: %w", err)
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/intermem/intermem/pkg/atomicfile"
 )
 
 // Deps records every filesystem fact Gather relied on — each stat, lstat,
@@ -291,7 +293,9 @@ func loadRender(path, key string, now time.Time) (string, bool) {
 	return s, true
 }
 
-// saveRender writes the render cache atomically.
+// saveRender writes the render cache atomically (atomicfile, in the state
+// directory that holds it; not fsynced: a cache lost in a crash costs
+// nothing).
 func saveRender(path, key string, until time.Time, d *Deps, text string) error {
 	var b strings.Builder
 	b.WriteString(renderMagic)
@@ -315,12 +319,7 @@ func saveRender(path, key string, until time.Time, d *Deps, text string) error {
 		b.WriteByte(0)
 	}
 	fmt.Fprintf(&b, "\ntext %d\n%s", len(text), text)
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("render cache: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteState(filepath.Dir(path), path, []byte(b.String()), atomicfile.Options{NoSync: true}); err != nil {
 		return fmt.Errorf("render cache: %w", err)
 	}
 	return nil

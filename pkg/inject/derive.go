@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/loaded"
@@ -403,12 +405,7 @@ func (ix *Index) Save(path string) error {
 	buf.WriteString(indexMagic)
 	fields(&buf, "X", esc(id))
 	ix.encode(&buf)
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("write context index: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteState(filepath.Dir(path), path, buf.Bytes(), atomicfile.Options{NoSync: true}); err != nil {
 		return fmt.Errorf("write context index: %w", err)
 	}
 	ix.dirty = false

@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -53,7 +54,7 @@ func (j *Journal) backup(opID string, f *file) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
-	if err := writeAtomic(dst, f.base, dst+".tmp", 0o600); err != nil {
+	if err := atomicfile.WriteState(j.StateDir, dst, f.base, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("journal: backup: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/confine"
 )
 
@@ -227,7 +228,7 @@ func appendFile(real string, b []byte) error {
 // deletes it when !keep, provided it still holds cur. It reports false
 // when the file changed and nothing was done.
 func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bool, next []byte, keep bool) (bool, error) {
-	tmp := tempName(f.real, opID)
+	var tmp string
 	if keep {
 		mode := fs.FileMode(0o644)
 		if old != nil {
@@ -238,7 +239,9 @@ func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bo
 		if err := os.MkdirAll(filepath.Dir(f.real), 0o755); err != nil {
 			return false, fmt.Errorf("journal: %w", err)
 		}
-		if err := writeTemp(tmp, next, mode); err != nil {
+		var err error
+		tmp, err = atomicfile.Temp(filepath.Dir(f.real), filepath.Base(f.real), next, atomicfile.Options{Perm: mode, Tag: tempTag(opID)})
+		if err != nil {
 			return false, fmt.Errorf("journal: write %s: %w", f.name, err)
 		}
 	}
@@ -247,7 +250,9 @@ func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bo
 	}
 	same, appended, err := unchanged(f.real, old, cur, exists)
 	if err != nil || !(same || appended && keep) {
-		os.Remove(tmp)
+		if tmp != "" {
+			os.Remove(tmp)
+		}
 		return false, err
 	}
 	if testHook != nil {
@@ -261,7 +266,7 @@ func (j *Journal) swap(opID string, f *file, old *os.File, cur []byte, exists bo
 	} else if err := os.Remove(f.real); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("journal: remove %s: %w", f.name, err)
 	}
-	syncDir(filepath.Dir(f.real))
+	atomicfile.SyncDir(filepath.Dir(f.real))
 	return true, nil
 }
 
@@ -311,7 +316,7 @@ func (j *Journal) keepLate(opID string, f *file, late []byte) {
 		err = os.MkdirAll(dir, 0o700)
 	}
 	if err == nil {
-		err = writeAtomic(dst, late, dst+".tmp", 0o600)
+		err = atomicfile.WriteState(j.StateDir, dst, late, atomicfile.Options{})
 	}
 	if err != nil {
 		j.logf("%s changed while intermem replaced it and the change could not be kept: %v", f.name, err)
@@ -388,49 +393,5 @@ func readAll(f *os.File) ([]byte, error) {
 func closeFile(f *os.File) {
 	if f != nil {
 		f.Close()
-	}
-}
-
-// writeTemp writes data to tmp, fsynced, with mode.
-func writeTemp(tmp string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, mode)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
-}
-
-// writeAtomic replaces path with data through tmp: write, fsync, rename,
-// fsync the directory. For intermem's own files (backups), which no other
-// program writes.
-func writeAtomic(path string, data []byte, tmp string, mode fs.FileMode) error {
-	if err := writeTemp(tmp, data, mode); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 }

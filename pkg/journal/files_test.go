@@ -260,3 +260,35 @@ func TestTwoNamesOneFile(t *testing.T) {
 		t.Fatalf("AGENTS.md = %q", got)
 	}
 }
+
+// A link planted where an Op's temporary file would go (the name an
+// older intermem derived from the op id alone) is neither written through
+// nor renamed into place: temporary files are created O_EXCL|O_NOFOLLOW
+// under a name with random digits.
+func TestPlantedTempLinkNotFollowed(t *testing.T) {
+	j, p := setup(t)
+	a := p.a()
+	write(t, a, "a\n")
+	victim := filepath.Join(p.dir, "victim")
+	write(t, victim, "mine\n")
+	op := &Op{ID: "20261101T000000Z-0000000c", Kind: "promote", Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: "x"}}}
+	if err := os.Symlink(victim, filepath.Join(p.root, ".AGENTS.md.intermem-"+op.ID+".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Simulate(j.Places, op, toy); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(op); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, victim); got != "mine\n" {
+		t.Fatalf("the planted link's target was written: %q", got)
+	}
+	st, err := os.Lstat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Mode().IsRegular() || read(t, a) != "a\nx\n" {
+		t.Fatalf("AGENTS.md is %v holding %q, want a regular file holding %q", st.Mode(), read(t, a), "a\nx\n")
+	}
+}

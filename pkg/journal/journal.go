@@ -36,9 +36,10 @@
 //     the real file).
 //   - Atomic files, once per phase: a phase's steps are applied in memory,
 //     in order, and each file is then replaced once, by rename(2) of a fully
-//     written and fsynced temporary file with a name derived from the Op id,
-//     so a crash leaves every file byte-equal to its state before or after
-//     the phase's steps, and recovery knows which temporary files to remove.
+//     written and fsynced temporary file (package atomicfile: created
+//     O_EXCL|O_NOFOLLOW, its name the Op id and random digits), so a crash
+//     leaves every file byte-equal to its state before or after the phase's
+//     steps, and recovery knows which temporary files to remove.
 //   - Compare-and-swap: immediately before the rename the file must still
 //     hold what the steps were applied to (same bytes, same inode); if not,
 //     another program changed it, and the file's steps are re-applied to
@@ -78,6 +79,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/failpoint"
 	"github.com/intermem/intermem/pkg/store"
@@ -280,13 +282,20 @@ func (j *Journal) Run(op *Op) error {
 		return fmt.Errorf("journal: record %s: %w", op.ID, err)
 	}
 	failpoint.Inject(op.Kind + ":after-journal")
-	return j.Resume(op)
+	return j.resume(op)
 }
 
-// Resume completes an incomplete Op, from wherever it stopped. The Op must
-// be new (Run) or verified (Scan).
+// Resume completes an incomplete Op, from wherever it stopped, first
+// removing the temporary files an interrupted run left. The Op must be
+// verified (Scan).
 func (j *Journal) Resume(op *Op) error {
 	j.cleanTemps(op)
+	return j.resume(op)
+}
+
+// resume runs op from its state: a new Op (Run, which has no temporary
+// files yet) or a recovered one.
+func (j *Journal) resume(op *Op) error {
 	if op.State == Pending {
 		if err := j.runPhase(op, 1); err != nil {
 			return err
@@ -389,21 +398,35 @@ func (j *Journal) replay(s *Step, cur []byte, exists bool, read Reader) ([]byte,
 	return next, keep, nil
 }
 
-// tempName is deterministic per (real file, op) so recovery can find it.
-func tempName(real, opID string) string {
-	return filepath.Join(filepath.Dir(real), "."+filepath.Base(real)+".intermem-"+opID+".tmp")
-}
+// tempTag names an Op's temporary files (atomicfile.Temp's tag): each is
+// ".<file>.intermem-<op id>-<16 random hex digits>.tmp", beside its file,
+// so recovery finds the ones a crash left and no name can be planted in
+// advance.
+func tempTag(opID string) string { return "intermem-" + opID }
 
 // cleanTemps removes the temporary files an interrupted run of op (or of
-// its discard) may have left beside its files.
+// its discard) may have left beside its files, reading each directory once.
 func (j *Journal) cleanTemps(op *Op) {
+	bases := map[string][]string{}
+	var dirs []string
+	seen := map[string]bool{}
 	for _, s := range op.Steps {
 		real, err := j.Places.Resolve(s.Path, op.AllowOutside)
-		if err != nil {
+		if err != nil || seen[real] {
 			continue
 		}
-		_ = os.Remove(tempName(real, op.ID))
-		_ = os.Remove(tempName(real, op.ID+undoSuffix))
+		seen[real] = true
+		dir := filepath.Dir(real)
+		if bases[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		bases[dir] = append(bases[dir], filepath.Base(real))
+	}
+	tags := []string{tempTag(op.ID), tempTag(op.ID + undoSuffix)}
+	for _, dir := range dirs {
+		for _, tmp := range atomicfile.Leftovers(dir, bases[dir], tags) {
+			_ = os.Remove(tmp)
+		}
 	}
 }
 

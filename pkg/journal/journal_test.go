@@ -193,7 +193,8 @@ func TestResumeIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, a, "a\nx\n") // step 1 happened, step 2 did not
-	write(t, tempName(a, op.ID), "half-writ")
+	leftover := filepath.Join(filepath.Dir(a), "."+filepath.Base(a)+".intermem-"+op.ID+"-0123456789abcdef.tmp")
+	write(t, leftover, "half-writ")
 	rec, err := j.Recover()
 	if err != nil || len(rec.Resumed) != 1 || len(rec.Problems) != 0 {
 		t.Fatalf("recover: %+v %v", rec, err)
@@ -201,7 +202,7 @@ func TestResumeIsIdempotent(t *testing.T) {
 	if got := read(t, a); got != "a\nx\ny\n" {
 		t.Fatalf("after recovery A = %q", got)
 	}
-	if _, err := os.Stat(tempName(a, op.ID)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
 		t.Error("temp file left behind")
 	}
 	// Replaying again changes nothing.

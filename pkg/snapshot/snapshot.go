@@ -41,6 +41,7 @@ import (
 	"github.com/adrg/strutil/metrics"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/store"
@@ -414,26 +415,7 @@ func Spool(stateDir string, obs Observation) error {
 		return fmt.Errorf("spool: %w", err)
 	}
 	name := fmt.Sprintf("%020d-%d.json", obs.At.UnixNano(), os.Getpid())
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("spool: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("spool: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("spool: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("spool: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteState(stateDir, filepath.Join(dir, name), b, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/cli"
 )
 
@@ -91,31 +92,16 @@ func makeKey(dir, path string) error {
 	if _, err := rand.Read(raw[:]); err != nil {
 		return fmt.Errorf("make key: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".key-*")
+	tmp, err := atomicfile.Temp(dir, KeyName, []byte(hex.EncodeToString(raw[:])+"\n"), atomicfile.Options{Perm: 0o600})
 	if err != nil {
 		return fmt.Errorf("make key: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.WriteString(hex.EncodeToString(raw[:]) + "\n")
-	if werr == nil {
-		werr = tmp.Chmod(0o600)
-	}
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("make key: %w", werr)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	defer os.Remove(tmp)
+	// link(2), not rename(2): a key another process made first is kept.
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("make key: %w", err)
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	atomicfile.SyncDir(dir)
 	return nil
 }
 
