@@ -7,9 +7,14 @@
 // 95th percentile (p95) wall time of fork+exec+exit as seen by this
 // process, which is what Claude Code waits for, the child's CPU time and
 // its peak resident set. The floor row is a static Go binary that does
-// nothing: no hook can be faster. Projects are generated at three scales
-// (about 50, 1,000 and 20,000 memory entries; INTERMEM_BENCH_LARGE=0 skips
-// the largest).
+// nothing: no hook can be faster, and every hook row is also given as a
+// ratio to it (p50 to p50, p95 to p95), which is what carries from one
+// machine to another. Projects are generated at five scales: about 50
+// memory entries; about 2,000 and 20,000 entries spread over every source
+// (auto-memory, instruction files, promoted facts, docs/solutions,
+// .clavain/learnings, an interfluence log); 10,000 and 100,000 topic files
+// in the memory directory. INTERMEM_BENCH_LARGE=0 skips the 20,000-entry
+// and 100,000-file scales.
 package main
 
 import (
@@ -34,6 +39,7 @@ type row struct {
 	args   []string
 	stdin  []byte
 	env    []string
+	hook   bool         // a hook row: also given as a ratio to the floor
 	runs   int          // timed runs, 0 for the default
 	setup  func() error // run once before the row, untimed
 	before func()       // run before each timed run, untimed
@@ -65,10 +71,13 @@ func main() {
 	}
 }
 
-// scale is one generated project size.
+// scale is one generated project size. files marks the scales of many
+// topic files, whose rows run fewer times (each run reads every file's
+// metadata at least) and skip plan and apply.
 type scale struct {
-	name string
-	opts benchgen.Options
+	name  string
+	opts  benchgen.Options
+	files bool
 }
 
 func run(bin, work, demo string, runs int) error {
@@ -80,13 +89,20 @@ func run(bin, work, demo string, runs int) error {
 		return err
 	}
 	now := time.Now().UTC()
+	large := os.Getenv("INTERMEM_BENCH_LARGE") != "0"
 	scales := []scale{
-		{"~50", benchgen.Options{IndexLines: 30, FactFiles: 1, FactsEach: 10, MemoryFiles: 10, DocLines: 100, Now: now}},
-		{"~1,000", benchgen.Options{Now: now}},
-		{"~20,000", benchgen.Options{IndexLines: 260, FactFiles: 200, FactsEach: 96, MemoryFiles: 500, DocLines: 10000, Now: now}},
+		{name: "~50", opts: benchgen.Options{IndexLines: 30, FactFiles: 1, FactsEach: 10, MemoryFiles: 10, DocLines: 100, Now: now}},
+		// About 1,000 memory entries and 1,000 in the other sources.
+		{name: "~2,000", opts: benchgen.Options{Solutions: 150, Learnings: 150, Edits: 200, Now: now}},
 	}
-	if os.Getenv("INTERMEM_BENCH_LARGE") == "0" {
-		scales = scales[:2]
+	if large {
+		// About 10,000 memory entries and 10,000 in the other sources.
+		scales = append(scales, scale{name: "~20,000", opts: benchgen.Options{IndexLines: 260, FactFiles: 100, FactsEach: 96, MemoryFiles: 300,
+			DocLines: 1500, Solutions: 2500, Learnings: 2500, Edits: 2000, Now: now}})
+	}
+	scales = append(scales, scale{name: "10,000 files", files: true, opts: benchgen.Options{TopicFiles: 10000, Sessions: 2, Now: now}})
+	if large {
+		scales = append(scales, scale{name: "100,000 files", files: true, opts: benchgen.Options{TopicFiles: 100000, Sessions: 2, Now: now}})
 	}
 	baseEnv := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	payload := func(cwd, event, session string) []byte {
@@ -101,31 +117,43 @@ func run(bin, work, demo string, runs int) error {
 		return append(b, '\n')
 	}
 	cliRuns := max(5, runs/20)
+	fileRuns := max(5, runs/30)
 
 	rows := []row{{name: "floor: static do-nothing binary", bin: "floor", stdin: payload(work, "Stop", "s"), env: baseEnv}}
 	var projects []*benchgen.Project
 	for i, sc := range scales {
+		fmt.Fprintf(os.Stderr, "bench: generating the %s project\n", sc.name)
 		pr, err := benchgen.Write(filepath.Join(work, fmt.Sprintf("scale%d", i)), sc.opts)
 		if err != nil {
 			return fmt.Errorf("generate %s project: %w", sc.name, err)
 		}
-		projects = append(projects, pr)
 		env := append([]string{"INTERMEM_MEMORY_DIR=" + pr.MemoryDir}, baseEnv...)
-		label := fmt.Sprintf("%d entries", pr.Entries)
+		label := fmt.Sprintf("%s entries", thousands(pr.Entries))
+		hookRuns := 0
+		if sc.files {
+			label = fmt.Sprintf("%s files", thousands(pr.Files))
+			hookRuns = fileRuns
+		}
 		state := filepath.Join(pr.Root, ".intermem")
-		topic := filepath.Join(pr.MemoryDir, "topic_00.md")
+		changed := pr.Changed["auto-memory"]
 		rows = append(rows,
-			row{name: "intermem-inject (SessionStart), " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env},
-			row{name: "intermem-inject, inputs changed, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env,
+			row{name: "SessionStart, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true},
+			row{name: "SessionStart, inputs changed, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() {
 					os.Remove(filepath.Join(state, inject.RenderCacheName))
 					os.Remove(filepath.Join(state, inject.IndexName))
 				}},
-			row{name: "intermem-snapshot (Stop), memory unchanged, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env},
-			row{name: "intermem-snapshot (Stop), memory changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env,
-				before: func() { touchAppend(topic) }},
+			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true},
+			row{name: "Stop, one memory file changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
+				before: func() { touchAppend(changed) }},
+		)
+		if sc.files {
+			continue
+		}
+		projects = append(projects, pr)
+		rows = append(rows,
 			row{name: "intermem-synthesize plan (top 20), " + label, bin: "intermem-synthesize", args: []string{"plan", "--project", pr.Root}, env: env, runs: cliRuns},
-			row{name: "intermem-synthesize apply --dry-run (20), " + label, bin: "intermem-synthesize", args: []string{"apply", "--project", pr.Root, "--approve", "1-20", "--dry-run"}, env: env, runs: cliRuns,
+			row{name: "intermem-synthesize apply --dry-run (20), " + label, bin: "intermem-synthesize", args: []string{"apply", "--project", pr.Root, "--approve", "1-20", "--import-agents", "--dry-run"}, env: env, runs: cliRuns,
 				setup: func() error {
 					return runCLI(bin, env, "intermem-synthesize", "plan", "--project", pr.Root, "--max", "20")
 				}},
@@ -142,7 +170,7 @@ func run(bin, work, demo string, runs int) error {
 	applyDir := filepath.Join(work, "apply")
 	applyEnv := append([]string{"INTERMEM_MEMORY_DIR=" + filepath.Join(applyDir, "memory")}, baseEnv...)
 	rows = append(rows, row{name: fmt.Sprintf("intermem-synthesize apply (20), %d entries", mid.Entries), bin: "intermem-synthesize",
-		args: []string{"apply", "--project", filepath.Join(applyDir, "proj"), "--approve", "1-20"}, env: applyEnv, runs: cliRuns,
+		args: []string{"apply", "--project", filepath.Join(applyDir, "proj"), "--approve", "1-20", "--import-agents"}, env: applyEnv, runs: cliRuns,
 		setup: func() error {
 			if err := copyAll(filepath.Dir(mid.Root), pristine); err != nil {
 				return err
@@ -177,10 +205,17 @@ func run(bin, work, demo string, runs int) error {
 		}
 		results = append(results, res)
 	}
-	fmt.Printf("exec-to-exit wall time after warm-up runs; hooks %d runs per row, CLI rows %d (cpu: the child's user+system time, p50; rss: peak resident set of one run)\n\n", runs, cliRuns)
-	fmt.Printf("%-58s %6s %10s %10s %10s %8s\n", "row", "runs", "p50", "p95", "cpu", "rss")
+	fmt.Printf("exec-to-exit wall time after warm-up runs; hooks %d runs per row (%d at the scales of many files), CLI rows %d\n", runs, fileRuns, cliRuns)
+	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, measured in this run; cpu: the child's user+system time, p50; rss: peak resident set of one run)\n\n")
+	fmt.Printf("%-52s %5s %10s %10s %8s %8s %10s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "rss")
+	floor := results[0]
 	for _, r := range results {
-		fmt.Printf("%-58s %6d %10s %10s %10s %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), ms(r.cpu50), float64(r.rssKB)/1024)
+		r50, r95 := "", ""
+		if r.row.hook || r.row.bin == "floor" {
+			r50 = fmt.Sprintf("%.2f×", float64(r.p50)/float64(floor.p50))
+			r95 = fmt.Sprintf("%.2f×", float64(r.p95)/float64(floor.p95))
+		}
+		fmt.Printf("%-52s %5d %10s %10s %8s %8s %10s %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), float64(r.rssKB)/1024)
 	}
 	fmt.Printf("\nbinary sizes\n\n")
 	ents, err := os.ReadDir(bin)
@@ -330,6 +365,15 @@ func peakRSS(path string, r row) int64 {
 	var kb int64
 	fmt.Sscan(strings.TrimSpace(errb.String()[i+4:]), &kb)
 	return kb
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

@@ -3,8 +3,15 @@
 // AGENTS.md (some of them promoted facts), detail docs, cited source
 // files, and an auto-memory directory of about 1,000 entries — a
 // MEMORY.md past the 200-line load cap and 50 topic files — plus a store
-// that has seen the memory in three sessions. Content is generated from a
-// fixed seed, so every run benchmarks the same bytes.
+// that has seen the memory in three sessions and records the promoted
+// facts. Content is generated from a fixed seed, so every run benchmarks
+// the same bytes.
+//
+// Options grow it in two directions: many small topic files (TopicFiles:
+// the 10,000- and 100,000-file projects of the scale rows), and every
+// other memory source intermem reads (Solutions under docs/solutions,
+// Learnings under .clavain/learnings, Edits in an interfluence log), so
+// that a project of 20,000 entries spreads them across all sources.
 package benchgen
 
 import (
@@ -30,13 +37,31 @@ type Options struct {
 	MemoryFiles int // one-memory files (default 30)
 	DocLines    int // lines of CLAUDE.md and of AGENTS.md (default 300)
 	Sessions    int // sessions recorded in the store (default 3)
-	Now         time.Time
+	// TopicFiles adds that many small one-memory files (topic_mem_N.md)
+	// that MEMORY.md does not point to.
+	TopicFiles int
+	// Solutions, Learnings and Edits add that many compound solution
+	// documents (docs/solutions/<category>/*.md), clavain learnings
+	// (.clavain/learnings/*.md) and interfluence edit observations (blocks
+	// of .interfluence/learnings-raw.log).
+	Solutions, Learnings, Edits int
+	Now                         time.Time
 }
 
 // Project is a generated project.
 type Project struct {
 	Root, MemoryDir string
-	Entries         int // memory entries written
+	// Entries counts what was written across every source; BySource
+	// splits it: "auto-memory" (memory entries), "instructions" (the
+	// curated documents' hand-written statements, about: one a line),
+	// "promoted" (marked facts), "compound", "clavain", "interfluence".
+	Entries  int
+	BySource map[string]int
+	// Files counts the memory files written.
+	Files int
+	// Changed lists a few files of each source a benchmark may append to
+	// (a one-file change), by source name.
+	Changed map[string]string
 }
 
 var words = strings.Fields(`invoice render ledger store mailer retry backoff golden test race cache
@@ -68,7 +93,8 @@ func Write(dir string, o Options) (*Project, error) {
 		o.Now = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	}
 	rng := rand.New(rand.NewSource(42))
-	p := &Project{Root: filepath.Join(dir, "proj"), MemoryDir: filepath.Join(dir, "memory")}
+	p := &Project{Root: filepath.Join(dir, "proj"), MemoryDir: filepath.Join(dir, "memory"),
+		BySource: map[string]int{}, Changed: map[string]string{}}
 	w := func(rel string, content string) error {
 		path := filepath.Join(p.Root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -116,36 +142,57 @@ func Write(dir string, o Options) (*Project, error) {
 		}
 	}
 
-	// Curated documents with some promoted facts.
-	doc := func(title string, marked int) string {
+	// Curated documents with some promoted facts: the store records each
+	// (with a confidence, some of them stale).
+	var promoted []store.Promoted
+	promote := func(target, section, text string) string {
+		id := fmt.Sprintf("%016x", rng.Uint64())
+		conf := 0.7
+		if len(promoted)%17 == 3 {
+			conf = 0.2
+		}
+		promoted = append(promoted, store.Promoted{ID: id, Target: target, Section: section, Text: text, Kind: "fact",
+			At: o.Now.Add(-10 * 24 * time.Hour), Confidence: conf, LastEvidence: o.Now.Add(-2 * 24 * time.Hour), Op: "bench"})
+		return id
+	}
+	doc := func(target, title string, marked int) string {
+		section := ""
 		var b strings.Builder
 		fmt.Fprintf(&b, "# %s\n\n", title)
 		for i := 0; i < o.DocLines-2; i++ {
 			switch {
 			case i%25 == 0:
-				fmt.Fprintf(&b, "## %s %d\n", capital(words[rng.Intn(len(words))]), i/25)
+				section = fmt.Sprintf("%s %d", capital(words[rng.Intn(len(words))]), i/25)
+				fmt.Fprintf(&b, "## %s\n", section)
 			case i%25 == 1:
 				b.WriteString("\n")
 			case marked > 0 && i%9 == 0:
-				fmt.Fprintf(&b, "- %s in `%s`. <!-- intermem:%016x -->\n", sentence(10), sources[rng.Intn(len(sources))], rng.Uint64())
+				text := fmt.Sprintf("%s in `%s`.", sentence(10), sources[rng.Intn(len(sources))])
+				fmt.Fprintf(&b, "- %s <!-- intermem:%s -->\n", text, promote(target, section, "- "+text))
 				marked--
+				p.BySource["promoted"]++
 			default:
 				fmt.Fprintf(&b, "- %s.\n", sentence(8+rng.Intn(10)))
+				p.BySource["instructions"]++
 			}
 		}
 		return b.String()
 	}
-	if err := w("CLAUDE.md", doc("Project", 10)); err != nil {
+	if err := w("CLAUDE.md", doc("CLAUDE.md", "Project", 10)); err != nil {
 		return nil, err
 	}
-	if err := w("AGENTS.md", doc("Agents guide", 20)); err != nil {
+	if err := w("AGENTS.md", doc("AGENTS.md", "Agents guide", 20)); err != nil {
 		return nil, err
 	}
 	for i := 0; i < 3; i++ {
-		if err := w(fmt.Sprintf("docs/intermem/%s.md", words[i]), fmt.Sprintf("# %s details\n\n- %s. <!-- intermem:%016x -->\n", words[i], sentence(12), rng.Uint64())); err != nil {
+		name := fmt.Sprintf("docs/intermem/%s.md", words[i])
+		text := sentence(12) + "."
+		if err := w(name, fmt.Sprintf("# %s details\n\n- %s <!-- intermem:%s -->\n", words[i], text, promote(name, words[i]+" details", "- "+text))); err != nil {
 			return nil, err
 		}
+		p.BySource["promoted"]++
 	}
+	p.Changed["instructions"] = filepath.Join(p.Root, "CLAUDE.md")
 
 	// Auto-memory.
 	fact := func() string {
@@ -161,10 +208,10 @@ func Write(dir string, o Options) (*Project, error) {
 		} else if mem < o.MemoryFiles && lines%8 == 0 {
 			fmt.Fprintf(&idx, "- [%s](memory_%02d.md) — %s\n", words[mem%len(words)], mem, sentence(6))
 			mem++
-			p.Entries++
+			p.BySource["auto-memory"]++
 		} else {
 			fmt.Fprintf(&idx, "- %s\n", fact())
-			p.Entries++
+			p.BySource["auto-memory"]++
 		}
 		lines++
 	}
@@ -178,7 +225,7 @@ func Write(dir string, o Options) (*Project, error) {
 		if err := mw(fmt.Sprintf("memory_%02d.md", i), body); err != nil {
 			return nil, err
 		}
-		p.Entries++
+		p.BySource["auto-memory"]++
 	}
 	for i := 0; i < o.FactFiles; i++ {
 		var b strings.Builder
@@ -188,11 +235,31 @@ func Write(dir string, o Options) (*Project, error) {
 				fmt.Fprintf(&b, "\n## %s\n", words[rng.Intn(len(words))])
 			}
 			fmt.Fprintf(&b, "- %s\n", fact())
-			p.Entries++
+			p.BySource["auto-memory"]++
 		}
 		if err := mw(fmt.Sprintf("topic_%02d.md", i), b.String()); err != nil {
 			return nil, err
 		}
+	}
+	for i := 0; i < o.TopicFiles; i++ {
+		typ := []string{"user", "feedback", "project", "reference"}[i%4]
+		body := fmt.Sprintf("---\nname: %s %d\ndescription: %s\ntype: %s\n---\n%s\n", words[i%len(words)], i, sentence(7), typ, fact())
+		if err := mw(fmt.Sprintf("topic_mem_%06d.md", i), body); err != nil {
+			return nil, err
+		}
+		p.BySource["auto-memory"]++
+	}
+	p.Files = 1 + o.MemoryFiles + o.FactFiles + o.TopicFiles
+	p.Changed["auto-memory"] = filepath.Join(p.MemoryDir, "topic_00.md")
+	if o.FactFiles == 0 {
+		p.Changed["auto-memory"] = filepath.Join(p.MemoryDir, "MEMORY.md")
+	}
+
+	if err := writeSources(p, o, rng, w, sentence, sources); err != nil {
+		return nil, err
+	}
+	for _, n := range p.BySource {
+		p.Entries += n
 	}
 
 	// The store: the memory seen in o.Sessions sessions, a day apart.
@@ -201,6 +268,16 @@ func Write(dir string, o Options) (*Project, error) {
 		return nil, err
 	}
 	defer s.Close()
+	if err := s.Update(func(tx *bolt.Tx) error {
+		for i := range promoted {
+			if err := store.Put(tx, store.BucketPromoted, promoted[i].ID, &promoted[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	for i := 0; i < o.Sessions; i++ {
 		at := o.Now.Add(-time.Duration(o.Sessions-i) * 24 * time.Hour)
 		obs, err := snapshot.Observe(p.MemoryDir, fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i), "Stop", at, redact.String)
@@ -220,4 +297,65 @@ func capital(w string) string {
 		return w
 	}
 	return string(w[0]-'a'+'A') + w[1:]
+}
+
+// Categories, problem types and the like of the generated solution
+// documents, as the corpus's compound documents spell them.
+var (
+	categories = []string{"build-errors", "runtime-errors", "integration-issues", "best-practices", "test-failures", "workflow-issues"}
+	rootCauses = []string{"cache_invalidation", "missing_guard", "race_condition", "wrong_default", "stale_reference", "encoding_mismatch"}
+	severities = []string{"low", "medium", "high"}
+)
+
+// writeSources writes the other sources' files: compound solution
+// documents, clavain learnings and one interfluence log.
+func writeSources(p *Project, o Options, rng *rand.Rand, w func(rel, content string) error, sentence func(int) string, sources []string) error {
+	pick := func(list []string) string { return list[rng.Intn(len(list))] }
+	day := func() string { return o.Now.Add(-time.Duration(rng.Intn(400)) * 24 * time.Hour).Format("2006-01-02") }
+	for i := 0; i < o.Solutions; i++ {
+		cat := categories[i%len(categories)]
+		comp, mod := words[rng.Intn(20)], words[rng.Intn(len(words))]
+		title := capital(sentence(6))
+		cited := sources[rng.Intn(len(sources))]
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\nmodule: %s\ndate: %s\nproblem_type: %s\ncomponent: %s\nsymptoms:\n  - \"%s\"\n  - %s\nroot_cause: %s\nresolution_type: fix\nseverity: %s\ntags: [%s, %s, %s]\n---\n\n",
+			mod, day(), strings.TrimSuffix(cat, "s"), comp, sentence(7), sentence(5), pick(rootCauses), pick(severities), pick(words), pick(words), comp)
+		fmt.Fprintf(&b, "# %s\n\n## Problem\n%s.\n\n## Root Cause\n%s in `%s`.\n\n## Solution\n%s.\n\n```go\n// %s\n```\n\n## Prevention\n- %s.\n- %s.\n",
+			title, sentence(25), capital(sentence(14)), cited, capital(sentence(30)), sentence(6), capital(sentence(9)), capital(sentence(9)))
+		rel := fmt.Sprintf("docs/solutions/%s/%s-%s-%05d.md", cat, comp, mod, i)
+		if err := w(rel, b.String()); err != nil {
+			return err
+		}
+		p.BySource["compound"]++
+		if i == 0 {
+			p.Changed["compound"] = filepath.Join(p.Root, filepath.FromSlash(rel))
+		}
+	}
+	for i := 0; i < o.Learnings; i++ {
+		cited := sources[rng.Intn(len(sources))]
+		body := fmt.Sprintf("---\nlastConfirmed: %s\nprovenance: independent\n---\n%s.\n\nEvidence: %s:%d-%d, %s()\nVerify: %s.\n",
+			day(), capital(sentence(12)), cited, 10+rng.Intn(90), 100+rng.Intn(90), capital(pick(words)), sentence(8))
+		rel := fmt.Sprintf(".clavain/learnings/%s-%s-%05d.md", pick(words), pick(words), i)
+		if err := w(rel, body); err != nil {
+			return err
+		}
+		p.BySource["clavain"]++
+		if i == 0 {
+			p.Changed["clavain"] = filepath.Join(p.Root, filepath.FromSlash(rel))
+		}
+	}
+	if o.Edits > 0 {
+		var b strings.Builder
+		at := o.Now.Add(-time.Duration(o.Edits) * time.Minute)
+		for i := 0; i < o.Edits; i++ {
+			fmt.Fprintf(&b, "--- %s | %s | CONTEXT:%s ---\nOLD: %s\nNEW: %s\n", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339),
+				sources[rng.Intn(len(sources))], pick([]string{"code", "prose"}), sentence(8), sentence(8))
+			p.BySource["interfluence"]++
+		}
+		if err := w(".interfluence/learnings-raw.log", b.String()); err != nil {
+			return err
+		}
+		p.Changed["interfluence"] = filepath.Join(p.Root, ".interfluence", "learnings-raw.log")
+	}
+	return nil
 }
