@@ -27,7 +27,10 @@
 // # Content, in rendering order
 //
 //   - Health, one line each, only when true: an interrupted journal
-//     operation (ask for intermem-recover); MEMORY.md over its load cap,
+//     operation that verifies (journal.Scan: this user's, for this
+//     project, every step in its places), with its summary (ask for
+//     intermem-recover); how many operations recovery refuses, never what
+//     they say (a planted record is anyone's text); MEMORY.md over its load cap,
 //     with the truncation ledger — each entry past the cap as "L<line>:
 //     <clipped text>" under the path of MEMORY.md — or at 80% of it;
 //     promoted facts whose confidence fell below score.StaleBelow and whose

@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
@@ -43,6 +44,12 @@ type Env struct {
 	Now       time.Time
 	Budget    int
 	Threshold int // sessions that make an entry stable
+	// Key and Places verify interrupted journal operations (package
+	// journal): only an operation this user's intermem recorded for this
+	// project, every step inside its places, is described; without a key
+	// every operation is refused.
+	Key    []byte
+	Places confine.Places
 	// Deps, when set, records every filesystem fact Gather relies on
 	// (for the render cache).
 	Deps *Deps
@@ -225,7 +232,7 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 				}
 				in.Stale = append(in.Stale, StaleFact{ID: id, Doc: whereDoc[id], Section: m.Section, Text: t, Confidence: conf})
 			})
-			in.Interrupted = interrupted(tx)
+			in.Interrupted, in.Refused = interrupted(tx, e.Key, e.Places)
 			if b := tx.Bucket(store.BucketDecisions); b != nil {
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
@@ -619,30 +626,25 @@ func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, c
 	})
 }
 
-// interrupted lists the summaries of incomplete journal operations in id
-// order: journal.Incomplete, reading only the state and summary of each
-// record instead of decoding every step of every operation ever run.
-func interrupted(tx *bolt.Tx) []string {
-	b := tx.Bucket(store.BucketJournal)
-	if b == nil {
-		return nil
+// interrupted lists the summaries of the incomplete journal operations
+// recovery would replay (journal.Scan: the MAC verifies under this user's
+// key, every step is in a place now), oldest first, and counts those it
+// refuses. A refused operation's record is anyone's text — planted with a
+// copied project, say — so nothing of it is described.
+func interrupted(tx *bolt.Tx, key []byte, places confine.Places) (sums []string, refused int) {
+	j := &journal.Journal{Key: key, Places: places}
+	sc, err := j.Scan(tx)
+	if err != nil {
+		return nil, 0
 	}
-	var out []string
-	_ = b.ForEach(func(_, raw []byte) error {
-		if raw == nil {
-			return nil
+	for _, op := range sc.Ops {
+		sum := op.Summary
+		if sum == "" {
+			sum = op.Kind
 		}
-		v := gjson.GetManyBytes(raw, "state", "summary", "kind")
-		if s := journal.State(v[0].String()); s == journal.Pending || s == journal.Committed {
-			sum := v[1].String()
-			if sum == "" {
-				sum = v[2].String()
-			}
-			out = append(out, sum)
-		}
-		return nil
-	})
-	return out
+		sums = append(sums, sum)
+	}
+	return sums, len(sc.Problems)
 }
 
 // docIndex lists a document's sections holding intermem markers and how

@@ -15,6 +15,7 @@ import (
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/userstate"
 )
 
 // storeWait bounds the wait for a busy store: a session start must not
@@ -64,10 +65,13 @@ func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget 
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = p.Root
 	}
+	// Without a readable key no operation verifies: none is described.
+	key, _ := userstate.Key(env, false)
 	return Env{
 		Root: p.Root, MemoryDir: p.MemoryDir, Cwd: cwd,
 		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"),
 		Now: now, Budget: budget, Threshold: stability.Threshold(env.Get),
+		Key: key, Places: p.Places(),
 	}
 }
 
@@ -102,6 +106,10 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
+	// The user's key decides which interrupted operations verify.
+	if dir, err := userstate.Dir(h.Env); err == nil {
+		deps.Stat(filepath.Join(dir, userstate.KeyName))
+	}
 	// GatherOpen reads the documents too before it opens the store, and
 	// holds the store's lock only for its one read transaction.
 	var openErr error

@@ -35,8 +35,12 @@ type Inputs struct {
 	// FirstPromoted when the oldest live promoted fact was promoted (zero:
 	// none). A sweep is due SweepEvery after the later of the two.
 	LastSweep, FirstPromoted time.Time
-	// Interrupted holds the summaries of incomplete journal operations.
+	// Interrupted holds the summaries of the incomplete journal operations
+	// recovery would replay (verified: see Env.Key).
 	Interrupted []string
+	// Refused counts incomplete journal operations, and records that no
+	// longer decode, that recovery refuses: nothing of them is shown.
+	Refused int
 	// Agents is set when AGENTS.md holds promoted facts Claude Code will
 	// not load.
 	Agents *AgentsInfo

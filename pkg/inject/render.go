@@ -353,6 +353,12 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
+	if n := in.Refused; n > 0 {
+		s := fmt.Sprintf("- %d interrupted intermem %s could not be verified as this user's and will not be replayed: ask the user to run `intermem-recover`, which lists %s.",
+			n, cli.Plural(n, "change", "changes"), cli.Plural(n, "it", "them"))
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
 	if ix := in.Index; ix != nil {
 		pct := max(100*ix.Lines/200, 100*ix.Chars/25000)
 		switch {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/tidwall/gjson"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/confine"
@@ -101,6 +102,15 @@ func (j *Journal) Scan(tx *bolt.Tx) (*Scan, error) {
 	sc := &Scan{}
 	storeID := store.ID(tx)
 	err := store.EachRaw(tx, store.BucketJournal, func(key string, raw []byte) error {
+		// A finished Op is history: its state alone says so, read without
+		// decoding its steps (a session start scans the journal). Only a
+		// record that is valid JSON is judged this way; any other is
+		// decoded below and reported damaged.
+		if gjson.ValidBytes(raw) {
+			if st := gjson.GetBytes(raw, "state"); st.Type == gjson.String && State(st.Str) != Pending && State(st.Str) != Committed {
+				return nil
+			}
+		}
 		op := new(Op)
 		if err := json.Unmarshal(raw, op); err != nil {
 			sc.Problems = append(sc.Problems, Problem{ID: key, Err: fmt.Errorf("%w: %v", ErrDamaged, err)})
