@@ -39,19 +39,15 @@ var Binaries = map[string]func(){
 	"intermem-recover":    func() { os.Exit(command.RecoverMain(context.Background(), cli.FromOS(), os.Args[1:])) },
 	"intermem-inject":     func() { os.Exit(inject.Main(cli.FromOS(), os.Args[1:])) },
 	"intermem-mcp":        func() { os.Exit(mcpserver.Main(context.Background(), cli.FromOS(), os.Args[1:])) },
-	// holdstore DB DURATION READYFILE holds the store's write lock, to make hooks
-	// meet a busy store. Test-only.
+	// holdstore DB FLAGFILE holds the store's write lock, to make hooks meet a
+	// busy store: it creates FLAGFILE once the lock is held and releases the
+	// lock when the script removes FLAGFILE. Test-only.
 	"holdstore": holdStore,
 }
 
 func holdStore() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: holdstore DB DURATION READYFILE")
-		os.Exit(2)
-	}
-	d, err := time.ParseDuration(os.Args[2])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: holdstore DB FLAGFILE")
 		os.Exit(2)
 	}
 	s, err := store.Open(os.Args[1], store.Options{})
@@ -59,12 +55,20 @@ func holdStore() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// Tell the script the lock is held, then hold it.
-	if err := os.WriteFile(os.Args[3], []byte("locked\n"), 0o644); err != nil {
+	// Tell the script the lock is held, then hold it until the script
+	// removes the flag: released by the script's step, not by a clock, so
+	// a slow machine cannot release it early. The bound only keeps a
+	// failed script from leaving the process behind.
+	flag := os.Args[2]
+	if err := os.WriteFile(flag, []byte("locked\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	time.Sleep(d)
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(flag); err != nil {
+			break
+		}
+	}
 	s.Close()
 	os.Exit(0)
 }
