@@ -109,6 +109,8 @@ type File struct {
 	Headings    []Heading    // real headings only
 	Entries     []Entry
 	Warnings    []string // e.g. "line 12: unclosed ``` fence treated as text"
+
+	load LoadInfo // of MEMORY.md, measured when it was read
 }
 
 // Parse parses one memory file. It never fails and never panics: any bytes

@@ -32,40 +32,90 @@ type Dir struct {
 	// larger than MaxFileBytes. Parse warnings stay in each File.
 	Warnings []string
 
+	// Cached reports that some files came from a FileCache and have no
+	// Content: such a Dir is for reading entries, never for editing files.
+	Cached bool
+
 	skipped map[string]bool // names of files that exist but were not read
+	cache   FileCache
 }
 
 // Scan reads and parses every memory file in dir. It fails only when dir
 // itself cannot be read; a missing directory gives an error wrapping
 // fs.ErrNotExist, which callers treat as an empty memory. One bad file is
 // a warning, never an error.
-func Scan(dir string) (*Dir, error) {
+func Scan(dir string) (*Dir, error) { return ScanCached(dir, nil) }
+
+// ScanCached is Scan reusing what c holds of files parsed before (see
+// FileCache); a nil c is Scan. The files it takes from c have no Content:
+// a Dir scanned with a cache is for reading entries, never for editing
+// files (Dir.Cached says so).
+func ScanCached(dir string, c FileCache) (*Dir, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("automem: scan memory dir: %w", err)
 	}
-	d := &Dir{Path: dir}
+	d := &Dir{Path: dir, cache: c}
 	for _, de := range des {
 		name := de.Name()
 		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
 			continue
 		}
-		content, err := readMemoryFile(filepath.Join(dir, name), de)
+		f, err := d.parseFile(name, filepath.Join(dir, name), de)
 		if err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", redact.Name(name), err))
 			d.skip(name)
 			continue
 		}
-		f := Parse(name, content)
 		d.Files = append(d.Files, f)
 		if name == IndexName {
 			d.Index = f
-			d.Load = Load(content)
 		}
 	}
 	d.resolve()
 	d.markPointedSecrets()
+	if d.Index != nil {
+		d.Load = d.Index.load
+	}
 	return d, nil
+}
+
+// parseFile reads and parses one memory file, or takes it from the cache
+// when the cache holds it at the file's current fingerprint.
+func (d *Dir) parseFile(name, path string, de fs.DirEntry) (*File, error) {
+	if d.cache == nil {
+		content, err := readMemoryFile(path, de)
+		if err != nil {
+			return nil, err
+		}
+		return parseMemory(name, content), nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("stat: %w", err)
+	}
+	if fi.Mode().IsRegular() {
+		if f, ok := d.cache.Load(name, fi); ok {
+			d.Cached = true
+			return f, nil
+		}
+	}
+	content, err := readMemoryFile(path, de)
+	if err != nil {
+		return nil, err
+	}
+	f := parseMemory(name, content)
+	d.cache.Save(name, fi, f)
+	return f, nil
+}
+
+// parseMemory is Parse, measuring the index's load as well.
+func parseMemory(name string, content []byte) *File {
+	f := Parse(name, content)
+	if name == IndexName {
+		f.load = Load(content)
+	}
+	return f
 }
 
 // markPointedSecrets marks a one-memory file Secret when an index line that
@@ -138,13 +188,13 @@ func (d *Dir) resolve() {
 				continue
 			}
 			have[link] = true
-			content, err := readMemoryFile(p, fs.FileInfoToDirEntry(fi))
+			lf, err := d.parseFile(link, p, fs.FileInfoToDirEntry(fi))
 			if err != nil {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", redact.Name(link), err))
 				d.skip(link)
 				continue
 			}
-			d.Files = append(d.Files, Parse(link, content))
+			d.Files = append(d.Files, lf)
 		}
 	}
 	sort.SliceStable(d.Files, func(a, b int) bool { return d.Files[a].Name < d.Files[b].Name })

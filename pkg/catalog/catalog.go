@@ -1,79 +1,306 @@
-// Package catalog joins what is in auto-memory now (a fresh scan) with what
-// the store remembers about each entry (sessions seen, lineage), and
-// classifies every entry's stability. Status, plan and injection all start
-// from a Catalog, so they agree on what "stable" means.
+// Package catalog is the one place intermem sees memory entries through:
+// every source's entries (auto-memory, promoted facts, instruction files,
+// compound solutions, clavain learnings, interfluence observations),
+// redacted and screened once, kept in intermem's store with what intermem
+// knows about each (the overlay), and searchable. Plan, validate, sweep,
+// search, status, context and the hooks all read entries here.
+//
+// # API
+//
+//	c, err := catalog.Build(tx, cfg) // bring the catalog up to date with the files
+//	c.Entries()                      // every live entry of the enabled sources
+//	c.Get(id)                        // one entry (live, else its tombstone) with its overlay
+//	c.Search(q)                      // ranked hits (pkg/search over the cached index)
+//	c.Sources()                      // each source: on/off, files, entries, last scan, problems
+//	c.Fresh()                        // problems found by this Build (report them once)
+//	c.Memory(threshold)              // auto-memory whole, for plan and status
+//
+// A Catalog is bound to the transaction it was built in and must not be
+// used after it ends. Build with a writable transaction stores what it
+// finds; with a read-only one (or nil: no store yet) it holds the same
+// result in memory (store.CatalogTx), so read-only commands always show the
+// files as they are and never write.
+//
+// # Build, incrementally
+//
+// For each enabled source, in name order:
+//
+//   - Files are found by source.Files (Find under the project root, or the
+//     source's own Locate); each has a Fingerprint (size, mtime, inode,
+//     ctime). A file whose stored fingerprint is equal, and was not taken
+//     while the file could still change unseen (Racy: modified less than
+//     RacyWindow before it was parsed), costs that stat: its stored ids
+//     and problems stand and nothing is read.
+//   - A changed document is read (source.ReadFile) and Parse'd; its
+//     entries replace the file's. A changed append-only log (an Appender)
+//     is parsed from its stored cursor when it only grew (source.ParseLog):
+//     the entries it returns replace those at or after the cursor's line.
+//   - A Whole source (auto-memory) is handed a cache of what it kept of each
+//     file (store.CatalogTx blobs) and returns all its entries; a file's
+//     entries are stored again only when their hash (CatalogFile.Sum)
+//     changed.
+//   - Every entry a source did not redact itself (source.Entry.Redacted) is
+//     redacted here (pkg/redact, every text field; Secret set when anything
+//     was), and every entry is screened (pkg/screen): the flags are kept
+//     with the entry, and consumers that inject text withhold flagged
+//     entries (Entry.Withheld). Auto-memory is redacted by automem.Parse and
+//     never twice.
+//   - An id a source no longer yields anywhere is tombstoned (Gone set; the
+//     record and its overlay kept, so provenance still answers); an id that
+//     reappears is revived. A file that vanished is forgotten and its
+//     entries tombstoned.
+//   - Problems belong to the file content that produced them: stored with
+//     its fingerprint, returned by Fresh only when that content is parsed,
+//     so a hook logs each once; Sources lists them all.
+//
+// Any change to an entry bumps the catalog's generation. The search index
+// (pkg/search) is encoded into the store at the generation it was built
+// at and decoded in place (DecodeShared) while it is current; a change
+// makes the next Search rebuild it (stored again when the transaction is
+// writable).
+//
+// # Invariants
+//
+//   - The store never holds a secret: entries are redacted before they are
+//     stored, file keys of auto-memory use the redacted file name.
+//   - Source files are never written: the catalog reads.
+//   - Ids are unique within a source; an id may name one fact in two
+//     sources (a memory and its promoted copy share the marker's id).
+//   - A switched-off source is not scanned and its entries are in no
+//     result; what the store holds of it stays for when it is switched
+//     back on.
 package catalog
 
 import (
 	"errors"
-	"io/fs"
+	"fmt"
+	"sort"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// Item is one current entry with its history.
-type Item struct {
-	automem.Entry
-	Rec    *store.Entry // nil when never observed by a hook
-	Status stability.Status
+// RacyWindow is how recently before a parse a file may have been modified
+// for its fingerprint to be trusted: file times advance in ticks (a few
+// milliseconds on Linux), so a file written twice within one tick, at the
+// same size, keeps its fingerprint. A file modified within the window of
+// its parse is parsed again at the next Build.
+const RacyWindow = 2 * time.Second
+
+// ErrUnknownSource is returned for a source filter naming no source.
+var ErrUnknownSource = errors.New("no such source")
+
+// ErrSwitchedOff is returned for a source filter naming a source that
+// .intermem/config.json switches off.
+var ErrSwitchedOff = errors.New("source is switched off in .intermem/config.json")
+
+// Config is what Build needs.
+type Config struct {
+	// Env locates the sources: the project root, the memory directory, the
+	// user's directories.
+	Env source.Env
+	// Registry lists the sources; nil means every built-in source
+	// (sources.Registry).
+	Registry *source.Registry
+	// Switches maps a source's name to false to switch it off (the
+	// "sources" of .intermem/config.json).
+	Switches map[string]bool
+	// Now stamps first sightings, tombstones and scans.
+	Now time.Time
 }
 
-// Catalog is the joined view.
+// Entry is one entry as the catalog keeps it: the source's entry,
+// redacted, with what screening found and when the catalog saw it come
+// and go.
+type Entry struct {
+	source.Entry
+	// Flags are the screening findings: non-empty means the entry may be a
+	// prompt injection and is never injected into a session.
+	Flags []string
+	// FirstSeen is when a Build first found the entry; Changed when its
+	// text last changed.
+	FirstSeen, Changed time.Time
+	// Gone is its tombstone: when its source stopped holding it.
+	Gone time.Time
+}
+
+// Withheld reports whether screening flagged the entry: whatever injects
+// text into a session leaves it out.
+func (e *Entry) Withheld() bool { return len(e.Flags) > 0 }
+
+// SourceInfo is what `intermem sources` says of one source.
+type SourceInfo struct {
+	Name string
+	// On is false when .intermem/config.json switches the source off.
+	On bool
+	// Patterns are where the source looks, relative to Base.
+	Patterns []string
+	// Base is the directory the patterns are relative to ("" for a source
+	// that locates its files by its own rule).
+	Base string
+	// Files are the files it read, as entry paths name them.
+	Files []string
+	// Entries counts its live entries.
+	Entries int
+	// Scanned is when a Build last changed what the catalog holds of it;
+	// zero when never.
+	Scanned time.Time
+	// Problems are every problem of its files as they are now.
+	Problems []source.Problem
+}
+
+// Catalog is the catalog inside one transaction.
 type Catalog struct {
-	Dir         *automem.Dir // nil when the memory directory does not exist
-	Items       []Item
-	Sessions    int
-	LastSession time.Time
-	Threshold   int
-	Counts      map[stability.Status]int
+	cfg     Config
+	tx      *store.CatalogTx
+	srcs    []SourceInfo
+	on      map[string]bool
+	fresh   []source.Problem
+	changed bool
 }
 
-// Load scans memDir and joins it with s (which may be nil: no store yet).
-func Load(tx *bolt.Tx, memDir string, threshold int) (*Catalog, error) {
-	c := &Catalog{Threshold: threshold, Counts: map[stability.Status]int{}}
-	d, err := automem.Scan(memDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+// Build brings the catalog up to date with the files and returns it,
+// bound to tx (see the package comment). tx may be nil (no store yet) or
+// read-only: the result is the same, held in memory.
+func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
+	if cfg.Registry == nil {
+		cfg.Registry = sources.Registry()
 	}
-	if err == nil {
-		c.Dir = d
+	if unknown := cfg.Registry.Unknown(cfg.Switches); len(unknown) > 0 {
+		return nil, fmt.Errorf("%w: .intermem/config.json switches %q; the sources are %v", ErrUnknownSource, unknown, cfg.Registry.Names())
 	}
-	if tx != nil {
-		_ = store.Each(tx, store.BucketSessions, func(_ string, s *store.Session) error {
-			c.Sessions++
-			if s.Last.After(c.LastSession) {
-				c.LastSession = s.Last
-			}
-			return nil
-		})
+	c := &Catalog{cfg: cfg, tx: tx, on: map[string]bool{}}
+	for _, s := range cfg.Registry.Enabled(cfg.Switches) {
+		c.on[s.Name()] = true
 	}
-	if c.Dir == nil {
-		return c, nil
-	}
-	for _, e := range c.Dir.Entries() {
-		it := Item{Entry: e}
-		if tx != nil {
-			var rec store.Entry
-			if ok, _ := store.Get(tx, store.BucketEntries, e.ID, &rec); ok {
-				it.Rec = &rec
+	for _, s := range cfg.Registry.All() {
+		info := SourceInfo{Name: s.Name(), On: c.on[s.Name()], Patterns: s.Patterns(), Base: base(cfg.Env, s)}
+		if info.On {
+			b := builder{c: c, s: s, info: &info}
+			if err := b.run(); err != nil {
+				return nil, fmt.Errorf("catalog: source %s: %w", s.Name(), err)
 			}
 		}
-		it.Status = stability.Of(it.Rec, threshold)
-		c.Counts[it.Status]++
-		c.Items = append(c.Items, it)
+		info.Scanned = tx.Scanned(s.Name())
+		c.srcs = append(c.srcs, info)
 	}
 	return c, nil
 }
 
-// Sessions returns how many distinct sessions an item was seen in.
-func (it *Item) Sessions() int {
-	if it.Rec == nil {
-		return 0
+// base is the directory a source's patterns are relative to.
+func base(env source.Env, s source.Source) string {
+	if b, ok := s.(interface{ Base(source.Env) string }); ok {
+		return b.Base(env)
 	}
-	return it.Rec.Sessions
+	if _, ok := s.(source.Locator); ok {
+		return ""
+	}
+	return env.Root
+}
+
+// Changed reports whether this Build changed anything the catalog holds.
+func (c *Catalog) Changed() bool { return c.changed }
+
+// Fresh returns the problems this Build found in files it parsed: what a
+// caller reports once (the same problems of unchanged files are not
+// repeated).
+func (c *Catalog) Fresh() []source.Problem { return c.fresh }
+
+// Sources returns every registered source, in name order.
+func (c *Catalog) Sources() []SourceInfo { return c.srcs }
+
+// On reports whether the source called name is registered and switched on.
+func (c *Catalog) On(name string) bool { return c.on[name] }
+
+// Names returns every registered source's name, in order.
+func (c *Catalog) Names() []string { return c.cfg.Registry.Names() }
+
+// CheckSources validates a source filter: every name must be a registered
+// source that is switched on.
+func (c *Catalog) CheckSources(names []string) error {
+	for _, n := range names {
+		if _, ok := c.cfg.Registry.Lookup(n); !ok {
+			return fmt.Errorf("%w %q: the sources are %v", ErrUnknownSource, n, c.Names())
+		}
+		if !c.on[n] {
+			return fmt.Errorf("%q: %w", n, ErrSwitchedOff)
+		}
+	}
+	return nil
+}
+
+// Entries returns every live entry of the enabled sources (of only those
+// named, when names are given), ordered by source, path and line.
+func (c *Catalog) Entries(names ...string) []Entry {
+	want := c.on
+	if len(names) > 0 {
+		want = map[string]bool{}
+		for _, n := range names {
+			want[n] = c.on[n]
+		}
+	}
+	var out []Entry
+	for _, s := range c.cfg.Registry.Names() {
+		if !want[s] {
+			continue
+		}
+		seen := map[string]bool{}
+		_ = c.tx.Files(s, func(f *store.CatalogFile) error {
+			for _, id := range f.IDs {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if e, ok := c.tx.Entry(id, s); ok && e.Gone.IsZero() {
+					out = append(out, fromStore(&e))
+				}
+			}
+			return nil
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return out
+}
+
+// Get returns the entry with id: a live entry of an enabled source first,
+// else its tombstone. An id two sources share returns the first by source
+// name; GetAll returns both.
+func (c *Catalog) Get(id string) (Entry, bool) {
+	all := c.GetAll(id)
+	for _, e := range all {
+		if e.Gone.IsZero() {
+			return e, true
+		}
+	}
+	if len(all) > 0 {
+		return all[0], true
+	}
+	return Entry{}, false
+}
+
+// GetAll returns every enabled source's entry with id, live or not, in
+// source-name order.
+func (c *Catalog) GetAll(id string) []Entry {
+	var out []Entry
+	for _, e := range c.tx.EntriesOf(id) {
+		if c.on[e.Source] {
+			out = append(out, fromStore(&e))
+		}
+	}
+	return out
+}
+
+func fromStore(e *store.CatalogEntry) Entry {
+	return Entry{Entry: e.Entry, Flags: e.Flags, FirstSeen: e.FirstSeen, Changed: e.Changed, Gone: e.Gone}
 }

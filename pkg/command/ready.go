@@ -42,7 +42,7 @@ func planInputs(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, ma
 		Promoted: map[string]bool{}, Rejected: map[string]bool{}, Screen: screenText,
 		Loaded: loadedSet(env, p), Layout: tier.Load(env.Get, p.StateDir),
 	}
-	in.Catalog, err = catalog.Load(tx, p.MemoryDir, stability.Threshold(env.Get))
+	in.Catalog, err = catalog.LoadMemory(tx, p.MemoryDir, stability.Threshold(env.Get))
 	if err != nil {
 		return plan.Inputs{}, memoryError(p, err)
 	}

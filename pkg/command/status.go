@@ -121,7 +121,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cat *catalog.Catalog
+	var cat *catalog.Memory
 	ready := 0
 	load := func(tx *bolt.Tx) error {
 		in, err := planInputs(env, p, tx, now, 0)

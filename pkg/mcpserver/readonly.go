@@ -78,7 +78,10 @@ func (r *ReadOnly) scan(ctx context.Context) *corpus {
 		if ctx.Err() != nil {
 			break
 		}
-		es, _ := source.Scan(r.p.Root, s)
+		if s.Name() == AutoMemory {
+			continue // below, with the files it names
+		}
+		es, _ := source.Scan(source.Env{Root: r.p.Root, MemoryDir: r.p.MemoryDir}, s)
 		for _, e := range es {
 			c.add(e, filepath.Join(r.p.Root, filepath.FromSlash(e.Path)))
 		}
@@ -154,7 +157,7 @@ func firstOf(ss ...string) string {
 
 // names returns every source name, auto-memory included, sorted.
 func (r *ReadOnly) names() []string {
-	return append([]string{AutoMemory}, r.reg.Names()...)
+	return r.reg.Names()
 }
 
 // storeView is one call's read of intermem's store.

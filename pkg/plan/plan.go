@@ -210,7 +210,7 @@ type Plan struct {
 
 // Inputs are what Build needs; the caller loads them.
 type Inputs struct {
-	Catalog *catalog.Catalog
+	Catalog *catalog.Memory
 	Targets *targets.Set
 	// Checker checks citations; nil builds a plan without citation checks
 	// (Plan.Validated false).

@@ -81,7 +81,7 @@ func planFixture(b testing.TB, n, lines int) Inputs {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cat := &catalog.Catalog{Threshold: 3, Sessions: 5, Counts: map[stability.Status]int{}}
+	cat := &catalog.Memory{Threshold: 3, Sessions: 5, Counts: map[stability.Status]int{}}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < n; i++ {
 		var text string

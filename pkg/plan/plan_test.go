@@ -23,7 +23,7 @@ func inputs(t *testing.T, memory string) Inputs {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	cat := &catalog.Catalog{Threshold: 3, Sessions: 3, Counts: map[stability.Status]int{}}
+	cat := &catalog.Memory{Threshold: 3, Sessions: 3, Counts: map[stability.Status]int{}}
 	for _, e := range automem.Parse(automem.IndexName, []byte(memory)).Entries {
 		cat.Items = append(cat.Items, catalog.Item{Entry: e, Status: stability.Stable,
 			Rec: &store.Entry{ID: e.ID, Sessions: 3, FirstSeen: now}})

@@ -32,54 +32,63 @@ const (
 // heading and the text up to the next heading of the same or a higher level.
 type Section struct {
 	// Name is the heading text as written, without the "#" marks.
-	Name string
+	Name string `json:"name"`
 	// Line is the 1-based line of the heading in the file.
-	Line int
+	Line int `json:"line"`
 	// Text is the section's body, without its heading, trimmed.
-	Text string
+	Text string `json:"text,omitempty"`
 }
 
 // Entry is one unit of knowledge a source found in a file.
 type Entry struct {
 	// ID is stable across runs and unique across sources; see [ID].
-	ID string
+	ID string `json:"id"`
 	// Source is the name of the source that produced the entry.
-	Source string
+	Source string `json:"source"`
 	// Kind is what sort of knowledge the entry is.
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Path is the file the entry lives in, slash-separated and relative to
 	// the project root.
-	Path string
+	Path string `json:"path"`
 	// Line and EndLine are the 1-based, inclusive line range of the entry in
 	// Path.
-	Line, EndLine int
+	Line    int `json:"line"`
+	EndLine int `json:"end_line"`
 	// Title is a one-line name for the entry.
-	Title string
+	Title string `json:"title"`
 	// Text is the entry's body as written (line ends normalized to "\n").
-	Text string
+	Text string `json:"text"`
 	// Tags are the entry's tags as written, without duplicates.
-	Tags []string
+	Tags []string `json:"tags,omitempty"`
 	// Symptoms are what a reader would observe when the entry applies (an
 	// error message, a misbehaviour), as written.
-	Symptoms []string
+	Symptoms []string `json:"symptoms,omitempty"`
 	// Created, Updated and Confirmed are the dates the source records, zero
 	// when it records none: when the knowledge was written, last changed,
 	// and last confirmed to still hold.
-	Created, Updated, Confirmed time.Time
+	Created   time.Time `json:"created,omitzero"`
+	Updated   time.Time `json:"updated,omitzero"`
+	Confirmed time.Time `json:"confirmed,omitzero"`
 	// Citations are the files, lines and symbols the entry cites as its
 	// evidence, each exactly as written ("middleware/auth.go:47-52",
 	// "handleRequest()"). They are data: nothing in a source opens them.
-	Citations []string
+	Citations []string `json:"citations,omitempty"`
 	// Sections are the addressable parts of a compound document, in order.
-	Sections []Section
+	Sections []Section `json:"sections,omitempty"`
 	// Fields holds the source's other named values (component, module,
 	// problem_type, root_cause, severity, provenance, the file an
 	// observation concerns, …); a list value is joined with ", ".
-	Fields map[string]string
+	Fields map[string]string `json:"fields,omitempty"`
 	// Promotable says whether intermem may promote the entry into an
 	// instruction file. Entries that already live in a committed document,
 	// and observations, are not.
-	Promotable bool
+	Promotable bool `json:"promotable,omitempty"`
+	// Redacted says the source redacted every text of the entry itself
+	// (auto-memory's are redacted by automem.Parse), so the catalog must
+	// not redact it again; Secret then says whether a secret was found.
+	// For every other source the catalog redacts and sets Secret.
+	Redacted bool `json:"-"`
+	Secret   bool `json:"secret,omitempty"`
 }
 
 // Section returns the entry's first section whose name equals name, ignoring

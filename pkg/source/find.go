@@ -44,6 +44,9 @@ type File struct {
 	// Size and ModTime are those of the file, or of the file a link leads to.
 	Size    int64
 	ModTime time.Time
+	// FP is the file's fingerprint: what must be unchanged for the
+	// catalog to keep what it parsed from the file.
+	FP Fingerprint
 	// real is the absolute path to open: the link target for a link.
 	real string
 }
@@ -56,9 +59,35 @@ type File struct {
 // the link resolves inside root to a regular file; anything else that is not
 // a regular file is skipped with a problem.
 func Find(root string, s Source) ([]File, []Problem) {
+	return FindUnder(root, "", s)
+}
+
+// FindUnder is Find below base instead of the project root, for a source
+// whose files live elsewhere (auto-memory, in Claude Code's memory
+// directory): s's patterns are relative to base, links are followed only
+// to regular files inside base, and each File's Path is prefix (a name
+// like "memory/", or "") followed by its path relative to base. A base
+// that does not exist finds nothing and is no problem.
+func FindUnder(base, prefix string, s Source) ([]File, []Problem) {
+	files, probs := findUnder(base, s)
+	if prefix != "" {
+		for i := range files {
+			files[i].Path = prefix + files[i].Path
+		}
+		for i := range probs {
+			probs[i].Path = prefix + probs[i].Path
+		}
+	}
+	return files, probs
+}
+
+func findUnder(root string, s Source) ([]File, []Problem) {
 	realRoot, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("project root cannot be read: %v", err)}}
+		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("cannot be read: %v", err)}}
 	}
 	seen := map[string]bool{}
 	var files []File
@@ -144,8 +173,25 @@ func judge(realRoot, p, relPath string, d fs.DirEntry) (File, string) {
 	if !fi.Mode().IsRegular() {
 		return File{}, "is not a regular file; not read"
 	}
-	return File{Path: relPath, Size: fi.Size(), ModTime: fi.ModTime(), real: real}, ""
+	return File{Path: relPath, Size: fi.Size(), ModTime: fi.ModTime(), FP: FingerprintOf(fi), real: real}, ""
 }
+
+// StatFile returns the File at the absolute path real, to be shown as
+// path, for a Locator that found the file itself. It must be a regular
+// file (a link is followed).
+func StatFile(path, real string) (File, error) {
+	fi, err := os.Stat(real)
+	if err != nil {
+		return File{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return File{}, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	return File{Path: path, Size: fi.Size(), ModTime: fi.ModTime(), FP: FingerprintOf(fi), real: real}, nil
+}
+
+// Real is the absolute path of the file's bytes (a link's target).
+func (f File) Real() string { return f.real }
 
 // Open opens f for reading, checking again that it is a regular file (it may
 // have been replaced since Find).

@@ -4,13 +4,18 @@ import (
 	"fmt"
 )
 
-// Scan reads every file of s under root and parses it whole: Find, then
-// ReadFile and Parse, or ParseLog from the start for an Appender. Files it
-// cannot read are problems, like the parsers' own. It is the
-// non-incremental path, for tests and for a first scan; the catalog
-// fingerprints the files and re-parses only those that changed.
-func Scan(root string, s Source) ([]Entry, []Problem) {
-	files, probs := Find(root, s)
+// Scan reads every file of s in env and parses it whole: source.Files,
+// then ReadFile and Parse, or ParseLog from the start for an Appender; a
+// Whole source scans itself without a cache. Files it cannot read are
+// problems, like the parsers' own. It is the non-incremental path, for
+// tests; the catalog fingerprints the files and re-parses only those that
+// changed.
+func Scan(env Env, s Source) ([]Entry, []Problem) {
+	if w, ok := s.(Whole); ok {
+		es, _, probs := w.ScanAll(env, nil)
+		return es, probs
+	}
+	files, probs := Files(env, s)
 	var entries []Entry
 	for _, f := range files {
 		var es []Entry

@@ -47,8 +47,8 @@ import (
 )
 
 // SchemaVersion is the version this build writes. Version 2 added the
-// store id and the backups bucket.
-const SchemaVersion = 2
+// store id and the backups bucket; version 3 the catalog's buckets.
+const SchemaVersion = 3
 
 // Bucket names.
 var (
@@ -69,6 +69,7 @@ var (
 var allBuckets = [][]byte{
 	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
 	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
+	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
 }
 
 // Errors returned by Open.
@@ -257,6 +258,11 @@ var migrations = map[int]func(tx *bolt.Tx) error{
 		}
 		return assignID(tx)
 	},
+	// 2→3: the catalog's buckets (catalog_files, catalog_blobs,
+	// catalog_entries, catalog) and the overlay. The catalog fills them at
+	// its first scan; nothing older is converted (the overlay joins the
+	// older buckets, facts, checks, entries and promoted, as they are).
+	2: createBuckets,
 }
 
 func createBuckets(tx *bolt.Tx) error {

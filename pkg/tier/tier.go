@@ -22,15 +22,14 @@ package tier
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
@@ -53,11 +52,8 @@ type Config struct {
 // Load reads the layout from the environment and .intermem/config.json.
 func Load(getenv func(string) string, stateDir string) Config {
 	c := Config{Layout: Tiered, Description: "default"}
-	var file struct {
-		Layout     string `json:"layout"`
-		TierClaude bool   `json:"tier_claude"`
-	}
-	if b, err := os.ReadFile(filepath.Join(stateDir, "config.json")); err == nil && json.Unmarshal(b, &file) == nil {
+	// An unusable file leaves the defaults here; status reports it.
+	if file, err := config.Read(stateDir); err == nil {
 		if file.Layout == Flat || file.Layout == Tiered {
 			c.Layout, c.Description = file.Layout, ".intermem/config.json"
 		}

@@ -64,7 +64,7 @@ func TestScanEverySource(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	for _, s := range Registry().All() {
-		es, ps := source.Scan(root, s)
+		es, ps := source.Scan(source.Env{Root: root}, s)
 		w := want[s.Name()]
 		if len(es) != w.entries {
 			t.Errorf("%s: %d entries, want %d", s.Name(), len(es), w.entries)
@@ -88,7 +88,7 @@ func TestScanEverySource(t *testing.T) {
 	}
 	// Switched off in the configuration: not scanned.
 	on := Registry().Enabled(map[string]bool{"interfluence": false})
-	if len(on) != 2 || on[0].Name() != "clavain" || on[1].Name() != "compound" {
+	if len(on) != 3 || on[0].Name() != "auto-memory" || on[1].Name() != "clavain" || on[2].Name() != "compound" {
 		t.Errorf("Enabled(interfluence off) = %v", on)
 	}
 }

@@ -4,6 +4,7 @@ package sources
 
 import (
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/clavain"
 	"github.com/intermem/intermem/pkg/source/compound"
 	"github.com/intermem/intermem/pkg/source/interfluence"
@@ -12,6 +13,7 @@ import (
 // Registry returns the registry of every built-in source.
 func Registry() *source.Registry {
 	r, err := source.NewRegistry(
+		automemory.Source{},
 		clavain.Source{},
 		compound.Source{},
 		interfluence.Source{},

@@ -1,0 +1,511 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// builder brings one source up to date.
+type builder struct {
+	c    *Catalog
+	s    source.Source
+	info *SourceInfo
+
+	// live maps every id the source's files hold now to its file's key.
+	live map[string]string
+	// dropped are ids that changed or vanished files held before.
+	dropped map[string]bool
+	// entries are the prepared entries of changed files, to store.
+	entries []store.CatalogEntry
+	changed bool
+}
+
+// dirPath is the path of the pseudo-file that holds a source's problems
+// that belong to no file (a link out of the project, too many files).
+const dirPath = ""
+
+func (b *builder) run() error {
+	b.live, b.dropped = map[string]string{}, map[string]bool{}
+	var (
+		files []source.File
+		probs []source.Problem
+		whole map[string][]source.Entry
+		wc    *wholeCache
+	)
+	if w, ok := b.s.(source.Whole); ok {
+		wc = &wholeCache{tx: b.c.tx, src: b.s.Name(), kept: map[string]source.Fingerprint{}, loaded: map[string]bool{}}
+		var es []source.Entry
+		es, files, probs = w.ScanAll(b.c.cfg.Env, wc)
+		whole = map[string][]source.Entry{}
+		for _, e := range es {
+			whole[e.Path] = append(whole[e.Path], e)
+		}
+	} else {
+		files, probs = source.Files(b.c.cfg.Env, b.s)
+	}
+	byPath := map[string][]source.Problem{}
+	for _, p := range probs {
+		byPath[p.Path] = append(byPath[p.Path], p)
+	}
+	listed := map[string]bool{dirPath: true}
+	for i := range files {
+		f := &files[i]
+		listed[f.Path] = true
+		b.info.Files = append(b.info.Files, f.Path)
+		var err error
+		if whole != nil {
+			err = b.wholeFile(f, whole[f.Path], byPath[f.Path], wc)
+		} else {
+			err = b.file(f, byPath[f.Path])
+		}
+		if err != nil {
+			return err
+		}
+		delete(byPath, f.Path)
+	}
+	// What is left belongs to no file read: the source's own problems.
+	var rest []source.Problem
+	for _, ps := range byPath {
+		rest = append(rest, ps...)
+	}
+	if err := b.dirProblems(rest); err != nil {
+		return err
+	}
+	// Files read before and not found now are gone.
+	var gone []string
+	if err := b.c.tx.Files(b.s.Name(), func(f *store.CatalogFile) error {
+		if !listed[f.Path] {
+			gone = append(gone, f.Path)
+			for _, id := range f.IDs {
+				b.dropped[id] = true
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, p := range gone {
+		if err := b.c.tx.DeleteFile(store.FileKey(b.s.Name(), p)); err != nil {
+			return err
+		}
+		b.changed = true
+	}
+	if err := b.store(); err != nil {
+		return err
+	}
+	b.info.Entries = len(b.live)
+	if b.changed {
+		b.c.changed = true
+		if err := b.c.tx.SetScanned(b.s.Name(), b.c.cfg.Now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirProblems keeps the source's problems that belong to no file.
+func (b *builder) dirProblems(probs []source.Problem) error {
+	sortProblems(probs)
+	key := store.FileKey(b.s.Name(), dirPath)
+	old, had := b.c.tx.File(key)
+	b.info.Problems = append(probs, b.info.Problems...)
+	if had && sameProblems(old.Problems, probs) {
+		return nil
+	}
+	b.c.fresh = append(b.c.fresh, probs...)
+	if len(probs) == 0 {
+		if had {
+			return b.c.tx.DeleteFile(key)
+		}
+		return nil
+	}
+	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: dirPath, IDs: []string{}, Problems: probs, Parsed: b.c.cfg.Now})
+}
+
+// unchanged reports whether the stored record of a file can stand for it.
+func unchanged(old *store.CatalogFile, fp source.Fingerprint) bool {
+	return old.FP == fp && !old.Racy
+}
+
+// racy reports whether a file with fingerprint fp, parsed now, could
+// change without changing its fingerprint.
+func racy(fp source.Fingerprint) bool {
+	return time.Since(fp.Modified()) < RacyWindow
+}
+
+// keep records that the file's stored ids stand.
+func (b *builder) keep(old *store.CatalogFile) {
+	for _, id := range old.IDs {
+		if _, ok := b.live[id]; !ok {
+			b.live[id] = store.FileKey(old.Source, old.Path)
+		}
+	}
+	b.info.Problems = append(b.info.Problems, old.Problems...)
+}
+
+// file brings one file of a per-file source up to date.
+func (b *builder) file(f *source.File, findProbs []source.Problem) error {
+	key := store.FileKey(b.s.Name(), f.Path)
+	old, had := b.c.tx.File(key)
+	if had && unchanged(&old, f.FP) && sameProblems(findProbs, nil) {
+		b.keep(&old)
+		return nil
+	}
+	rec := store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: f.FP, Racy: racy(f.FP), Parsed: b.c.cfg.Now}
+	var (
+		es    []source.Entry
+		probs = append([]source.Problem(nil), findProbs...)
+		kept  []string // ids before a resumed log's cursor, which stand
+	)
+	if a, ok := b.s.(source.Appender); ok {
+		var prev source.Cursor
+		if had && old.Cursor != nil {
+			prev = *old.Cursor
+		}
+		les, lps, from, next, err := source.ParseLog(a, *f, prev)
+		if err != nil {
+			probs = append(probs, source.Problem{Path: f.Path, Message: fmt.Sprintf("cannot be read: %v", err)})
+		} else {
+			es = les
+			rec.Cursor = &next
+			if from.Offset > 0 && had {
+				// The log only grew: what came before the cursor stands.
+				for _, id := range old.IDs {
+					if e, ok := b.c.tx.Entry(id, b.s.Name()); ok && e.Line < from.Line {
+						kept = append(kept, id)
+					}
+				}
+				for _, p := range old.Problems {
+					if p.Line > 0 && p.Line < from.Line {
+						probs = append(probs, p)
+					}
+				}
+			}
+			probs = append(probs, lps...)
+		}
+	} else {
+		data, err := source.ReadFile(*f, 0)
+		if err != nil {
+			probs = append(probs, source.Problem{Path: f.Path, Message: fmt.Sprintf("cannot be read: %v", err)})
+		} else {
+			es, probs = b.s.Parse(f.Path, data)
+			probs = append(append([]source.Problem(nil), findProbs...), probs...)
+		}
+	}
+	if had {
+		for _, id := range old.IDs {
+			b.dropped[id] = true
+		}
+	}
+	rec.IDs = kept
+	for _, id := range kept {
+		b.live[id] = key
+	}
+	b.fresh(probs, had, &old)
+	rec.Problems = probs
+	b.info.Problems = append(b.info.Problems, probs...)
+	seen := map[string]bool{}
+	for _, id := range kept {
+		seen[id] = true
+	}
+	for i := range es {
+		e := prepare(es[i])
+		if seen[e.ID] {
+			continue // the same record twice: one observation
+		}
+		seen[e.ID] = true
+		rec.IDs = append(rec.IDs, e.ID)
+		if _, ok := b.live[e.ID]; !ok {
+			b.live[e.ID] = key
+		}
+		b.entries = append(b.entries, store.CatalogEntry{Entry: e.Entry, Flags: e.Flags, File: key})
+	}
+	if rec.IDs == nil {
+		rec.IDs = []string{}
+	}
+	b.changed = true
+	return b.c.tx.PutFile(&rec)
+}
+
+// fresh adds the problems of a file just parsed to those Build reports,
+// unless the stored record already reported the same.
+func (b *builder) fresh(probs []source.Problem, had bool, old *store.CatalogFile) {
+	if had && sameProblems(old.Problems, probs) {
+		return
+	}
+	b.c.fresh = append(b.c.fresh, probs...)
+}
+
+// wholeFile brings one file of a Whole source up to date: its entries
+// came from ScanAll, read or decoded from the cache.
+func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Problem, wc *wholeCache) error {
+	key := store.FileKey(b.s.Name(), f.Path)
+	old, had := b.c.tx.File(key)
+	fp := f.FP
+	if k, ok := wc.kept[f.Path]; ok {
+		fp = k // the fingerprint the file had when it was read
+	} else if wc.loaded[f.Path] && had {
+		fp = old.FP
+	}
+	var ids []string
+	var prepared []store.CatalogEntry
+	seen := map[string]bool{}
+	for i := range es {
+		e := prepare(es[i])
+		if seen[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		ids = append(ids, e.ID)
+		prepared = append(prepared, store.CatalogEntry{Entry: e.Entry, Flags: e.Flags, File: key})
+	}
+	sortProblems(probs)
+	sum := entriesSum(prepared)
+	if had && old.FP == fp && old.Sum == sum && sameProblems(old.Problems, probs) {
+		b.keep(&old)
+		if old.Racy && !racy(fp) {
+			// Settled since: trust the fingerprint from now on.
+			old.Racy = false
+			return b.c.tx.PutFile(&old)
+		}
+		return nil
+	}
+	if had {
+		for _, id := range old.IDs {
+			b.dropped[id] = true
+		}
+	}
+	for _, id := range ids {
+		if _, ok := b.live[id]; !ok {
+			b.live[id] = key
+		}
+	}
+	if !wc.loaded[f.Path] {
+		b.fresh(probs, had, &old)
+	}
+	b.info.Problems = append(b.info.Problems, probs...)
+	b.entries = append(b.entries, prepared...)
+	if ids == nil {
+		ids = []string{}
+	}
+	if blob, ok := wc.blobs[f.Path]; ok {
+		if err := b.c.tx.PutBlob(key, blob); err != nil {
+			return err
+		}
+	}
+	b.changed = true
+	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
+		IDs: ids, Sum: sum, Problems: probs, Parsed: b.c.cfg.Now})
+}
+
+// store writes the entries of changed files, tombstones the ids no file
+// holds any more, and revives those that came back.
+func (b *builder) store() error {
+	now := b.c.cfg.Now
+	bumped := false
+	bump := func() error {
+		if bumped {
+			return nil
+		}
+		bumped = true
+		return b.c.tx.Bump()
+	}
+	written := map[string]bool{}
+	for i := range b.entries {
+		e := &b.entries[i]
+		if written[e.ID] || b.live[e.ID] != e.File {
+			continue // another file holds it first
+		}
+		written[e.ID] = true
+		old, had := b.c.tx.Entry(e.ID, e.Source)
+		e.FirstSeen, e.Changed = now, now
+		if had {
+			e.FirstSeen, e.Changed = old.FirstSeen, old.Changed
+			if old.Gone.IsZero() && old.File == e.File && sameEntry(&old, e) {
+				continue
+			}
+			if !sameEntry(&old, e) {
+				e.Changed = now
+			}
+		}
+		if err := b.c.tx.PutEntry(e); err != nil {
+			return err
+		}
+		if err := bump(); err != nil {
+			return err
+		}
+	}
+	var gone []string
+	for id := range b.dropped {
+		if _, ok := b.live[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	sort.Strings(gone)
+	for _, id := range gone {
+		old, ok := b.c.tx.Entry(id, b.s.Name())
+		if !ok || !old.Gone.IsZero() {
+			continue
+		}
+		old.Gone = now
+		if err := b.c.tx.PutEntry(&old); err != nil {
+			return err
+		}
+		if err := bump(); err != nil {
+			return err
+		}
+	}
+	if bumped {
+		b.changed = true
+	}
+	return nil
+}
+
+// prepared is an entry ready to store: redacted, screened.
+type prepared struct {
+	source.Entry
+	Flags []string
+}
+
+// prepare redacts e (unless its source did) and screens it.
+func prepare(e source.Entry) prepared {
+	if !e.Redacted {
+		e = redactEntry(e)
+	}
+	e.Redacted = false // as stored, every entry is redacted; the mark is the source's
+	var flags []string
+	for _, f := range screen.Check(e.Title + "\n" + e.Text) {
+		flags = append(flags, f.Detail)
+	}
+	return prepared{Entry: e, Flags: flags}
+}
+
+// redactEntry redacts every text of e and sets Secret when anything was.
+func redactEntry(e source.Entry) source.Entry {
+	secret := false
+	r := func(s string) string {
+		out := redact.String(s)
+		if out != s {
+			secret = true
+		}
+		return out
+	}
+	rs := func(ss []string) []string {
+		if ss == nil {
+			return nil
+		}
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = r(s)
+		}
+		return out
+	}
+	e.Title, e.Text = r(e.Title), r(e.Text)
+	e.Tags, e.Symptoms, e.Citations = rs(e.Tags), rs(e.Symptoms), rs(e.Citations)
+	if e.Sections != nil {
+		secs := make([]source.Section, len(e.Sections))
+		for i, s := range e.Sections {
+			secs[i] = source.Section{Name: r(s.Name), Line: s.Line, Text: r(s.Text)}
+		}
+		e.Sections = secs
+	}
+	if e.Fields != nil {
+		fs := make(map[string]string, len(e.Fields))
+		for k, v := range e.Fields {
+			fs[k] = r(v)
+		}
+		e.Fields = fs
+	}
+	e.Secret = e.Secret || secret
+	return e
+}
+
+// sameEntry reports whether two stored forms say the same.
+func sameEntry(a, b *store.CatalogEntry) bool {
+	ja, _ := json.Marshal(struct {
+		E source.Entry
+		F []string
+	}{a.Entry, a.Flags})
+	jb, _ := json.Marshal(struct {
+		E source.Entry
+		F []string
+	}{b.Entry, b.Flags})
+	return string(ja) == string(jb)
+}
+
+// entriesSum hashes a file's prepared entries.
+func entriesSum(es []store.CatalogEntry) string {
+	h := sha256.New()
+	for i := range es {
+		b, _ := json.Marshal(struct {
+			E source.Entry
+			F []string
+		}{es[i].Entry, es[i].Flags})
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func sortProblems(ps []source.Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Path != ps[j].Path {
+			return ps[i].Path < ps[j].Path
+		}
+		return ps[i].Line < ps[j].Line
+	})
+}
+
+func sameProblems(a, b []source.Problem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeCache is the source.Cache a Whole source gets: the blobs stored
+// with each file record, valid while the file's fingerprint is the one
+// stored and was not racy.
+type wholeCache struct {
+	tx     *store.CatalogTx
+	src    string
+	kept   map[string]source.Fingerprint // files read this scan, at the fingerprint they were read
+	blobs  map[string][]byte
+	loaded map[string]bool // files decoded from the cache
+}
+
+func (w *wholeCache) Load(path string, fp source.Fingerprint) ([]byte, bool) {
+	key := store.FileKey(w.src, path)
+	old, ok := w.tx.File(key)
+	if !ok || !unchanged(&old, fp) {
+		return nil, false
+	}
+	b := w.tx.Blob(key)
+	if b == nil {
+		return nil, false
+	}
+	w.loaded[path] = true
+	return b, true
+}
+
+func (w *wholeCache) Keep(path string, fp source.Fingerprint, data []byte) {
+	if w.blobs == nil {
+		w.blobs = map[string][]byte{}
+	}
+	w.kept[path] = fp
+	w.blobs[path] = data
+}

@@ -1,0 +1,107 @@
+package catalog
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/intermem/intermem/pkg/search"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// Query is a search of the catalog.
+type Query struct {
+	// Text is what to search for.
+	Text string
+	// Sources keeps only entries of these sources; empty keeps every
+	// enabled source.
+	Sources []string
+	// Since and Until keep entries dated within [Since, Until] by calendar
+	// day (an entry's own date, else when intermem first saw it); zero
+	// means unbounded.
+	Since, Until time.Time
+	// Limit is the most hits; 0 means 10.
+	Limit int
+	// Now is the time recency is measured from.
+	Now time.Time
+}
+
+// Hit is one search result: the entry, what intermem knows of it, and its
+// score (relevance adjusted by confidence and recency; see pkg/search).
+type Hit struct {
+	Entry
+	Overlay Overlay
+	Score   float64
+}
+
+// Search ranks the live entries of the enabled sources by relevance to
+// q.Text, then confidence and recency; stale entries are ranked like any
+// other and marked by their overlay's Status. A filter naming an unknown
+// or switched-off source is an error (ErrUnknownSource, ErrSwitchedOff).
+func (c *Catalog) Search(q Query) ([]Hit, error) {
+	if err := c.CheckSources(q.Sources); err != nil {
+		return nil, err
+	}
+	srcs := q.Sources
+	if len(srcs) == 0 {
+		for _, s := range c.srcs {
+			if s.On {
+				srcs = append(srcs, s.Name)
+			}
+		}
+		if len(srcs) == 0 {
+			return nil, nil
+		}
+	}
+	x, err := c.Index()
+	if err != nil {
+		return nil, err
+	}
+	var out []Hit
+	for _, h := range x.Search(q.Text, search.Options{Sources: srcs, Since: q.Since, Until: q.Until, Limit: q.Limit, Now: q.Now}) {
+		e, ok := c.tx.Entry(h.ID, h.Source)
+		if !ok {
+			continue
+		}
+		out = append(out, Hit{Entry: fromStore(&e), Overlay: c.Overlay(h.ID), Score: h.Score})
+	}
+	return out, nil
+}
+
+// Index returns the search index over every live entry the catalog holds:
+// the stored one, decoded in place, while it is current; else a new one,
+// stored when the transaction is writable. Its bytes are valid only inside
+// the transaction.
+func (c *Catalog) Index() (*search.Index, error) {
+	gen := c.tx.Generation()
+	if b, at := c.tx.Index(); b != nil && at == gen && (c.tx.Persistent() || !c.changed) {
+		x, err := search.DecodeShared(b)
+		if err == nil {
+			return x, nil
+		}
+		// A damaged index is rebuilt below.
+	}
+	var docs []search.Doc
+	err := c.tx.Entries(func(e *store.CatalogEntry) error {
+		if !e.Gone.IsZero() {
+			return nil
+		}
+		d := search.FromEntry(&e.Entry)
+		if d.Date.IsZero() {
+			d.Date = e.FirstSeen
+		}
+		o := overlayOf(c.tx, e.ID)
+		d.Confidence, d.Stale = o.Confidence, o.Status == StatusStale
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: index: %w", err)
+	}
+	x := search.Build(docs)
+	if c.tx.Persistent() {
+		if err := c.tx.PutIndex(x.Encode(), gen); err != nil {
+			return nil, fmt.Errorf("catalog: store index: %w", err)
+		}
+	}
+	return x, nil
+}

@@ -1,0 +1,80 @@
+// Package config reads .intermem/config.json, the project's one
+// configuration file, in one place:
+//
+//	{
+//	  "layout": "flat" | "tiered",      // where promoted facts go (package tier)
+//	  "tier_claude": true,              // tier CLAUDE.md as well
+//	  "sources": {"interfluence": false} // sources switched off (package catalog)
+//	}
+//
+// Every key is optional; a missing file is the defaults. The file is
+// opened without following a link (the state directory is intermem's own)
+// and read only when it is a regular file of at most MaxBytes. A file that
+// is not JSON of this shape is an error the caller reports; the
+// environment's overrides (INTERMEM_LAYOUT, …) are the callers' business.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Name is the file's name in the state directory.
+const Name = "config.json"
+
+// MaxBytes bounds the file.
+const MaxBytes = 64 << 10
+
+// File is the content of .intermem/config.json.
+type File struct {
+	// Layout is "flat" or "tiered"; "" leaves the default.
+	Layout string `json:"layout,omitempty"`
+	// TierClaude tiers CLAUDE.md as well as AGENTS.md.
+	TierClaude bool `json:"tier_claude,omitempty"`
+	// Sources maps a source's name to false to switch it off; a source not
+	// named is on.
+	Sources map[string]bool `json:"sources,omitempty"`
+}
+
+// ErrInvalid is returned for a config file that cannot be used: not a
+// regular file, too large, or not JSON of File's shape.
+var ErrInvalid = errors.New("unusable configuration")
+
+// Read reads the config file of the state directory stateDir. A missing
+// file (or state directory) is the zero File and no error.
+func Read(stateDir string) (File, error) {
+	var c File
+	path := filepath.Join(stateDir, Name)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return c, fmt.Errorf("%w: %s is not a regular file", ErrInvalid, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	if len(b) > MaxBytes {
+		return c, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalid, path, MaxBytes)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return File{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,203 @@
+// Package automemory is the auto-memory source: Claude Code's per-project
+// memory directory (~/.claude/projects/<enc>/memory/), read by package
+// automem. It is a source like the others for the catalog, with two
+// differences the source abstraction carries:
+//
+//   - Its files live outside the project root, in Env.MemoryDir; their
+//     entries' paths are "memory/<file>", the name they are shown by.
+//   - It is read Whole (source.Whole): whether an index line is a pointer
+//     (navigation, left out of the catalog) or a fact depends on whether the
+//     file it names exists, and a pointer into a sub-folder brings that file
+//     in. ScanAll runs automem.ScanCached with the catalog's cache: a file
+//     whose fingerprint is unchanged is decoded from what was stored
+//     (automem.EncodeFile), only changed files are read and parsed, and the
+//     directory-wide resolution runs over all of them.
+//
+// Entries keep automem's ids (the hash of the normalized text), which are
+// what the store has always keyed auto-memory's history by (sessions seen,
+// confidence, promotion), and automem's redaction: Parse redacts every
+// field, so entries are marked Redacted and the catalog does not redact
+// them twice. A fact's title is its first line; a topic file's title its
+// frontmatter name (else description, else file name) and its text the
+// description followed by the body. Citations are those cite.Extract finds
+// in the text, as validation reads them.
+package automemory
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/source"
+)
+
+// Name is the source's name.
+const Name = "auto-memory"
+
+// Prefix starts the path of every auto-memory entry and file.
+const Prefix = "memory/"
+
+// Source is the auto-memory source.
+type Source struct{}
+
+// Name implements source.Source.
+func (Source) Name() string { return Name }
+
+// Patterns implements source.Source: the memory directory's markdown
+// files, relative to the memory directory (see Locate).
+func (Source) Patterns() []string { return []string{"*.md"} }
+
+// Base is the directory the patterns are relative to: the memory
+// directory.
+func (Source) Base(env source.Env) string { return env.MemoryDir }
+
+// Locate implements source.Locator: the top-level files of the memory
+// directory. ScanAll, not Locate, is what the catalog uses: it also finds
+// the files that pointers bring in from sub-folders.
+func (s Source) Locate(env source.Env) ([]source.File, []source.Problem) {
+	if env.MemoryDir == "" {
+		return nil, nil
+	}
+	return source.FindUnder(env.MemoryDir, Prefix, s)
+}
+
+// Parse implements source.Source for one memory file alone, without the
+// directory: every pointer stays a pointer (and is left out).
+func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem) {
+	name := strings.TrimPrefix(p, Prefix)
+	f := automem.Parse(name, content)
+	return Entries(f.Entries), problems(f)
+}
+
+// ScanAll implements source.Whole. With a nil c it reads every file.
+func (Source) ScanAll(env source.Env, c source.Cache) ([]source.Entry, []source.File, []source.Problem) {
+	d, err := Scan(env, c)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error()}}
+	}
+	return Entries(d.Entries()), Files(d), DirProblems(d)
+}
+
+// Scan scans the memory directory with cache c (nil: none). A missing
+// directory is an error wrapping fs.ErrNotExist, as automem.Scan returns.
+func Scan(env source.Env, c source.Cache) (*automem.Dir, error) {
+	if env.MemoryDir == "" {
+		return nil, fs.ErrNotExist
+	}
+	var fc automem.FileCache
+	if c != nil {
+		fc = fileCache{c}
+	}
+	return automem.ScanCached(env.MemoryDir, fc)
+}
+
+// Files returns the files of d as the catalog fingerprints them. A file
+// whose name holds a secret is named by its redacted form.
+func Files(d *automem.Dir) []source.File {
+	out := make([]source.File, 0, len(d.Files))
+	for _, f := range d.Files {
+		sf, err := source.StatFile(Prefix+f.SafeName, filepath.Join(d.Path, filepath.FromSlash(f.Name)))
+		if err != nil {
+			continue // gone since the scan: the next scan tombstones it
+		}
+		out = append(out, sf)
+	}
+	return out
+}
+
+// DirProblems are the directory's skipped files and the files' parse
+// warnings, as problems.
+func DirProblems(d *automem.Dir) []source.Problem {
+	var out []source.Problem
+	for _, w := range d.Warnings {
+		out = append(out, source.Problem{Path: strings.TrimSuffix(Prefix, "/"), Message: w})
+	}
+	for _, f := range d.Files {
+		out = append(out, problems(f)...)
+	}
+	return out
+}
+
+func problems(f *automem.File) []source.Problem {
+	var out []source.Problem
+	for _, w := range f.Warnings {
+		out = append(out, source.Problem{Path: Prefix + f.SafeName, Message: w})
+	}
+	return out
+}
+
+// Entries turns automem's entries into the catalog's, leaving pointers
+// out: an index line is not knowledge; the file it points to is.
+func Entries(es []automem.Entry) []source.Entry {
+	out := make([]source.Entry, 0, len(es))
+	for i := range es {
+		if es[i].Kind == automem.Pointer {
+			continue
+		}
+		out = append(out, Entry(&es[i]))
+	}
+	return out
+}
+
+// Entry is the catalog entry of one (non-pointer) automem entry.
+func Entry(m *automem.Entry) source.Entry {
+	e := source.Entry{ID: m.ID, Source: Name, Kind: source.Fact, Path: Prefix + m.File,
+		Line: m.StartLine, EndLine: m.EndLine, Text: m.Text, Promotable: true,
+		Redacted: true, Secret: m.Secret}
+	if m.Kind == automem.Memory {
+		e.Kind = source.Memory
+		e.Title = firstOf(m.Name, m.Description, strings.TrimSuffix(path.Base(m.File), ".md"))
+		if m.Description != "" {
+			e.Text = m.Description + "\n\n" + m.Text
+		}
+		source.SetField(&e, "type", m.Type)
+		source.SetField(&e, "name", m.Name)
+	} else {
+		e.Title = source.OneLine(strings.TrimLeft(m.Text, "#*_ "), 120)
+		source.SetField(&e, "section", m.Section)
+	}
+	for _, ct := range cite.Extract(m.Text) {
+		e.Citations = append(e.Citations, ct.Text)
+	}
+	return e
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// fileCache adapts the catalog's cache to automem's: files are keyed by
+// the path the catalog knows them by, "memory/" and the name redacted
+// (the store never holds a secret, not even in a key).
+type fileCache struct{ c source.Cache }
+
+func (fc fileCache) Load(name string, fi fs.FileInfo) (*automem.File, bool) {
+	b, ok := fc.c.Load(Prefix+redact.Name(name), source.FingerprintOf(fi))
+	if !ok {
+		return nil, false
+	}
+	f, err := automem.DecodeFile(name, b)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+func (fc fileCache) Save(name string, fi fs.FileInfo, f *automem.File) {
+	if b, ok := automem.EncodeFile(f); ok {
+		fc.c.Keep(Prefix+f.SafeName, source.FingerprintOf(fi), b)
+	}
+}

@@ -1,0 +1,87 @@
+package source
+
+import (
+	"io/fs"
+	"time"
+)
+
+// Env is where a project's sources are found: the project root that most
+// sources' patterns are relative to, and the places outside it that some
+// sources read (auto-memory's directory, the user's Claude Code
+// configuration for the instruction files every session loads).
+type Env struct {
+	// Root is the project root.
+	Root string
+	// MemoryDir is Claude Code's auto-memory directory for the project.
+	MemoryDir string
+	// Home and ConfigDir are the user's home and Claude Code's
+	// configuration directory ("" skips what lives there).
+	Home, ConfigDir string
+}
+
+// Locator is implemented by a source that finds its files itself, instead
+// of by its Patterns under the project root: under another directory
+// (FindUnder), or by a rule of its own (the instruction files Claude Code
+// loads, found by package loaded). Locate must keep Find's rules: only
+// regular files, bounded in number, each File made by Find, FindUnder or
+// StatFile.
+type Locator interface {
+	Source
+	Locate(env Env) ([]File, []Problem)
+}
+
+// Files returns the files of s in env: Locate for a Locator, else Find
+// under the project root.
+func Files(env Env, s Source) ([]File, []Problem) {
+	if l, ok := s.(Locator); ok {
+		return l.Locate(env)
+	}
+	return Find(env.Root, s)
+}
+
+// Whole is implemented by a source whose files must be read together,
+// because what one file's entries are depends on the others: in
+// auto-memory, an index line pointing to a file that exists is navigation,
+// and the same line pointing to a deleted file is the only copy of a fact.
+// The catalog cannot re-parse such a source file by file, so it hands the
+// source a Cache of what the source stored at the last scan and takes
+// every entry back: the source re-reads only files whose fingerprint
+// changed and resolves the rest from the cache.
+type Whole interface {
+	Source
+	// ScanAll returns every entry of the source, the files they came from
+	// (each entry's Path names one), and the problems met.
+	ScanAll(env Env, c Cache) ([]Entry, []File, []Problem)
+}
+
+// Cache keeps what a Whole source derived from each file between scans.
+type Cache interface {
+	// Load returns what Keep stored for the file at path, if the file
+	// still has fingerprint fp.
+	Load(path string, fp Fingerprint) ([]byte, bool)
+	// Keep stores data for the file at path as it is at fingerprint fp.
+	Keep(path string, fp Fingerprint, data []byte)
+}
+
+// Fingerprint is what the catalog compares to tell whether a file changed
+// since it was parsed, at the cost of a stat: its size, modification time,
+// and (where the system has them) inode and status-change time. A rename
+// over the file changes the inode; a write changes the status-change time,
+// which no program can set back. A file modified within the clock's
+// granularity of being parsed is not trusted (see package catalog).
+type Fingerprint struct {
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime"` // nanoseconds since the Unix epoch
+	Inode   uint64 `json:"ino,omitempty"`
+	Change  int64  `json:"ctime,omitempty"` // nanoseconds since the Unix epoch
+}
+
+// FingerprintOf returns the fingerprint of fi, from os.Stat or os.Lstat.
+func FingerprintOf(fi fs.FileInfo) Fingerprint {
+	fp := Fingerprint{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	fp.Inode, fp.Change = sysStat(fi)
+	return fp
+}
+
+// Modified is the fingerprint's modification time.
+func (fp Fingerprint) Modified() time.Time { return time.Unix(0, fp.ModTime) }

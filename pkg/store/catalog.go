@@ -1,0 +1,347 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/source"
+)
+
+// The catalog's buckets (schema 3). Package catalog is their only user,
+// through CatalogTx.
+var (
+	// BucketCatFiles maps "<source>\x00<path>" to the CatalogFile of every
+	// file a source read: its fingerprint, entry ids, problems, cursor.
+	BucketCatFiles = []byte("catalog_files")
+	// BucketCatBlobs maps the same keys to what a Whole source kept of the
+	// file (auto-memory: the parsed file, redacted).
+	BucketCatBlobs = []byte("catalog_blobs")
+	// BucketCatEntries maps "<id>\x00<source>" to a CatalogEntry: an id may
+	// name one fact in two sources (a memory and its promoted copy carry
+	// the same id), never twice in one.
+	BucketCatEntries = []byte("catalog_entries")
+	// BucketCatMeta holds the generation, the encoded search index and the
+	// generation it was built at, and each source's last scan.
+	BucketCatMeta = []byte("catalog")
+)
+
+// CatalogFile is what the catalog keeps of one file of a source.
+type CatalogFile struct {
+	Source string             `json:"source"`
+	Path   string             `json:"path"`
+	FP     source.Fingerprint `json:"fp"`
+	// Racy marks a fingerprint taken while the file could still change
+	// within the clock's granularity: the next scan reads the file again.
+	Racy bool `json:"racy,omitempty"`
+	// IDs are the ids of the file's entries, in file order.
+	IDs []string `json:"ids"`
+	// Sum is a hash of the file's entries as stored: a Whole source's file
+	// whose entries changed without the file changing (a pointer whose
+	// target was deleted) is told by it.
+	Sum string `json:"sum,omitempty"`
+	// Problems are what the source could not make sense of in the file as
+	// fingerprinted: reported when found, kept for `intermem sources`.
+	Problems []source.Problem `json:"problems,omitempty"`
+	// Cursor is where an append-only log's parse resumes.
+	Cursor *source.Cursor `json:"cursor,omitempty"`
+	// Parsed is when the file was last read and parsed.
+	Parsed time.Time `json:"parsed"`
+}
+
+// CatalogEntry is one entry of a source as the catalog keeps it: the
+// source's entry with every text redacted, what screening found, and when
+// the catalog first saw it and saw it go.
+type CatalogEntry struct {
+	source.Entry
+	// Flags are the screening findings (screen.Check details) of the
+	// entry's text: an entry with flags is withheld from every text
+	// intermem injects into a session.
+	Flags []string `json:"flags,omitempty"`
+	// File is the key of the CatalogFile it came from.
+	File string `json:"file"`
+	// FirstSeen is when a scan first found the entry; Changed when its
+	// stored form last changed.
+	FirstSeen time.Time `json:"first_seen"`
+	Changed   time.Time `json:"changed"`
+	// Gone is the tombstone: when its source stopped holding it (zero
+	// while it exists). The record and the entry's overlay are kept, so
+	// provenance can still answer for it; a reappearing entry is revived.
+	Gone time.Time `json:"gone,omitzero"`
+}
+
+// FileKey is the key of a source's file in BucketCatFiles.
+func FileKey(src, path string) string { return src + "\x00" + path }
+
+// entryKey is the key of an entry in BucketCatEntries.
+func entryKey(id, src string) string { return id + "\x00" + src }
+
+// Meta keys of BucketCatMeta.
+var (
+	metaGeneration = []byte("generation")
+	metaIndex      = []byte("index")
+	metaIndexGen   = []byte("index_generation")
+	metaScanned    = "scanned\x00" // + source name → RFC 3339
+)
+
+// CatalogTx is the catalog's typed access to the store inside one
+// transaction. With a writable transaction, writes go to the store; with a
+// read-only one or none (no store yet), they are held in memory for the
+// life of the CatalogTx, so a command that must not write (status,
+// search) still sees the catalog brought up to date with the files, and
+// the next writer stores the same result. Reads see the held writes.
+type CatalogTx struct {
+	tx  *bolt.Tx
+	mem map[string]map[string][]byte // bucket → key → value; nil value: deleted
+}
+
+// Catalog returns the catalog's access through tx (nil: no store).
+func Catalog(tx *bolt.Tx) *CatalogTx {
+	c := &CatalogTx{tx: tx}
+	if tx == nil || !tx.Writable() {
+		c.mem = map[string]map[string][]byte{}
+	}
+	return c
+}
+
+// Persistent reports whether writes reach the store.
+func (c *CatalogTx) Persistent() bool { return c.mem == nil }
+
+func (c *CatalogTx) get(bucket []byte, key string) []byte {
+	if c.mem != nil {
+		if m, ok := c.mem[string(bucket)]; ok {
+			if v, ok := m[key]; ok {
+				return v
+			}
+		}
+	}
+	if c.tx == nil {
+		return nil
+	}
+	b := c.tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	return b.Get([]byte(key))
+}
+
+func (c *CatalogTx) put(bucket []byte, key string, v []byte) error {
+	if c.mem != nil {
+		m := c.mem[string(bucket)]
+		if m == nil {
+			m = map[string][]byte{}
+			c.mem[string(bucket)] = m
+		}
+		m[key] = v
+		return nil
+	}
+	b, err := c.tx.CreateBucketIfNotExists(bucket)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(key), v)
+}
+
+func (c *CatalogTx) del(bucket []byte, key string) error {
+	if c.mem != nil {
+		return c.put(bucket, key, nil)
+	}
+	if b := c.tx.Bucket(bucket); b != nil {
+		return b.Delete([]byte(key))
+	}
+	return nil
+}
+
+// each calls fn with every key starting with prefix and its value, in key
+// order, held writes included.
+func (c *CatalogTx) each(bucket []byte, prefix string, fn func(key string, v []byte) error) error {
+	held := c.mem[string(bucket)]
+	var keys []string
+	for k, v := range held {
+		if v != nil && len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b *bolt.Bucket
+	if c.tx != nil {
+		b = c.tx.Bucket(bucket)
+	}
+	next := 0 // next held key not yet visited
+	flush := func(upTo string, all bool) error {
+		for next < len(keys) && (all || keys[next] < upTo) {
+			if err := fn(keys[next], held[keys[next]]); err != nil {
+				return err
+			}
+			next++
+		}
+		return nil
+	}
+	if b != nil {
+		cur := b.Cursor()
+		p := []byte(prefix)
+		for k, v := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = cur.Next() {
+			if v == nil {
+				continue
+			}
+			ks := string(k)
+			if err := flush(ks, false); err != nil {
+				return err
+			}
+			if _, ok := held[ks]; ok {
+				if next < len(keys) && keys[next] == ks {
+					if err := fn(ks, held[ks]); err != nil {
+						return err
+					}
+					next++
+				}
+				continue // held: overwritten or deleted
+			}
+			if err := fn(ks, v); err != nil {
+				return err
+			}
+		}
+	}
+	return flush("", true)
+}
+
+func putJSON(c *CatalogTx, bucket []byte, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s/%q: %w", bucket, key, err)
+	}
+	return c.put(bucket, key, raw)
+}
+
+// File returns the record of the file key (FileKey); ok is false when
+// there is none or it no longer decodes (the file is then read again).
+func (c *CatalogTx) File(key string) (f CatalogFile, ok bool) {
+	raw := c.get(BucketCatFiles, key)
+	if raw == nil || json.Unmarshal(raw, &f) != nil {
+		return CatalogFile{}, false
+	}
+	return f, true
+}
+
+// PutFile stores the record of a file.
+func (c *CatalogTx) PutFile(f *CatalogFile) error {
+	return putJSON(c, BucketCatFiles, FileKey(f.Source, f.Path), f)
+}
+
+// DeleteFile forgets a file and what its source kept of it.
+func (c *CatalogTx) DeleteFile(key string) error {
+	if err := c.del(BucketCatFiles, key); err != nil {
+		return err
+	}
+	return c.del(BucketCatBlobs, key)
+}
+
+// Files calls fn with every file record of source src, in path order.
+// Records that no longer decode are skipped (their files are read again).
+func (c *CatalogTx) Files(src string, fn func(f *CatalogFile) error) error {
+	return c.each(BucketCatFiles, src+"\x00", func(_ string, raw []byte) error {
+		var f CatalogFile
+		if json.Unmarshal(raw, &f) != nil {
+			return nil
+		}
+		return fn(&f)
+	})
+}
+
+// Blob returns what a Whole source kept of the file key.
+func (c *CatalogTx) Blob(key string) []byte { return c.get(BucketCatBlobs, key) }
+
+// PutBlob stores what a Whole source keeps of the file key.
+func (c *CatalogTx) PutBlob(key string, b []byte) error { return c.put(BucketCatBlobs, key, b) }
+
+// Entry returns the entry id of source src.
+func (c *CatalogTx) Entry(id, src string) (e CatalogEntry, ok bool) {
+	raw := c.get(BucketCatEntries, entryKey(id, src))
+	if raw == nil || json.Unmarshal(raw, &e) != nil {
+		return CatalogEntry{}, false
+	}
+	return e, true
+}
+
+// EntriesOf returns every source's entry with id, in source-name order.
+func (c *CatalogTx) EntriesOf(id string) []CatalogEntry {
+	var out []CatalogEntry
+	_ = c.each(BucketCatEntries, id+"\x00", func(_ string, raw []byte) error {
+		var e CatalogEntry
+		if json.Unmarshal(raw, &e) == nil {
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out
+}
+
+// PutEntry stores an entry.
+func (c *CatalogTx) PutEntry(e *CatalogEntry) error {
+	return putJSON(c, BucketCatEntries, entryKey(e.ID, e.Source), e)
+}
+
+// DeleteEntry removes an entry's record (its tombstone too).
+func (c *CatalogTx) DeleteEntry(id, src string) error {
+	return c.del(BucketCatEntries, entryKey(id, src))
+}
+
+// Entries calls fn with every entry record, tombstones included, in id
+// order.
+func (c *CatalogTx) Entries(fn func(e *CatalogEntry) error) error {
+	return c.each(BucketCatEntries, "", func(_ string, raw []byte) error {
+		var e CatalogEntry
+		if json.Unmarshal(raw, &e) != nil {
+			return nil
+		}
+		return fn(&e)
+	})
+}
+
+func (c *CatalogTx) metaInt(key []byte) uint64 {
+	n, _ := strconv.ParseUint(string(c.get(BucketCatMeta, string(key))), 10, 64)
+	return n
+}
+
+// Generation counts the changes to the catalog's entries and their
+// overlays; the search index is rebuilt when it is behind.
+func (c *CatalogTx) Generation() uint64 { return c.metaInt(metaGeneration) }
+
+// Bump records a change to the entries or their overlays.
+func (c *CatalogTx) Bump() error {
+	return c.put(BucketCatMeta, string(metaGeneration), []byte(strconv.FormatUint(c.Generation()+1, 10)))
+}
+
+// Index returns the encoded search index and the generation it was built
+// at; the bytes are valid only during the transaction.
+func (c *CatalogTx) Index() ([]byte, uint64) {
+	return c.get(BucketCatMeta, string(metaIndex)), c.metaInt(metaIndexGen)
+}
+
+// PutIndex stores the encoded search index built at generation gen.
+func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
+	if err := c.put(BucketCatMeta, string(metaIndex), b); err != nil {
+		return err
+	}
+	return c.put(BucketCatMeta, string(metaIndexGen), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// Scanned returns when a scan last changed what the catalog holds of
+// source src; zero when never.
+func (c *CatalogTx) Scanned(src string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, string(c.get(BucketCatMeta, metaScanned+src)))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// SetScanned records when a scan changed what the catalog holds of src.
+func (c *CatalogTx) SetScanned(src string, t time.Time) error {
+	return c.put(BucketCatMeta, metaScanned+src, []byte(t.UTC().Format(time.RFC3339Nano)))
+}
