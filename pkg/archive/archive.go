@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/confine"
-	"github.com/intermem/intermem/pkg/journal"
 )
 
 // Record is one archived fact.
@@ -198,37 +197,4 @@ func Remove(content []byte, id string) []byte {
 	}
 	out := append([]byte{}, content[:start]...)
 	return append(out, content[r.end:]...)
-}
-
-// Step actions.
-const (
-	ActAdd    = "archive-add"    // Path: the archive; ID, Section, Block; Extra: "from\x00reason\x00RFC3339 time"
-	ActRemove = "archive-remove" // Path: the archive; ID
-)
-
-// StepRecord encodes a record into an archive-add step.
-func StepRecord(path string, r Record) journal.Step {
-	return journal.Step{Phase: 1, Path: path, Action: ActAdd, ID: r.ID, Section: r.Section, Block: r.Block,
-		Extra: r.From + "\x00" + r.Reason + "\x00" + r.At.UTC().Format(time.RFC3339)}
-}
-
-// Apply is the journal.Applier for archive actions; ok is false for other
-// actions.
-func Apply(s *journal.Step, cur []byte, exists bool) (next []byte, keep bool, ok bool, err error) {
-	switch s.Action {
-	case ActAdd:
-		parts := strings.SplitN(s.Extra, "\x00", 3)
-		for len(parts) < 3 {
-			parts = append(parts, "")
-		}
-		at, _ := time.Parse(time.RFC3339, parts[2])
-		r := Record{ID: s.ID, Section: s.Section, Block: s.Block, From: parts[0], Reason: parts[1], At: at}
-		return Add(cur, r), true, true, nil
-	case ActRemove:
-		if !exists {
-			return nil, false, true, nil
-		}
-		return Remove(cur, s.ID), true, true, nil
-	}
-	return nil, false, false, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
 
@@ -128,11 +129,11 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	if err := rec.CheckOrigin(); err != nil {
 		return cli.WithHint(err, "the archive is a committed file and this record was altered: correct its from: line to the document it came from, or delete the record")
 	}
-	op := restoreOp(ts, []archive.Record{rec})
+	op := ops.Restore(ts, []archive.Record{rec})
 	if err := c.confineOp(p, ts, op, "restore"); err != nil {
 		return err
 	}
-	if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
+	if _, _, err := ops.Simulate(p.Places(), op); err != nil {
 		return fmt.Errorf("preparing the restore: %w", err)
 	}
 	out := struct {
@@ -160,7 +161,7 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 			return err
 		}
 		pr.Archived, pr.StaleSweeps, pr.Reason, pr.LastEvidence = false, 0, "", w.now
-		if err := (book{Promoted: []store.Promoted{pr}}).attach(op); err != nil {
+		if err := (ops.Book{Promoted: []store.Promoted{pr}}).Attach(op); err != nil {
 			return err
 		}
 		if err := w.journal.Run(op); err != nil {

@@ -228,7 +228,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 			log.Printf("dropped refused journal record %s (%s)", pr.ID, pr.Why())
 			rep.Dropped = append(rep.Dropped, problemInfo(p.Root, pr))
 		} else {
-			if err := j.Discard(target, undoStep); err != nil {
+			if err := j.Discard(target); err != nil {
 				if errors.Is(err, journal.ErrNotDiscardable) {
 					return cli.WithHint(err, "run intermem-recover --resume to complete it instead")
 				}

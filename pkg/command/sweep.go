@@ -13,6 +13,7 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -127,38 +128,38 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	rep := SweepReport{DryRun: *dry, Checked: res.Checked, Stale: res.Stale, Changes: res.Changes,
 		Archived: res.Archived, Restored: res.Restored, Ops: []string{}}
 
-	var ops []*journal.Op
+	var run []*journal.Op
 	if len(res.Archive) > 0 {
-		op := archiveOp(ts, res.Archive, now)
+		op := ops.Archive(ts, res.Archive, now)
 		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
 			return err
 		}
-		if err := bookFor(res, op).attach(op); err != nil {
+		if err := bookFor(res, op).Attach(op); err != nil {
 			return err
 		}
-		ops = append(ops, op)
+		run = append(run, op)
 	}
 	if len(res.Restore) > 0 {
-		op := restoreOp(ts, res.Restore)
+		op := ops.Restore(ts, res.Restore)
 		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
 			return err
 		}
-		if err := bookFor(res, op).attach(op); err != nil {
+		if err := bookFor(res, op).Attach(op); err != nil {
 			return err
 		}
-		ops = append(ops, op)
+		run = append(run, op)
 	}
 	if *dry {
-		for _, op := range ops {
-			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
+		for _, op := range run {
+			if _, _, err := ops.Simulate(p.Places(), op); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
 			rep.Ops = append(rep.Ops, op.Summary)
 		}
 	} else {
-		for _, op := range ops {
+		for _, op := range run {
 			op.ID = journal.NewID(now)
-			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
+			if _, _, err := ops.Simulate(p.Places(), op); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
 			if err := w.journal.Run(op); err != nil {
@@ -187,8 +188,8 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 
 // bookFor is the bookkeeping of an archive or restore operation of a
 // sweep: the updated records of the facts it moves, committed with it.
-func bookFor(res *sweep.Result, op *journal.Op) book {
-	var b book
+func bookFor(res *sweep.Result, op *journal.Op) ops.Book {
+	var b ops.Book
 	for _, id := range op.Entries {
 		if r, ok := res.Records[id]; ok {
 			b.Promoted = append(b.Promoted, *r)

@@ -16,6 +16,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/loaded"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/stability"
@@ -575,7 +576,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	if err := c.confineOp(p, ts, op, "apply"); err != nil {
 		return err
 	}
-	contents, exists, err := journal.Simulate(p.Places(), op, applyStep)
+	contents, exists, err := ops.Simulate(p.Places(), op)
 	if err != nil {
 		return fmt.Errorf("preparing the changes: %w", err)
 	}
@@ -586,7 +587,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		for _, op := range w.Recovered {
 			rep.Recovered = append(rep.Recovered, op.Summary)
 		}
-		b := book{}
+		b := ops.Book{}
 		if !importOnly {
 			b.PlanCreated = pl.Created
 		}
@@ -606,7 +607,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if len(op.Steps) == 0 {
 			// Only rejections: nothing to journal, one transaction.
-			if err := w.update(func(tx *bolt.Tx) error { return b.apply(tx, "rejections only") }); err != nil {
+			if err := w.update(func(tx *bolt.Tx) error { return b.Apply(tx, "rejections only") }); err != nil {
 				return err
 			}
 		} else {
@@ -614,7 +615,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 			if importOnly {
 				op.Summary = "make CLAUDE.md import AGENTS.md"
 			}
-			if err := b.attach(op); err != nil {
+			if err := b.Attach(op); err != nil {
 				return err
 			}
 			if err := w.journal.Run(op); err != nil {
@@ -638,7 +639,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		rep.BeyondLoadCap = len(after.BeyondCap())
 	}
 	for _, s := range op.Steps {
-		if s.Action == promote.ActImport {
+		if s.Action == ops.ActImport {
 			rep.ImportedAgents = true
 		}
 	}
@@ -764,7 +765,7 @@ func findCandidate(pl *plan.Plan, n int) *plan.Candidate {
 func fillPromotions(rep *ApplyReport, prep *promote.Prepared, op *journal.Op) {
 	created := map[string]bool{}
 	for _, s := range op.Steps {
-		if s.Action == promote.ActInsert && s.Extra == "created" {
+		if s.Action == ops.ActInsert && s.Extra == "created" {
 			created[s.ID] = true
 		}
 	}
@@ -774,42 +775,15 @@ func fillPromotions(rep *ApplyReport, prep *promote.Prepared, op *journal.Op) {
 	}
 }
 
+// describeChanges says what each step of op does, for the dry run.
 func describeChanges(root string, op *journal.Op) []Change {
 	var out []Change
 	for _, s := range op.Steps {
-		ch := Change{File: relTo(root, s.Path), Action: s.Action}
-		switch s.Action {
-		case promote.ActInsert:
-			where := "section " + strconv.Quote(s.Section)
-			if s.Extra == "created" {
-				where = "new section " + strconv.Quote(s.Section)
-			}
-			ch.Detail = fmt.Sprintf("insert entry %s under %s", s.ID, where)
-			first, rest, multi := strings.Cut(s.Block, "\n")
-			ch.Text = first + " <!-- intermem:" + s.ID + " -->"
-			if multi {
-				ch.Text += "\n" + rest
-			}
-		case promote.ActImport:
-			ch.Detail = "add the line @AGENTS.md"
-		case promote.ActRemoveEntry:
-			ch.Detail = "remove entry " + s.ID
-		case promote.ActDeleteFile:
-			ch.Detail = "delete the memory file (its content was promoted)"
-		case promote.ActRemovePointers:
-			ch.Detail = "remove the index lines pointing to " + s.Extra
-		case tier.ActEnsureDetail:
-			if s.Before != "" {
-				continue // the detail document exists: nothing to say
-			}
-			ch.Detail = fmt.Sprintf("create the detail document for topic %q", s.Section)
-		case tier.ActSetIndex:
-			ch.Detail = "rewrite the managed index of topics (one line each)"
+		detail, text, ok := ops.Describe(&s)
+		if !ok {
+			continue
 		}
-		if s.Before == s.After {
-			ch.Detail += " (no change needed)"
-		}
-		out = append(out, ch)
+		out = append(out, Change{File: relTo(root, s.Path), Action: s.Action, Detail: detail, Text: text})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/tidy"
 )
@@ -166,7 +167,7 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if *apply {
 			op.ID = journal.NewID(w.now)
-			if _, _, err := journal.Simulate(p.Places(), op, applyStep); err != nil {
+			if _, _, err := ops.Simulate(p.Places(), op); err != nil {
 				return tidyError(p, err)
 			}
 			if err := w.journal.Run(op); err != nil {
@@ -176,7 +177,7 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 		} else {
 			// The dry run carries out the very steps apply would run, in
 			// memory, and shows their result.
-			content, _, err := journal.Simulate(p.Places(), op, applyStep)
+			content, _, err := ops.Simulate(p.Places(), op)
 			if err != nil {
 				return tidyError(p, err)
 			}
@@ -199,7 +200,7 @@ func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 // tidyOp builds the journaled operation and judges every file it would
 // write (the memory directory is the only place a tidy writes).
 func tidyOp(p *project.Project, pl *tidy.Plan) (*journal.Op, error) {
-	op, err := tidy.Op(p.MemoryDir, pl)
+	op, err := ops.Tidy(p.MemoryDir, pl)
 	if err != nil {
 		return nil, err
 	}

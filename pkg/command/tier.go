@@ -6,6 +6,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
@@ -67,12 +68,9 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	var op *journal.Op
 	var moves []tier.Move
 	if pos[0] == "migrate" {
-		op, moves, err = tier.PrepareMigrate(ts, cfg)
+		op, moves = ops.Migrate(ts, cfg)
 	} else {
-		op, moves, err = tier.PrepareFlatten(ts)
-	}
-	if err != nil {
-		return err
+		op, moves = ops.Flatten(ts)
 	}
 	if err := c.confineOp(p, ts, op, "tier "+pos[0]); err != nil {
 		return err
@@ -83,7 +81,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	rep.After = rep.Before
 	if len(op.Steps) > 0 {
-		contents, exists, err := journal.Simulate(p.Places(), op, applyStep)
+		contents, exists, err := ops.Simulate(p.Places(), op)
 		if err != nil {
 			return fmt.Errorf("preparing the %s: %w", pos[0], err)
 		}

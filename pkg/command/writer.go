@@ -1,7 +1,6 @@
 package command
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,17 +9,14 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/project"
-	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/store"
-	"github.com/intermem/intermem/pkg/tidy"
-	"github.com/intermem/intermem/pkg/tier"
 	"github.com/intermem/intermem/pkg/userstate"
 )
 
@@ -101,8 +97,8 @@ func newJournal(env *cli.Env, p *project.Project, st *store.Store, now time.Time
 	}
 	return &journal.Journal{
 		Store: st, StateDir: p.StateDir, Places: p.Places(), Key: key,
-		Apply: applyStep, OnCommit: applyBook,
-		Now: func() time.Time { return now }, Logf: logf,
+		Kinds: ops.Kinds,
+		Now:   func() time.Time { return now }, Logf: logf,
 	}, nil
 }
 
@@ -150,44 +146,3 @@ func (w *writer) journalOrNil() *journal.Journal {
 }
 
 func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }
-
-// applyStep dispatches journal steps to the package that owns the action:
-// tier (detail documents, index), archive, tidy (topic files, MEMORY.md's
-// pointers) or promote (inserts, removals, pruning).
-func applyStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
-	if next, keep, ok, err := tier.Apply(s, cur, exists, read); ok {
-		return next, keep, err
-	}
-	if next, keep, ok, err := archive.Apply(s, cur, exists); ok {
-		return next, keep, err
-	}
-	if next, keep, ok, err := tidy.Apply(s, cur, exists, read); ok {
-		return next, keep, err
-	}
-	return promote.Apply(s, cur, exists, read)
-}
-
-func undoStep(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
-	switch s.Action {
-	case tier.ActSetIndex:
-		// Re-render from the documents as they are after the undo of the
-		// inserts that preceded it.
-		next, keep, _, err := tier.Apply(s, cur, exists, read)
-		if s.Before == "" && len(bytes.TrimSpace(next)) == 0 {
-			keep = false // the operation created AGENTS.md for the index alone
-		}
-		return next, keep, err
-	case tier.ActEnsureDetail:
-		// A detail document this operation created goes if it is empty.
-		next, keep, _, err := tier.Apply(&journal.Step{Action: tier.ActDropEmptyDetail}, cur, exists, read)
-		if s.Before != "" {
-			keep = exists
-			next = cur
-		}
-		return next, keep, err
-	}
-	if next, keep, ok := tidy.Undo(s, cur, exists); ok {
-		return next, keep, nil
-	}
-	return promote.Undo(s, cur, exists, read)
-}

@@ -1,19 +1,23 @@
-// Package journal makes intermem's file changes crash-safe.
+// Package journal makes intermem's file changes crash-safe. It is the
+// engine — write-ahead records, MACs, confinement, compare-and-swap writes,
+// backups, recovery — and knows no kind of operation: what each kind means
+// (the state it ends in, how each of its steps applies and undoes, the
+// store bookkeeping it does at commit) is its owner's, given as Kinds
+// (intermem's are package ops).
 //
-// Every operation that edits user files (promote, archive, restore, tier
-// migration) is an Op: an ordered list of Steps, each one idempotent
-// transformation of one file ("insert this block under this section unless
-// its marker is already there", "remove the entry with this id if present",
-// "delete this file"). The Op is written to the store before any file is
-// touched (write-ahead), and moves through these states:
+// Every operation that edits user files is an Op: an ordered list of
+// Steps, each one idempotent transformation of one file ("insert this block
+// under this section unless its marker is already there", "remove the entry
+// with this id if present", "delete this file"). The Op is written to the
+// store before any file is touched (write-ahead), and moves through these
+// states:
 //
 //	            phase 1 steps            phase 2 steps
 //	pending ──────────────────▶ committed ──────────────────▶ final
-//	   │   (targets written)       │  (memory pruned; for        (promote: "pruned",
-//	   │                           │   promote; MEMORY.md         archive: "archived",
-//	   │                           │   rewritten, for tidy)       restore: "restored",
-//	   └──────── discard ──────────┘                              migrate: "migrated",
-//	     (phase-1 changes undone)                                 tidy: "tidied")
+//	   │   (curated documents      │  (auto-memory written)     (the kind's own:
+//	   │    written)               │                             Kinds.Final)
+//	   └──────── discard ──────────┘
+//	     (phase-1 changes undone: Kinds.Undo)
 //
 // Invariants:
 //
@@ -88,25 +92,29 @@ import (
 // State of an Op.
 type State string
 
-// States. Pending and Committed are incomplete.
+// States every Op can be in. Pending and Committed are incomplete; a
+// finished Op is in its kind's final state (Kinds.Final), or Discarded.
 const (
 	Pending   State = "pending"
 	Committed State = "committed"
-	Pruned    State = "pruned"
-	Archived  State = "archived"
-	Restored  State = "restored"
-	Migrated  State = "migrated"
-	Tidied    State = "tidied"
 	Discarded State = "discarded"
 )
 
-// Kinds of Op and their final states.
-var finalState = map[string]State{
-	"promote": Pruned,
-	"archive": Archived,
-	"restore": Restored,
-	"migrate": Migrated,
-	"tidy":    Tidied,
+// Kinds says what the journal's Ops mean; the journal runs them. Every
+// method must be deterministic: recovery calls them again, in another
+// process, on what a crash left.
+type Kinds interface {
+	// Final returns the state an Op of kind ends in; ok is false for a
+	// kind that is not one (such an Op is never run or replayed).
+	Final(kind string) (state State, ok bool)
+	// Apply performs a step's transformation (an Applier).
+	Apply(s *Step, cur []byte, exists bool, read Reader) (next []byte, keep bool, err error)
+	// Undo reverses a phase-1 step for Discard (an Applier). Phase-2 steps
+	// are never undone.
+	Undo(s *Step, cur []byte, exists bool, read Reader) (next []byte, keep bool, err error)
+	// Commit applies op's bookkeeping (Op.Commit) in the transaction that
+	// marks it committed, on its first run and on recovery alike.
+	Commit(tx *bolt.Tx, op *Op) error
 }
 
 // Op is one journaled operation.
@@ -124,7 +132,7 @@ type Op struct {
 	// Commit is the store bookkeeping the operation does when it commits
 	// (promoted records, rejections, archive state), encoded by its
 	// owner. It is part of the journaled record so that recovery commits
-	// it too: Journal.OnCommit applies it, in the commit transaction.
+	// it too: Kinds.Commit applies it, in the commit transaction.
 	Commit json.RawMessage `json:"commit,omitempty"`
 	// AllowOutside lets the Op's target and docs/intermem steps write
 	// through a link whose real path is outside the project: the user's
@@ -178,15 +186,12 @@ type Journal struct {
 	// Key is the user's secret key (package userstate) that signs and
 	// verifies Ops. Without one, every recorded Op is refused and no new
 	// Op can be saved.
-	Key       []byte
-	Apply     Applier
+	Key []byte
+	// Kinds is what the Ops mean; required.
+	Kinds     Kinds
 	Now       func() time.Time
 	Logf      func(string, ...any)
 	KeepBacks int // backup directories to keep; 0 means DefaultKeepBackups
-	// OnCommit, if set, runs inside the transaction that marks an Op
-	// committed — on its first run and on recovery alike — to apply the
-	// Op's Commit bookkeeping atomically with the state change.
-	OnCommit func(tx *bolt.Tx, op *Op) error
 }
 
 // DefaultKeepBackups bounds .intermem/backups.
@@ -264,10 +269,10 @@ func hashOf(b []byte, exists bool) string {
 }
 
 // Run executes a new Op: records it (pending), runs phase 1, commits (with
-// the Op's Commit bookkeeping, through OnCommit), runs phase 2 and marks it
-// final.
+// the Op's Commit bookkeeping, through Kinds.Commit), runs phase 2 and
+// marks it final.
 func (j *Journal) Run(op *Op) error {
-	if _, ok := finalState[op.Kind]; !ok {
+	if _, ok := j.Kinds.Final(op.Kind); !ok {
 		return fmt.Errorf("journal: unknown op kind %q", op.Kind)
 	}
 	now := j.now()
@@ -302,11 +307,7 @@ func (j *Journal) resume(op *Op) error {
 		}
 		failpoint.Inject(op.Kind + ":after-target")
 		op.State = Committed
-		var commit func(tx *bolt.Tx) error
-		if j.OnCommit != nil {
-			commit = func(tx *bolt.Tx) error { return j.OnCommit(tx, op) }
-		}
-		if err := j.save(op, commit); err != nil {
+		if err := j.save(op, func(tx *bolt.Tx) error { return j.Kinds.Commit(tx, op) }); err != nil {
 			return fmt.Errorf("journal: commit %s: %w", op.ID, err)
 		}
 		failpoint.Inject(op.Kind + ":after-commit")
@@ -315,7 +316,11 @@ func (j *Journal) resume(op *Op) error {
 		if err := j.runPhase(op, 2); err != nil {
 			return err
 		}
-		op.State = finalState[op.Kind]
+		final, ok := j.Kinds.Final(op.Kind)
+		if !ok {
+			return fmt.Errorf("journal: unknown op kind %q", op.Kind)
+		}
+		op.State = final
 		if err := j.save(op, nil); err != nil {
 			return fmt.Errorf("journal: finish %s: %w", op.ID, err)
 		}
@@ -388,7 +393,7 @@ func (j *Journal) replay(s *Step, cur []byte, exists bool, read Reader) ([]byte,
 	if hashOf(cur, exists) == s.After && s.After != s.Before {
 		return cur, exists, nil
 	}
-	next, keep, err := j.Apply(s, cur, exists, read)
+	next, keep, err := j.Kinds.Apply(s, cur, exists, read)
 	if err != nil {
 		return nil, false, err
 	}
@@ -502,11 +507,11 @@ var ErrNotDiscardable = errors.New("operation has progressed past the point wher
 const undoSuffix = "-undo"
 
 // Discard abandons an incomplete, verified Op safely: phase-1 changes are
-// undone by the given undo applier (for promotion: remove the inserted
-// marked entries), leaving every entry where it was before the Op. An Op
-// whose phase 2 has begun must be resumed instead. The undo is applied in
-// memory and each file written once, like a phase.
-func (j *Journal) Discard(op *Op, undo Applier) error {
+// undone by Kinds.Undo (for promotion: remove the inserted marked
+// entries), leaving every entry where it was before the Op. An Op whose
+// phase 2 has begun must be resumed instead. The undo is applied in memory
+// and each file written once, like a phase.
+func (j *Journal) Discard(op *Op) error {
 	if op.State != Pending && op.State != Committed {
 		return fmt.Errorf("operation %s is %s, not incomplete", op.ID, op.State)
 	}
@@ -553,7 +558,7 @@ func (j *Journal) Discard(op *Op, undo Applier) error {
 	}
 	v := newView(j.Places, op.AllowOutside)
 	v.apply = func(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
-		next, keep, err := undo(s, cur, exists, read)
+		next, keep, err := j.Kinds.Undo(s, cur, exists, read)
 		if err != nil {
 			return nil, false, err
 		}

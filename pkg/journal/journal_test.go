@@ -36,6 +36,40 @@ func toy(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
 	return cur, exists, nil
 }
 
+// toyKinds are the test's kinds of Op: promote, archive and migrate,
+// each ending in its own state; steps are toy's; an undo removes the line
+// an append added; no bookkeeping unless commit is set.
+type toyKinds struct {
+	commit func(tx *bolt.Tx, op *Op) error
+}
+
+func (toyKinds) Final(kind string) (State, bool) {
+	switch kind {
+	case "promote":
+		return "pruned", true
+	case "archive":
+		return "archived", true
+	case "migrate":
+		return "migrated", true
+	}
+	return "", false
+}
+
+func (toyKinds) Apply(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
+	return toy(s, cur, exists, read)
+}
+
+func (toyKinds) Undo(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
+	return bytes.Replace(cur, []byte(s.Block+"\n"), nil, 1), exists, nil
+}
+
+func (k toyKinds) Commit(tx *bolt.Tx, op *Op) error {
+	if k.commit == nil {
+		return nil
+	}
+	return k.commit(tx, op)
+}
+
 // proj is a journal test's project: a root with its places, a memory
 // directory beside it, and a store.
 type proj struct {
@@ -67,7 +101,7 @@ func setup(t *testing.T) (*Journal, proj) {
 	t.Cleanup(func() { st.Close() })
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	return &Journal{
-		Store: st, StateDir: filepath.Join(p.root, ".intermem"), Apply: toy, Key: testKey,
+		Store: st, StateDir: filepath.Join(p.root, ".intermem"), Kinds: toyKinds{}, Key: testKey,
 		Places: confine.Places{Root: p.root, MemoryDir: p.mem},
 		Now:    func() time.Time { return now },
 	}, p
@@ -132,7 +166,7 @@ func TestSimulateRunAndBackups(t *testing.T) {
 	if read(t, a) != "a\nfact\nsecond\n" || read(t, m) != "keep\n" {
 		t.Fatalf("after run: A=%q M=%q", read(t, a), read(t, m))
 	}
-	if op.State != Pruned {
+	if op.State != "pruned" {
 		t.Fatalf("state %s, want pruned", op.State)
 	}
 	// Modes are kept, backups hold the exact before bytes, owner-only.
@@ -258,9 +292,6 @@ func TestDiscard(t *testing.T) {
 	a, m := p.a(), p.m()
 	write(t, a, "a\n")
 	write(t, m, "fact\n")
-	undo := func(s *Step, cur []byte, exists bool, read Reader) ([]byte, bool, error) {
-		return bytes.Replace(cur, []byte(s.Block+"\n"), nil, 1), exists, nil
-	}
 	op := &Op{Kind: "promote", State: Committed, ID: "20261101T000000Z-00000003", Steps: []Step{
 		{Phase: 1, Path: a, Action: "append", Block: "fact", Done: true},
 		{Phase: 2, Path: m, Action: "drop", Block: "fact"},
@@ -268,7 +299,7 @@ func TestDiscard(t *testing.T) {
 	Simulate(j.Places, op, toy)
 	write(t, a, "a\nfact\n")
 	j.save(op, nil)
-	if err := j.Discard(op, undo); err != nil {
+	if err := j.Discard(op); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, a) != "a\n" || read(t, m) != "fact\n" {
@@ -282,7 +313,7 @@ func TestDiscard(t *testing.T) {
 		{Phase: 1, Path: a, Action: "append", Block: "f2", Done: true},
 		{Phase: 2, Path: m, Action: "drop", Block: "fact", Done: true},
 	}}
-	if err := j.Discard(op2, undo); !errors.Is(err, ErrNotDiscardable) {
+	if err := j.Discard(op2); !errors.Is(err, ErrNotDiscardable) {
 		t.Fatalf("discard after pruning: %v", err)
 	}
 }
@@ -295,7 +326,6 @@ func TestBackupRetentionByCreationOrder(t *testing.T) {
 	j.KeepBacks = 3
 	a := p.a()
 	write(t, a, "a\n")
-	var ids []string
 	for i := 0; i < 6; i++ {
 		op := &Op{Kind: "migrate", ID: fmt.Sprintf("20261101T00000%dZ-0000000%d", 9-i, i),
 			Steps: []Step{{Phase: 1, Path: a, Action: "append", Block: fmt.Sprintf("l%d", i)}}}
@@ -303,7 +333,6 @@ func TestBackupRetentionByCreationOrder(t *testing.T) {
 		if err := j.Run(op); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, op.ID)
 		if _, err := os.Stat(j.BackupDir(op.ID)); err != nil {
 			t.Fatalf("the backup of the op just run is gone: %v", err)
 		}

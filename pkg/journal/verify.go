@@ -133,7 +133,8 @@ func (j *Journal) Scan(tx *bolt.Tx) (*Scan, error) {
 // verify checks an incomplete Op read from the store.
 func (j *Journal) verify(storeID, key string, op *Op) (Problem, bool) {
 	p := Problem{ID: key, Op: op}
-	ok := len(j.Key) > 0 && storeID != "" && op.ID == key && validID(op.ID) && finalState[op.Kind] != ""
+	_, known := j.Kinds.Final(op.Kind)
+	ok := len(j.Key) > 0 && storeID != "" && op.ID == key && validID(op.ID) && known
 	if ok {
 		want, err := mac(j.Key, storeID, j.Places.Root, op)
 		ok = err == nil && hmac.Equal([]byte(want), []byte(op.MAC))

@@ -1,3 +1,14 @@
+// Package promote decides what applying a user's approvals of a synthesis
+// plan does: it checks the plan against the memory and the targets as they
+// are now (stale entries, secrets, what is already written or loaded, an
+// AGENTS.md Claude Code would not load), chooses where each approved entry
+// lands (its target or, in the tiered layout, its detail document), puts
+// the inserts in source order, rewrites each entry's links for its new
+// location (links.go), and hands that to ops.Promote, which builds the one
+// journaled operation: insert each entry with its marker, then prune it
+// from auto-memory (package ops says what each step does). An entry that
+// holds a secret (automem.Entry.Secret) is never pruned: its redacted text
+// is promoted only on explicit request, and it stays in auto-memory.
 package promote
 
 import (
@@ -10,9 +21,9 @@ import (
 	"strings"
 
 	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/match"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/targets"
@@ -253,7 +264,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		return nil, fmt.Errorf("%w: %s", ErrStale, strings.Join(stale, "; "))
 	}
 
-	pr := &Prepared{Op: &journal.Op{Kind: "promote"}}
+	pr := &Prepared{}
 	for _, n := range req.Reject {
 		pr.Rejected = append(pr.Rejected, valid[n])
 	}
@@ -352,91 +363,40 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	})
 
 	links := newLinker(ts.Root, mem, homes, creates)
-	var phase1, phase2 []journal.Step
-	pointerSteps := map[string]bool{}
-	ensured := map[string]bool{}
-	tiered := false
+	var sp ops.PromoteSpec
 	for _, d := range dests {
 		c, e, n := valid[d.n], d.e, d.n
 		block, edited := links.rewrite(c.Block, e.File, d.path), false
 		if t, ok := req.Edits[n]; ok {
 			block, edited = "- "+strings.Join(strings.Fields(redact.String(t)), " "), true
 		}
-		if d.tiered {
-			if !ensured[d.path] {
-				ensured[d.path] = true
-				phase1 = append(phase1, journal.Step{Phase: 1, Path: d.path, Action: tier.ActEnsureDetail, Section: d.section})
-			}
-			tiered = true
-		}
-		phase1 = append(phase1, journal.Step{Phase: 1, Path: d.path, Action: ActInsert, ID: c.ID, Section: d.section, Block: block})
+		sp.Inserts = append(sp.Inserts, ops.Insert{Path: d.path, ID: c.ID, Section: d.section, Block: block, Detail: d.tiered})
 		pr.Promotions = append(pr.Promotions, Promotion{
 			N: n, ID: c.ID, File: d.file, Section: d.section, Edited: edited,
 			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind), Kept: e.Secret || kept[n] != nil,
 		})
-		pr.Op.Entries = append(pr.Op.Entries, c.ID)
 		if e.Secret || kept[n] != nil {
 			continue // never pruned: the user's only usable copy of the secret is here
 		}
 		// An entry without a secret has none in its file's name either:
 		// e.File is the name on disk.
-		phase2 = append(phase2, pruneSteps(mem, e, pointerSteps)...)
+		sp.Prune = append(sp.Prune, e)
 	}
 	sort.SliceStable(pr.Promotions, func(a, b int) bool { return pr.Promotions[a].N < pr.Promotions[b].N })
 	// Entries already loaded elsewhere are only pruned.
 	for _, n := range prunes {
 		c := valid[n]
 		pr.Pruned = append(pr.Pruned, c)
-		pr.Op.Entries = append(pr.Op.Entries, c.ID)
-		phase2 = append(phase2, pruneSteps(mem, byID[c.ID], pointerSteps)...)
+		sp.PruneOnly = append(sp.PruneOnly, byID[c.ID])
 	}
 	if req.ImportAgents {
 		if ok, _ := ts.AgentsLoaded(); !ok {
-			phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Path, Action: ActImport})
+			sp.Import = true
 		}
 	}
-	// Group each phase's steps by file, keeping their order within a file,
-	// so each file is rewritten in one run; the index goes last, once the
-	// detail documents are complete.
-	phase1 = groupByFile(phase1)
-	if tiered {
-		phase1 = append(phase1, tier.IndexStep(ts, mapper.Paths()))
-	}
-	pr.Op.Steps = append(phase1, groupByFile(phase2)...)
-	promoted := len(pr.Promotions)
-	pr.Op.Summary = fmt.Sprintf("promote %d %s", promoted, cli.Plural(promoted, "entry", "entries"))
-	if promoted == 0 && len(pr.Pruned) > 0 {
-		// Still a "promote" operation (its journal kind): only its
-		// pruning phase has steps.
-		pr.Op.Summary = fmt.Sprintf("prune %d already loaded %s", len(pr.Pruned), cli.Plural(len(pr.Pruned), "entry", "entries"))
-	} else if len(pr.Pruned) > 0 {
-		pr.Op.Summary += fmt.Sprintf(", prune %d already loaded", len(pr.Pruned))
-	}
+	sp.Index = mapper.Paths()
+	pr.Op = ops.Promote(ts, mem, sp)
 	return pr, nil
-}
-
-// pruneSteps removes an entry from auto-memory: a fact's lines, or a
-// one-memory file and the index lines pointing to it (once per file).
-func pruneSteps(mem *automem.Dir, e automem.Entry, pointerSteps map[string]bool) []journal.Step {
-	memPath := filepath.Join(mem.Path, filepath.FromSlash(e.File))
-	if e.Kind != automem.Memory {
-		return []journal.Step{{Phase: 2, Path: memPath, Action: ActRemoveEntry, ID: e.ID}}
-	}
-	steps := []journal.Step{{Phase: 2, Path: memPath, Action: ActDeleteFile, ID: e.ID}}
-	for _, f := range mem.Files {
-		var ids []string
-		for _, p := range f.Entries {
-			if p.Kind == automem.Pointer && p.Link == e.File {
-				ids = append(ids, p.ID)
-			}
-		}
-		if len(ids) > 0 && !pointerSteps[f.Name+"\x00"+e.File] {
-			pointerSteps[f.Name+"\x00"+e.File] = true
-			steps = append(steps, journal.Step{Phase: 2, Path: filepath.Join(mem.Path, filepath.FromSlash(f.Name)),
-				Action: ActRemovePointers, Extra: e.File, Block: strings.Join(ids, " ")})
-		}
-	}
-	return steps
 }
 
 func detailDoc(ts *targets.Set, path string) *targets.Doc {
@@ -446,17 +406,6 @@ func detailDoc(ts *targets.Set, path string) *targets.Doc {
 		}
 	}
 	return nil
-}
-
-func groupByFile(steps []journal.Step) []journal.Step {
-	order := map[string]int{}
-	for _, s := range steps {
-		if _, ok := order[s.Path]; !ok {
-			order[s.Path] = len(order)
-		}
-	}
-	sort.SliceStable(steps, func(a, b int) bool { return order[steps[a].Path] < order[steps[b].Path] })
-	return steps
 }
 
 func short(s string) string {

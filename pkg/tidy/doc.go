@@ -64,21 +64,22 @@
 //     redacted, links reduced to their text, whitespace folded, and
 //     clipped; the hook is the section's entries, first lines, joined.
 //
-// # The steps (journal)
+// # The steps (package ops)
 //
-// A tidy is one journaled operation. Phase 1 creates each topic file
-// (ActCreate); phase 2 rewrites the index (ActIndex). Steps carry no
-// memory text (the store holds only redacted text): a section is named by
-// the SHA-256 of its bytes, and both steps find it in MEMORY.md as it is
-// when they run. ActCreate writes the section's bytes to a file that does
-// not exist, accepts one that already holds exactly them, and refuses
-// anything else. ActIndex removes a section from the index only when its
-// topic file holds exactly its bytes, and adds each pointer once; a
-// section already gone whose pointer is present is done. Both are
-// idempotent by content, so a replay after a crash at any point converges,
-// and at every moment each moved byte is in MEMORY.md, in its topic file,
-// or in both. Discarding before phase 2 deletes the topic files that still
-// hold exactly what phase 1 wrote.
+// A tidy is one journaled operation, built and given meaning by package
+// ops (ops.Tidy): phase 1 creates each topic file, phase 2 rewrites the
+// index with Rewrite. Steps carry no memory text (the store holds only
+// redacted text): a section is named by the SHA-256 of its bytes (Section
+// finds it in MEMORY.md as it is when a step runs). Creating a topic file
+// writes the section's bytes to a file that does not exist, accepts one
+// that already holds exactly them, and refuses anything else. Rewrite
+// removes a section from the index only when its topic file holds exactly
+// its bytes, and adds each pointer once; a section already gone whose
+// pointer is present is done. Both are idempotent by content, so a replay
+// after a crash at any point converges, and at every moment each moved
+// byte is in MEMORY.md, in its topic file, or in both. Discarding before
+// phase 2 deletes the topic files that still hold exactly what phase 1
+// wrote.
 //
 // # Stale counts
 //

@@ -211,6 +211,9 @@ func movesFor(content []byte, secs []section, chosen map[int]bool, taken func(st
 }
 
 // moved is what a journal step records of the moves.
+// Moved is how the plan's moves are named in a journal step.
+func (pl *Plan) Moved() []Moved { return moved(pl.Moves) }
+
 func moved(moves []Move) []Moved {
 	out := make([]Moved, len(moves))
 	for i, m := range moves {

@@ -199,9 +199,9 @@ func pointerLine(title, file, hook string) string {
 	return p
 }
 
-// validName reports whether a topic file name read from a journal step is
+// ValidName reports whether a topic file name read from a journal step is
 // a plain markdown file name beside MEMORY.md.
-func validName(name string) bool {
+func ValidName(name string) bool {
 	return strings.HasSuffix(name, ".md") && !strings.ContainsAny(name, "/\\\x00") &&
 		!strings.HasPrefix(name, ".") && !strings.EqualFold(name, automem.IndexName) && len(name) <= 255
 }

@@ -149,8 +149,8 @@ func TestValidName(t *testing.T) {
 		"vercel.md": true, "스킬-경로.md": true, "MEMORY.md": false, "memory.md": false,
 		"../x.md": false, "a/b.md": false, `a\b.md`: false, ".hidden.md": false, "x.txt": false, "x\x00.md": false,
 	} {
-		if got := validName(name); got != want {
-			t.Errorf("validName(%q) = %v, want %v", name, got, want)
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -103,6 +103,19 @@ func sections(f *automem.File, ls []line) []section {
 	return out
 }
 
+// Section returns the bytes of the level-2 section of the index whose
+// SHA-256 is hash (a Move's Hash, as a step names it), or false when the
+// index holds no such section now.
+func Section(index []byte, hash string) ([]byte, bool) {
+	f := automem.Parse(automem.IndexName, index)
+	for _, sec := range sections(f, splitLines(index)) {
+		if sec.hash == hash {
+			return index[sec.start:sec.end:sec.end], true
+		}
+	}
+	return nil, false
+}
+
 // isTopics reports whether a section title names the pointers' section.
 func isTopics(title string) bool {
 	return strings.EqualFold(strings.TrimSpace(title), TopicsTitle)

@@ -1,4 +1,4 @@
-package command
+package ops
 
 import (
 	"encoding/json"
@@ -12,12 +12,12 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// book is the store bookkeeping an operation does when it commits. It
+// Book is the store bookkeeping an operation does when it commits. It
 // travels inside the journaled Op (journal.Op.Commit), so an operation
 // that a crash interrupted records exactly the same things when recovery
 // commits it: no promoted fact without its record, no rejection forgotten,
 // no archived fact still believed live.
-type book struct {
+type Book struct {
 	// Promoted records to put (promotion, archive, restore).
 	Promoted []store.Promoted `json:"promoted,omitempty"`
 	// Rejected entries to remember.
@@ -27,8 +27,8 @@ type book struct {
 	PlanCreated time.Time `json:"plan_created,omitzero"`
 }
 
-// attach stores b in op.
-func (b book) attach(op *journal.Op) error {
+// Attach stores b in op.
+func (b Book) Attach(op *journal.Op) error {
 	raw, err := json.Marshal(&b)
 	if err != nil {
 		return fmt.Errorf("journal bookkeeping: %w", err)
@@ -37,20 +37,22 @@ func (b book) attach(op *journal.Op) error {
 	return nil
 }
 
-// applyBook is the journal's OnCommit: it applies an Op's bookkeeping in
-// the commit transaction.
-func applyBook(tx *bolt.Tx, op *journal.Op) error {
+// commit is Kinds.Commit: it applies an Op's bookkeeping in the commit
+// transaction.
+func commit(tx *bolt.Tx, op *journal.Op) error {
 	if len(op.Commit) == 0 {
 		return nil
 	}
-	var b book
+	var b Book
 	if err := json.Unmarshal(op.Commit, &b); err != nil {
 		return fmt.Errorf("journal bookkeeping of %s: %w", op.ID, err)
 	}
-	return b.apply(tx, op.ID)
+	return b.Apply(tx, op.ID)
 }
 
-func (b book) apply(tx *bolt.Tx, opID string) error {
+// Apply records b in tx for the operation opID: directly, for bookkeeping
+// with nothing to journal (an apply that only rejects), or through commit.
+func (b Book) Apply(tx *bolt.Tx, opID string) error {
 	for i := range b.Promoted {
 		r := b.Promoted[i]
 		if r.Op == "" {

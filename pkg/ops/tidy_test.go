@@ -1,12 +1,14 @@
-package tidy
+package ops
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/tidy"
 )
 
 // files is an in-memory directory for running steps.
@@ -26,10 +28,10 @@ func (fs files) run(t *testing.T, steps []journal.Step) error {
 	for i := range steps {
 		s := &steps[i]
 		cur, ok, _ := fs.read(s.Path)
-		next, keep, mine, err := Apply(s, cur, ok, fs.read)
-		if !mine {
+		if s.Action != ActTidyCreate && s.Action != ActTidyIndex {
 			t.Fatalf("step %s is not tidy's", s.Action)
 		}
+		next, keep, err := Kinds.Apply(s, cur, ok, fs.read)
 		if err != nil {
 			return err
 		}
@@ -42,10 +44,18 @@ func (fs files) run(t *testing.T, steps []journal.Step) error {
 	return nil
 }
 
-func tidyFixture(t *testing.T) (string, files, *Plan) {
+func bullets(word string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- %s fact %d\n", word, i)
+	}
+	return b.String()
+}
+
+func tidyFixture(t *testing.T) (string, files, *tidy.Plan) {
 	dir := "/mem"
 	index := "# Memory\n\n## Big\n" + bullets("big", 120) + "\n## Keep\n- kept\n\n## Medium\n" + bullets("medium", 90)
-	pl, err := Build([]byte(index), func(n string) bool { return n == "big.md" })
+	pl, err := tidy.Build([]byte(index), func(n string) bool { return n == "big.md" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +67,11 @@ func tidyFixture(t *testing.T) (string, files, *Plan) {
 
 func TestSteps(t *testing.T) {
 	dir, fs, pl := tidyFixture(t)
-	op, err := Op(dir, pl)
+	op, err := Tidy(dir, pl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op.Kind != Kind || len(op.Steps) != 2 || op.Steps[0].Phase != 1 || op.Steps[1].Phase != 2 {
+	if op.Kind != KindTidy || len(op.Steps) != 2 || op.Steps[0].Phase != 1 || op.Steps[1].Phase != 2 {
 		t.Fatalf("op %+v", op)
 	}
 	// The step records name sections by hash: no memory text but the
@@ -100,22 +110,22 @@ func TestSteps(t *testing.T) {
 
 func TestStepsRefuse(t *testing.T) {
 	dir, fs, pl := tidyFixture(t)
-	op, err := Op(dir, pl)
+	op, err := Tidy(dir, pl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A file appeared under the topic file's name: never overwritten.
 	fs["/mem/big-2.md"] = "written meanwhile\n"
-	if err := fs.run(t, op.Steps[:1]); !errors.Is(err, ErrExists) {
-		t.Fatalf("err = %v, want ErrExists", err)
+	if err := fs.run(t, op.Steps[:1]); !errors.Is(err, ErrTopicFileExists) {
+		t.Fatalf("err = %v, want ErrTopicFileExists", err)
 	}
 	if fs["/mem/big-2.md"] != "written meanwhile\n" {
 		t.Fatal("an existing file was overwritten")
 	}
 	// The index step refuses while the topic file does not hold the section.
 	before := fs["/mem/MEMORY.md"]
-	if err := fs.run(t, op.Steps[1:]); !errors.Is(err, ErrNotCopied) {
-		t.Fatalf("err = %v, want ErrNotCopied", err)
+	if err := fs.run(t, op.Steps[1:]); !errors.Is(err, tidy.ErrNotCopied) {
+		t.Fatalf("err = %v, want tidy.ErrNotCopied", err)
 	}
 	if fs["/mem/MEMORY.md"] != before {
 		t.Fatal("the index changed")
@@ -123,9 +133,9 @@ func TestStepsRefuse(t *testing.T) {
 
 	// The section was edited before phase 1: nothing is created.
 	dir, fs, pl = tidyFixture(t)
-	op, _ = Op(dir, pl)
+	op, _ = Tidy(dir, pl)
 	fs["/mem/MEMORY.md"] = strings.Replace(fs["/mem/MEMORY.md"], "- big fact 7\n", "- big fact 7, edited\n", 1)
-	if err := fs.run(t, op.Steps); !errors.Is(err, ErrChanged) {
+	if err := fs.run(t, op.Steps); !errors.Is(err, tidy.ErrChanged) {
 		t.Fatalf("err = %v, want ErrChanged", err)
 	}
 	if _, ok := fs["/mem/big-2.md"]; ok {
@@ -133,33 +143,33 @@ func TestStepsRefuse(t *testing.T) {
 	}
 
 	// A name from a forged step is refused before any path is built.
-	bad := journal.Step{Phase: 2, Path: "/mem/MEMORY.md", Action: ActIndex, Extra: `[{"hash":"x","file":"../../.bashrc.md","pointer":"- x"}]`}
-	if _, _, _, err := Apply(&bad, []byte(before), true, fs.read); err == nil || !strings.Contains(err.Error(), "not a topic file name") {
+	bad := journal.Step{Phase: 2, Path: "/mem/MEMORY.md", Action: ActTidyIndex, Extra: `[{"hash":"x","file":"../../.bashrc.md","pointer":"- x"}]`}
+	if _, _, err := Kinds.Apply(&bad, []byte(before), true, fs.read); err == nil || !strings.Contains(err.Error(), "not a topic file name") {
 		t.Fatalf("forged name: err = %v", err)
 	}
-	badCreate := journal.Step{Phase: 1, Path: "/mem/.x.md", Action: ActCreate, Extra: "x"}
-	if _, _, _, err := Apply(&badCreate, nil, false, fs.read); err == nil {
+	badCreate := journal.Step{Phase: 1, Path: "/mem/.x.md", Action: ActTidyCreate, Extra: "x"}
+	if _, _, err := Kinds.Apply(&badCreate, nil, false, fs.read); err == nil {
 		t.Fatal("a dotfile was accepted as a topic file")
 	}
 }
 
 func TestUndo(t *testing.T) {
 	dir, fs, pl := tidyFixture(t)
-	op, _ := Op(dir, pl)
+	op, _ := Tidy(dir, pl)
 	if err := fs.run(t, op.Steps[:1]); err != nil {
 		t.Fatal(err)
 	}
 	s := op.Steps[0]
 	cur, ok, _ := fs.read(s.Path)
-	if _, keep, mine := Undo(&s, cur, ok); !mine || keep {
+	if _, keep, err := Kinds.Undo(&s, cur, ok, fs.read); err != nil || keep {
 		t.Fatalf("the topic file tidy wrote must go: keep=%v", keep)
 	}
 	// One that was edited since is the user's now.
 	edited := append(cur, "- added later\n"...)
-	if next, keep, _ := Undo(&s, edited, true); !keep || string(next) != string(edited) {
+	if next, keep, _ := Kinds.Undo(&s, edited, true, fs.read); !keep || string(next) != string(edited) {
 		t.Fatal("an edited topic file was removed")
 	}
-	if _, _, mine := Undo(&op.Steps[1], nil, false); mine {
+	if next, keep, err := Kinds.Undo(&op.Steps[1], []byte("index\n"), true, fs.read); err != nil || !keep || string(next) != "index\n" {
 		t.Fatal("the index step is not undone (phase 2 is never discarded)")
 	}
 }

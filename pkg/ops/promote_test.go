@@ -1,4 +1,4 @@
-package promote
+package ops
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func TestPromoteIntoCorpusTargets(t *testing.T) {
 	for name, content := range corpusFiles(t, "claude-agents-md") {
 		for _, section := range []string{"Testing", "Brand new section from intermem", ""} {
 			s := &journal.Step{Action: ActInsert, ID: id, Section: section, Block: block}
-			out, keep, err := Apply(s, content, true, journal.ReadFile)
+			out, keep, err := Kinds.Apply(s, content, true, journal.ReadFile)
 			if err != nil || !keep {
 				t.Errorf("%s § %q: %v", name, section, err)
 				continue
@@ -68,11 +68,11 @@ func TestPromoteIntoCorpusTargets(t *testing.T) {
 				t.Errorf("%s § %q: marker not on the first line: %q", name, section, first)
 			}
 			// Idempotent: applying again changes nothing.
-			if again, _, _ := Apply(s, out, true, journal.ReadFile); !bytes.Equal(again, out) {
+			if again, _, _ := Kinds.Apply(s, out, true, journal.ReadFile); !bytes.Equal(again, out) {
 				t.Errorf("%s § %q: insert is not idempotent", name, section)
 			}
 			// Undo restores every original byte.
-			back, _, err := Undo(s, out, true, journal.ReadFile)
+			back, _, err := Kinds.Undo(s, out, true, journal.ReadFile)
 			if err != nil || !bytes.Equal(back, content) {
 				t.Errorf("%s § %q: removing the inserted entry does not restore the original bytes", name, section)
 			}
@@ -100,7 +100,7 @@ func TestPruneFromCorpusMemory(t *testing.T) {
 			default:
 				continue
 			}
-			out, keep, err := Apply(s, content, true, journal.ReadFile)
+			out, keep, err := Kinds.Apply(s, content, true, journal.ReadFile)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				continue
