@@ -44,15 +44,6 @@ func allMemoryIDs(t *testing.T, f *fixture) map[string]bool {
 	return out
 }
 
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // clipLog keeps a log excerpt readable in the test output.
 func clipLog(b []byte) string {
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")

@@ -166,8 +166,6 @@ const (
 	nodeError
 )
 
-func (c *Checker) exists(rel string) bool { return c.resolve(rel).state == nodeExists }
-
 func (c *Checker) resolve(rel string) node {
 	if n, ok := c.stats[rel]; ok {
 		return n

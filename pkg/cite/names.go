@@ -42,9 +42,6 @@ var knownExt = set(
 	"bats", "tape", "cast", "excalidraw", "drawio", "puml", "mermaid", "mmd", "dot",
 )
 
-// dotfileNames are extensions that are also whole dotfile names (.env).
-var dotfileNames = set("env", "editorconfig")
-
 // knownDotfiles are dotfile and dot-directory names (without the dot) common
 // enough to be cited bare.
 var knownDotfiles = set(

@@ -60,8 +60,8 @@ type memEntry struct {
 	Cites        []string
 	// Flags are what screening found in the entry's block (or its file's
 	// name); only entries the context may show are screened.
-	Flags           []Flag
-	hasDesc, cached bool
+	Flags   []Flag
+	hasDesc bool
 	// hook: a pointer whose text says more than its file's name, so that
 	// it is the memory itself when the file does not exist.
 	hook bool

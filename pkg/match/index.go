@@ -327,9 +327,7 @@ type query struct {
 	sig      [sigWords]uint64
 	sigOnes  int // bits set in sig
 
-	acc     []int32  // by statement: gather's count, zero between calls
-	stamp   []uint32 // by statement: epoch when last met
-	epoch   uint32
+	acc     []int32 // by statement: gather's count, zero between calls
 	touched []int32
 }
 
@@ -343,10 +341,8 @@ func (ix *Index) getQuery(text string) *query {
 	if qu == nil {
 		qu = &query{}
 	}
-	if len(qu.stamp) < len(ix.ids) {
-		qu.stamp = make([]uint32, len(ix.ids))
+	if len(qu.acc) < len(ix.ids) {
 		qu.acc = make([]int32, len(ix.ids))
-		qu.epoch = 0
 	}
 	if qu.gen == len(ix.ids) && qu.text == text {
 		return qu // the same text again: prepared already
@@ -393,16 +389,6 @@ func (ix *Index) getQuery(text string) *query {
 }
 
 func (ix *Index) putQuery(qu *query) { ix.pool.Put(qu) }
-
-// nextEpoch starts a new round of stamps.
-func (qu *query) nextEpoch() uint32 {
-	qu.epoch++
-	if qu.epoch == 0 {
-		clear(qu.stamp)
-		qu.epoch = 1
-	}
-	return qu.epoch
-}
 
 // gather reads, for each query bigram dist[i] in order, the postings of
 // the statements with lo ≤ bigrams ≤ min(hi, lim[i]), lists each statement

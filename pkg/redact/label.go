@@ -8,10 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// labelKeyword is the last word of a key-like label ("…password", "…_token", "API key",
-// "비밀번호"); classifyLabel decides whether the whole label really names a secret.
-const labelKeyword = `(?:password|passwd|passphrase|passcode|pass|pwd|secret|token|key|credentials?|creds|senha|contraseña|passwort|kennwort|wachtwoord|пароль|비밀번호|암호|토큰|密码|密碼|口令|密钥|密鑰|令牌|パスワード|トークン)`
-
+// labelAnchors are the keyword stems of a key-like label ("…password",
+// "…_token", "API key", "비밀번호"): the keyword scan finds them, and
+// classifyLabel decides whether the whole label really names a secret.
 var labelAnchors = []string{
 	"pass", "pwd", "secret", "token", "key", "cred", "senha", "contrase", "passwort", "kennwort",
 	"wachtwoord", "ароль", "비밀번호", "암호", "토큰", "密码", "密碼", "口令", "密钥", "密鑰", "令牌",

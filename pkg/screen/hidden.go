@@ -115,8 +115,6 @@ func controlName(r rune) string {
 	return "CONTROL CHARACTER"
 }
 
-func isSelector(r rune) bool { return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF }
-
 // joiningScripts use ZWJ/ZWNJ inside words as part of ordinary spelling.
 var joiningScripts = []*unicode.RangeTable{
 	unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian, unicode.Devanagari,

@@ -108,7 +108,7 @@ func isLiEnding(c byte) bool {
 
 // regions returns the starts of R1 and R2.
 func regions(w []byte) (int, int) {
-	r1 := len(w)
+	var r1 int
 	switch {
 	case hasPrefix(w, "gener"), hasPrefix(w, "arsen"):
 		r1 = 5
