@@ -18,6 +18,7 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/stability"
@@ -632,7 +633,7 @@ func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, c
 // refuses. A refused operation's record is anyone's text — planted with a
 // copied project, say — so nothing of it is described.
 func interrupted(tx *bolt.Tx, key []byte, places confine.Places) (sums []string, refused int) {
-	j := &journal.Journal{Key: key, Places: places}
+	j := &journal.Journal{Key: key, Places: places, Kinds: ops.Kinds}
 	sc, err := j.Scan(tx)
 	if err != nil {
 		return nil, 0

@@ -258,9 +258,7 @@ func TestGatherStore(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	places := confine.Places{Root: f.root, MemoryDir: f.mem}
 	j := &journal.Journal{Store: s, StateDir: filepath.Join(f.root, ".intermem"), Places: places, Key: key, Now: func() time.Time { return now },
-		Apply: func(*journal.Step, []byte, bool, journal.Reader) ([]byte, bool, error) {
-			return nil, false, errors.New("interrupted")
-		}}
+		Kinds: interruptingKinds{}}
 	op := &journal.Op{ID: "20261101T120000Z-00000001", Kind: "promote", Summary: "promote 2 entries",
 		Steps: []journal.Step{{Phase: 1, Path: filepath.Join(f.root, "CLAUDE.md"), Action: "insert"}}}
 	if err := j.Run(op); err == nil {
@@ -487,3 +485,17 @@ func TestWarmRenderNeedsNoRedaction(t *testing.T) {
 		t.Errorf("secret handling:\n%s", want)
 	}
 }
+
+// interruptingKinds is a journal.Kinds whose every step fails, so the
+// operation it runs stays pending: an interrupted change, as a crash
+// leaves one.
+type interruptingKinds struct{}
+
+func (interruptingKinds) Final(string) (journal.State, bool) { return "pruned", true }
+func (interruptingKinds) Apply(*journal.Step, []byte, bool, journal.Reader) ([]byte, bool, error) {
+	return nil, false, errors.New("interrupted")
+}
+func (interruptingKinds) Undo(*journal.Step, []byte, bool, journal.Reader) ([]byte, bool, error) {
+	return nil, false, errors.New("interrupted")
+}
+func (interruptingKinds) Commit(*bolt.Tx, *journal.Op) error { return nil }
