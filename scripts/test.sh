@@ -46,8 +46,11 @@ go vet ./...
 go vet -tags failpoint ./...
 
 step "go test -race"
-# The end-to-end suite runs once, below, in its network namespace.
-heartbeat "go test -race" env INTERMEM_E2E=0 go test -race -count=1 ./...
+# The end-to-end suite runs once, below, in its network namespace. The
+# proofs run real binaries many times over; on a loaded machine their
+# package takes longer than go test's default 10-minute limit, which would
+# kill it for no fault of its own.
+heartbeat "go test -race" env INTERMEM_E2E=0 go test -race -count=1 -timeout 30m ./...
 
 step "fuzz (${INTERMEM_FUZZTIME:-4s} per target)"
 # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded"
