@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"sort"
 	"time"
 
+	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -99,4 +101,34 @@ func overlayOf(tx *store.CatalogTx, id string) Overlay {
 		}
 	}
 	return o
+}
+
+// Drift is one file an entry cited whose content is not what it was when
+// the entry was last validated.
+type Drift struct {
+	Path string `json:"path"`
+	// Was is the file's git blob hash at the validation; Now its hash
+	// now, "" when the file is gone or cannot be read.
+	Was string `json:"was"`
+	Now string `json:"now,omitempty"`
+}
+
+// Changed compares the cited files' blob hashes recorded at the last
+// validation (Blobs) with the files under root now, hashed as git does
+// (cite.Blob; git is never run), and returns those that differ, by path:
+// "the cited code changed since the entry was validated", which a check of
+// the citation alone (the file still exists) cannot tell.
+func (o *Overlay) Changed(root string) []Drift {
+	var out []Drift
+	for p, was := range o.Blobs {
+		now, err := cite.Blob(root, p)
+		if err != nil {
+			now = ""
+		}
+		if now != was {
+			out = append(out, Drift{Path: p, Was: was, Now: now})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }

@@ -1,0 +1,79 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// catalogConfig is the catalog's configuration for the project: its
+// sources located from the project root, the memory directory and the
+// user's directories, switched on and off by .intermem/config.json.
+func catalogConfig(env *cli.Env, p *project.Project, now time.Time) (catalog.Config, error) {
+	file, err := config.Read(p.StateDir)
+	if err != nil {
+		return catalog.Config{}, cli.WithHint(err, "fix .intermem/config.json (a JSON object; \"sources\" maps a source's name to false to switch it off), or remove it for the defaults")
+	}
+	return catalog.Config{
+		Env:      source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: project.ConfigDir(env)},
+		Switches: file.Sources, Now: now,
+	}, nil
+}
+
+// buildCatalog brings the catalog up to date in tx (nil: no store yet;
+// read-only: held in memory, nothing written) and calls fn with it.
+// Every command sees entries this way (package catalog).
+func buildCatalog(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, fn func(c *catalog.Catalog) error) error {
+	cfg, err := catalogConfig(env, p, now)
+	if err != nil {
+		return err
+	}
+	c, err := catalog.Build(store.Catalog(tx), cfg)
+	if err != nil {
+		return catalogError(err)
+	}
+	return fn(c)
+}
+
+// readCatalog is buildCatalog for a command that writes nothing: the
+// store opened read-only (none yet: the catalog of the files alone).
+func readCatalog(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog) error) error {
+	s, err := openRead(p)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return buildCatalog(env, p, nil, now, fn)
+	}
+	defer s.Close()
+	return s.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, fn) })
+}
+
+// catalogError gives a catalog failure its hint.
+func catalogError(err error) error {
+	if errors.Is(err, catalog.ErrUnknownSource) {
+		return cli.WithHint(err, "fix \"sources\" in .intermem/config.json: it switches sources off by name")
+	}
+	return fmt.Errorf("read the sources: %w", err)
+}
+
+// sourceFilter checks the names given to --source against the catalog:
+// each must name a source that is on (a usage error otherwise).
+func sourceFilter(c *catalog.Catalog, names []string) error {
+	if err := c.CheckSources(names); err != nil {
+		if errors.Is(err, catalog.ErrSwitchedOff) {
+			return cli.WithHint(err, "switch it back on in .intermem/config.json (\"sources\")")
+		}
+		return &cli.Error{Err: err, Code: 2, Hint: "name one of the sources the error lists"}
+	}
+	return nil
+}
