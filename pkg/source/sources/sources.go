@@ -7,7 +7,9 @@ import (
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/clavain"
 	"github.com/intermem/intermem/pkg/source/compound"
+	"github.com/intermem/intermem/pkg/source/instructions"
 	"github.com/intermem/intermem/pkg/source/interfluence"
+	"github.com/intermem/intermem/pkg/source/promoted"
 )
 
 // Registry returns the registry of every built-in source.
@@ -16,7 +18,9 @@ func Registry() *source.Registry {
 		automemory.Source{},
 		clavain.Source{},
 		compound.Source{},
+		instructions.Source{},
 		interfluence.Source{},
+		promoted.Source{},
 	)
 	if err != nil {
 		panic(err) // a programming error, caught by the package's test

@@ -1,0 +1,87 @@
+// Package promoted is the source of intermem's own promoted facts: the
+// entries intermem placed in the curated documents (CLAUDE.md, AGENTS.md,
+// .claude/CLAUDE.md and the detail documents docs/intermem/*.md), each
+// tagged by a marker "<!-- intermem:<id> -->" (package mdoc).
+//
+// An entry's id is the marker's id, not a hash of the path: it is the id
+// the fact had as a memory and the key of its promotion record in the
+// store, so a fact keeps its history (sessions seen, confidence, the
+// operation that promoted it) across the move from memory to document, and
+// across tier migrations between documents. The same id in the
+// auto-memory source names the memory it came from; within this source an
+// id is kept once per file (a marker copied twice into one document is
+// one fact).
+//
+// The archive (docs/intermem/.archived.md) is not read: an archived fact
+// is no longer promoted, and the catalog shows it as the promotion
+// record's tombstone (status "archived"). A marker on a heading tags the
+// section, not a fact, and yields no entry. Promoted facts already live in
+// a committed document, so they are not promotable.
+package promoted
+
+import (
+	"bytes"
+	"path"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/mdoc"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/targets"
+)
+
+// Name is the source's name.
+const Name = "promoted"
+
+// Source reads intermem's promoted facts.
+type Source struct{}
+
+// Name returns "promoted".
+func (Source) Name() string { return Name }
+
+// Patterns returns the curated documents intermem writes.
+func (Source) Patterns() []string {
+	return []string{targets.Claude, targets.Agents, ".claude/CLAUDE.md", targets.DetailDir + "/*.md"}
+}
+
+// Parse returns the file's marked facts in document order.
+func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem) {
+	if path.Base(p) == targets.ArchiveName {
+		return nil, nil
+	}
+	d := mdoc.Parse(content)
+	var out []source.Entry
+	seen := map[string]bool{}
+	for _, m := range d.Marked() {
+		if m.Heading || seen[m.ID] {
+			continue
+		}
+		seen[m.ID] = true
+		text := strings.TrimSpace(m.Text)
+		if text == "" {
+			continue
+		}
+		e := source.Entry{
+			ID:      m.ID,
+			Source:  Name,
+			Kind:    source.Fact,
+			Path:    p,
+			Line:    LineAt(content, m.Start),
+			EndLine: LineAt(content, max(m.End-1, m.Start)),
+			Title:   source.OneLine(strings.TrimLeft(text, "#*_ "), 120),
+			Text:    text,
+		}
+		source.SetField(&e, "section", m.Section)
+		for _, ct := range cite.Extract(text) {
+			e.Citations = append(e.Citations, ct.Text)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// LineAt is the 1-based line of byte offset off in content.
+func LineAt(content []byte, off int) int {
+	off = min(max(off, 0), len(content))
+	return 1 + bytes.Count(content[:off], []byte{'\n'})
+}
