@@ -1,7 +1,7 @@
 // Package cli holds what every intermem binary shares at its edge: the
 // process environment (with the INTERMEM_NOW clock override), the
 // "intermem: error: … / intermem: hint: …" message style, flag sets that
-// never call os.Exit, and panic recovery.
+// never call os.Exit, and the one panic recovery of every Main (panic.go).
 //
 // Each cmd/<name>/main.go is a few lines that call a Main function with the
 // real process state; everything below it takes an Env instead of reading
@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -112,11 +111,8 @@ func WithHint(err error, hint string) error {
 	return &Error{Err: err, Hint: hint}
 }
 
-// ErrUsage marks errors in how a command was called; they exit with status 2
-// for CLI commands (never for hooks, which always exit 0).
-var ErrUsage = errors.New("usage")
-
-// Usagef reports a usage error.
+// Usagef reports a usage error: exit status 2, with a hint to run --help.
+// (Hooks take no usage errors: they always exit 0.)
 func Usagef(format string, args ...any) error {
 	return &Error{Err: fmt.Errorf(format, args...), Code: 2, Hint: "run with --help for usage"}
 }
@@ -141,6 +137,13 @@ func Report(stderr io.Writer, err error) int {
 		}
 	}
 	fmt.Fprintf(stderr, "intermem: error: %s\n", msg)
+	var p *Panic
+	if errors.As(err, &p) {
+		for _, f := range p.Frames {
+			fmt.Fprintf(stderr, "\tat %s\n", f)
+		}
+		hint = "this is a bug in intermem; please report it with the lines above"
+	}
 	if hint != "" {
 		fmt.Fprintf(stderr, "intermem: hint: %s\n", hint)
 	}
@@ -186,14 +189,5 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
-	}
-}
-
-// Recover turns a panic into an error carrying the stack, so that no binary
-// ever dies with Go's exit status 2 (which Claude Code reads as "block").
-// Use as: defer cli.Recover(&err).
-func Recover(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
 	}
 }

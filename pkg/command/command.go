@@ -66,11 +66,7 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 	var err error
 	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
 	defer env.Flush()
-	defer func() {
-		if r := recover(); r != nil {
-			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
-		}
-	}()
+	defer cli.Recover(env.Stderr, &code)
 	if len(args) == 0 {
 		printUsage(env.Stderr)
 		return 2

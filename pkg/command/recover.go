@@ -112,11 +112,7 @@ func problemInfo(root string, pr journal.Problem) ProblemInfo {
 func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
 	defer env.Flush()
-	defer func() {
-		if r := recover(); r != nil {
-			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
-		}
-	}()
+	defer cli.Recover(env.Stderr, &code)
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Fprintf(env.Stdout, "intermem-recover %s\n", cli.Version)
 		return 0

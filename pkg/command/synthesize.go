@@ -45,11 +45,7 @@ hold a secret are listed apart, as kept private: never pruned, promoted
 func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 	env = env.Safe() // every human-readable byte is escaped (see cli.Unsafe)
 	defer env.Flush()
-	defer func() {
-		if r := recover(); r != nil {
-			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
-		}
-	}()
+	defer cli.Recover(env.Stderr, &code)
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, synthesizeUsage)
 		return 2

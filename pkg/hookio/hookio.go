@@ -1,13 +1,14 @@
 // Package hookio is the edge between Claude Code and an intermem hook
 // binary. It enforces the rules that keep a hook from ever hurting a
-// session (see DESIGN.md §3):
+// session:
 //
 //   - stdin is read fully but never beyond MaxInput bytes (a lone --help
 //     or --version argument is answered without reading it);
 //   - the payload is parsed leniently with gjson: unknown fields are ignored
 //     and only session_id, cwd and hook_event_name are relied on;
 //   - the exit status is always 0 — a Go panic or a flag.ExitOnError
-//     failure would exit 2, which Claude Code reads as "block";
+//     failure would exit 2, which Claude Code reads as "block"; a panic,
+//     in the body or around it, is logged with its stack (cli.Recovered);
 //   - nothing is printed unless the event injects output (SessionStart),
 //     and then exactly one JSON object built with sjson;
 //   - the body runs under a deadline; if it overruns, the hook gives up,
@@ -187,7 +188,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 	h := &Hook{Name: opts.Name, Env: env}
 	defer func() {
 		if r := recover(); r != nil {
-			h.logf("panic: %v", r)
+			h.logPanic(opts, cli.Recovered(r))
 		}
 		code = 0
 	}()
@@ -260,7 +261,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 		var r result
 		defer func() {
 			if p := recover(); p != nil {
-				r.err = fmt.Errorf("panic: %v", p)
+				r.err = cli.Recovered(p)
 			}
 			done <- r
 		}()
@@ -275,7 +276,12 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 		return 0
 	}
 	if r.err != nil {
-		h.logf("%s: %v", eventName(in), r.err)
+		var p *cli.Panic
+		if errors.As(r.err, &p) {
+			h.logf("%s: %v at %s", eventName(in), p, p.Trace())
+		} else {
+			h.logf("%s: %v", eventName(in), r.err)
+		}
 		return 0
 	}
 	if len(r.out) > 0 && mayPrint(opts.MayPrint, in.Event) {
@@ -348,6 +354,24 @@ func (h *Hook) logf(format string, args ...any) {
 		}
 	}
 	h.Log.Printf(format, args...)
+}
+
+// logPanic logs a panic raised outside the body, with its stack, in the
+// project's log (found from CLAUDE_PROJECT_DIR or the working directory
+// when the payload was not read yet). A panic while doing so goes
+// nowhere: the hook still exits 0.
+func (h *Hook) logPanic(opts Options, p *cli.Panic) {
+	defer func() { _ = recover() }()
+	if h.Log == nil {
+		dir := h.Env.Get("CLAUDE_PROJECT_DIR")
+		if dir == "" {
+			dir = h.Env.Dir
+		}
+		if h.setupLog(opts, dir) {
+			return
+		}
+	}
+	h.logf("%s: %v at %s", eventName(h.Input), p, p.Trace())
 }
 
 // Logf is logf for hook bodies.

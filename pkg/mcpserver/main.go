@@ -41,11 +41,7 @@ directory or at /, the server offers no tools.
 // Main runs the server until the client closes its stdin, and returns
 // the exit status. --help and --version answer without reading stdin.
 func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			code = cli.Report(env.Stderr, fmt.Errorf("internal error: %v", r))
-		}
-	}()
+	defer cli.Recover(env.Stderr, &code)
 	fset := cli.FlagSet("intermem-mcp", usage, env.Stderr)
 	dir := fset.String("project", "", "the project `dir`ectory (default: $CLAUDE_PROJECT_DIR, else the working directory)")
 	version := fset.Bool("version", false, "print the version and exit")
