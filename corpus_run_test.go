@@ -21,7 +21,7 @@ import (
 )
 
 // corpusMemory is the real auto-memory kept byte for byte in the repository
-// (the same files as ../shared/corpus/auto-memory).
+// (real folders written by other people's sessions).
 const corpusMemory = "testdata/corpus/auto-memory"
 
 // handCounts are the entries of a few corpus memory folders, counted by

@@ -1,6 +1,6 @@
 // Package fakeapi is a loopback stand-in for the Anthropic Messages API,
 // just large enough for a real Claude Code to run a session against it
-// offline (claude-code.md, Appendix A).
+// offline.
 //
 // It answers POST /v1/messages (the client appends ?beta=true; the query is
 // ignored) and nothing else: every other path gets a 404 with a JSON error

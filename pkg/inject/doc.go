@@ -13,7 +13,7 @@
 // # What is already in context
 //
 // Package loaded is the one definition of what Claude Code loads at
-// session start (claude-code.md §4.2–4.3); Gather asks it through the
+// session start; Gather asks it through the
 // recording Deps. Besides those files, the first 200 lines / 25,000
 // characters of MEMORY.md are loaded. A memory entry is already in
 // context when its normalized text (match.Key) equals a statement of one

@@ -1,10 +1,10 @@
 // Package loaded is the one definition of the instruction files Claude
-// Code loads into a session's context when it starts (claude-code.md §4.3),
-// and of what loaded text costs. The plan uses it to tell a memory that
-// repeats something already loaded (offered for pruning, never for
-// promotion) from one worth promoting; the SessionStart hook uses it to
-// inject nothing Claude Code already shows; targets uses it to answer
-// "will Claude Code load AGENTS.md?".
+// Code loads into a session's context when it starts (as the real client
+// was observed to load them), and of what loaded text costs. The plan
+// uses it to tell a memory that repeats something already loaded (offered
+// for pruning, never for promotion) from one worth promoting; the
+// SessionStart hook uses it to inject nothing Claude Code already shows;
+// targets uses it to answer "will Claude Code load AGENTS.md?".
 //
 // # Discovery
 //

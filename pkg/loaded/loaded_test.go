@@ -64,7 +64,7 @@ func listing(s *Set[*mdoc.Doc], base string) []string {
 }
 
 // TestDiscover checks the loaded set against Claude Code's observed
-// loading rules (claude-code.md §4.3), written out by hand.
+// loading rules, written out by hand.
 func TestDiscover(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	write(t, base, map[string]string{

@@ -11,7 +11,7 @@ import (
 	"github.com/intermem/intermem/pkg/confine"
 )
 
-// The vectors come from claude-code.md §4.1 (observed on the real client)
+// The vectors come from the real client (the memory directories it named)
 // and, for the long paths, from an independent JavaScript implementation
 // run under Node (the runtime Claude Code itself uses).
 func TestEncode(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package store is intermem's per-project database: one bbolt file,
 // .intermem/intermem.db.
 //
-// Open policy (DESIGN.md §3):
+// Open policy:
 //
 //   - The file is created atomically: a temporary database is initialised
 //     with the current schema and then hard-linked into place, so no
