@@ -4,7 +4,8 @@
 //	{
 //	  "layout": "flat" | "tiered",      // where promoted facts go (package tier)
 //	  "tier_claude": true,              // tier CLAUDE.md as well
-//	  "sources": {"interfluence": false} // sources switched off (package catalog)
+//	  "sources": {"interfluence": false}, // sources switched off (package catalog)
+//	  "mode": "meta"                    // record nothing (package continuity)
 //	}
 //
 // Every key is optional; a missing file is the defaults. The file is
@@ -40,6 +41,9 @@ type File struct {
 	// Sources maps a source's name to false to switch it off; a source not
 	// named is on.
 	Sources map[string]bool `json:"sources,omitempty"`
+	// Mode "meta" makes intermem record nothing for the project's sessions
+	// (package continuity); INTERMEM_MODE overrides it.
+	Mode string `json:"mode,omitempty"`
 }
 
 // ErrInvalid is returned for a config file that cannot be used: not a

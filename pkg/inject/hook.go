@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
@@ -46,7 +47,7 @@ To see what it would inject for a project, run: intermem context
 
 // Main is the whole of cmd/intermem-inject.
 func Main(env *cli.Env, args []string) int {
-	return hookio.Run(env, args, HookOptions, Hook)
+	return hookio.Run(env, args, HookOptions, continuity.WithResume(Hook, BudgetVar, Budget))
 }
 
 // Budget reads INTERMEM_TOKEN_BUDGET (a positive integer), defaulting to

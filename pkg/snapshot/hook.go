@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/store"
@@ -41,7 +42,7 @@ To see what it has recorded, run: intermem status
 
 // Main is the whole of cmd/intermem-snapshot.
 func Main(env *cli.Env, args []string) int {
-	return hookio.Run(env, args, HookOptions, Hook)
+	return hookio.Run(env, args, HookOptions, continuity.WithCheckpoint(Hook))
 }
 
 // Hook records the current memory entries for the payload's session.

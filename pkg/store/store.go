@@ -47,8 +47,10 @@ import (
 )
 
 // SchemaVersion is the version this build writes. Version 2 added the
-// store id and the backups bucket; version 3 the catalog's buckets.
-const SchemaVersion = 3
+// store id and the backups bucket; version 3 the catalog's buckets;
+// version 4 session continuity's (checkpoints, phases, phase decisions,
+// the head).
+const SchemaVersion = 4
 
 // Bucket names.
 var (
@@ -70,6 +72,7 @@ var allBuckets = [][]byte{
 	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
 	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
 	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
+	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead,
 }
 
 // Errors returned by Open.
@@ -263,6 +266,9 @@ var migrations = map[int]func(tx *bolt.Tx) error{
 	// its first scan; nothing older is converted (the overlay joins the
 	// older buckets, facts, checks, entries and promoted, as they are).
 	2: createBuckets,
+	// 3→4: session continuity's buckets (checkpoints, phases, decided,
+	// head). Nothing older holds continuity: they start empty.
+	3: createBuckets,
 }
 
 func createBuckets(tx *bolt.Tx) error {

@@ -1,0 +1,681 @@
+package command
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+func init() {
+	register("checkpoint", "record where the work stands (a summary, for the next session and long-term memory)", runCheckpoint)
+	register("checkpoints", "list checkpoints: saved summaries, phase marks, the hooks' every-N-turns ones", runCheckpoints)
+	register("phase", "start, close (the closeout) or restore a phase of the work; backtracks invalidate later phases", runPhase)
+	register("head", "the phase the work stands at, and the checkpoints of every phase", runHead)
+	register("decide", "record a decision and why it was taken", runDecide)
+	register("decisions", "list the decisions taken, by phase", runDecisions)
+}
+
+// optInt is an optional integer flag.
+type optInt struct{ v *int }
+
+func (o *optInt) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.Itoa(*o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a phase number (0, 1, 2, …), not %q", s)
+	}
+	o.v = &n
+	return nil
+}
+
+// strList is a repeatable string flag.
+type strList []string
+
+func (l *strList) String() string     { return strings.Join(*l, ", ") }
+func (l *strList) Set(s string) error { *l = append(*l, s); return nil }
+
+// decisionFlags pairs each --why with the --decision before it.
+type decisionFlags struct {
+	list []continuity.DecisionInput
+	err  error
+}
+
+type decisionText struct{ d *decisionFlags }
+type decisionWhy struct{ d *decisionFlags }
+
+func (decisionText) String() string { return "" }
+func (decisionWhy) String() string  { return "" }
+func (f decisionText) Set(s string) error {
+	f.d.list = append(f.d.list, continuity.DecisionInput{Text: s})
+	return nil
+}
+func (f decisionWhy) Set(s string) error {
+	n := len(f.d.list)
+	if n == 0 || f.d.list[n-1].Why != "" {
+		return errors.New("each --why follows the --decision it explains")
+	}
+	f.d.list[n-1].Why = s
+	return nil
+}
+
+func phaseArg(pos []string, what string) (int, error) {
+	if len(pos) != 1 {
+		return 0, cli.Usagef("say which phase to %s: a number (0, 1, 2, …)", what)
+	}
+	n, err := strconv.Atoi(pos[0])
+	if err != nil || n < 0 {
+		return 0, cli.Usagef("phase %q: want a number (0, 1, 2, …)", pos[0])
+	}
+	return n, nil
+}
+
+// continuityError adds the hint a continuity failure needs.
+func continuityError(err error) error {
+	switch {
+	case errors.Is(err, continuity.ErrFlagged):
+		return cli.WithHint(err, "intermem injects this text into later sessions, so it refuses text that reads as instructions to the model; rephrase it")
+	case errors.Is(err, continuity.ErrEmpty):
+		return &cli.Error{Err: err, Code: 2, Hint: "run with --help for usage"}
+	case errors.Is(err, continuity.ErrNoPhase):
+		return cli.WithHint(err, "start it first with intermem phase start N; intermem head lists the phases")
+	case errors.Is(err, continuity.ErrOpen):
+		return cli.WithHint(err, "close it with intermem phase close N --summary TEXT, or go on working in it")
+	}
+	return err
+}
+
+// gitHere is the branch and HEAD of the directory a command runs in (the
+// project root when that is elsewhere).
+func gitHere(env *cli.Env, p *project.Project) (string, string) {
+	dir := env.Dir
+	if dir == "" || !strings.HasPrefix(dir, p.Root) {
+		dir = p.Root
+	}
+	return continuity.Git(dir)
+}
+
+func phaseText(ph *int) string {
+	if ph == nil {
+		return "no phase"
+	}
+	return fmt.Sprintf("phase %d", *ph)
+}
+
+const checkpointUsage = `Usage: intermem checkpoint --summary TEXT [--phase N] [--scope project|session] [--session ID] [--project DIR] [--json]
+
+Records a checkpoint: a short summary of where the work stands, which the
+next session's SessionStart shows as its resume note. With --scope project
+(the default: the user said "save") it is long-term project memory, listed
+by intermem head and found by search; with --scope session ("skip") it
+serves only the next session's resume. It belongs to --phase N, else to
+the current phase (intermem head). The summary is redacted; text that
+reads as instructions to the model is refused.
+
+The Stop hook also records checkpoints by itself every
+INTERMEM_CHECKPOINT_INTERVAL turns (default 10; 0 switches them off) and
+SessionEnd a final one: intermem checkpoints lists them all.
+`
+
+func runCheckpoint(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem checkpoint", checkpointUsage, env.Stderr)
+	c.register(fset, true)
+	summary := fset.String("summary", "", "what the checkpoint says: where the work stands, what is next")
+	var phase optInt
+	fset.Var(&phase, "phase", "the phase it belongs to (default: the current phase)")
+	scope := fset.String("scope", store.ScopeProject, "project (long-term) or session (the next session's resume only)")
+	session := fset.String("session", "", "the Claude Code session it belongs to")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cli.Usagef("unexpected %q: the text goes in --summary", pos[0])
+	}
+	if strings.TrimSpace(*summary) == "" {
+		return cli.Usagef("say what the checkpoint records with --summary TEXT")
+	}
+	if *scope != store.ScopeProject && *scope != store.ScopeSession {
+		return cli.Usagef("--scope is project or session, not %q", *scope)
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	w, err := openWriter(env, p, "intermem checkpoint")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	branch, commit := gitHere(env, p)
+	var cp store.Checkpoint
+	err = w.update(func(tx *bolt.Tx) error {
+		var err error
+		cp, err = continuity.AddManual(tx, continuity.Manual{
+			Summary: *summary, Phase: phase.v, Session: *session, Scope: *scope, Branch: branch, Commit: commit,
+		}, w.now)
+		return err
+	})
+	if err != nil {
+		return continuityError(err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &cp)
+	}
+	where := "long-term project memory"
+	if cp.Scope == store.ScopeSession {
+		where = "kept for the next session's resume only"
+	}
+	fmt.Fprintf(env.Stdout, "Checkpoint %s recorded (%s; %s).\n", cp.ID, phaseText(cp.Phase), where)
+	return nil
+}
+
+const checkpointsUsage = `Usage: intermem checkpoints [--phase N] [--all] [--project DIR] [--json]
+
+Lists checkpoints, oldest first: saved summaries (manual), phase marks
+(phase), and those the hooks took every N turns (auto) and at a session's
+end (final). Checkpoints of phases a backtrack left behind are listed only
+with --all; forgotten ones never (intermem phase restore N).
+`
+
+// CheckpointsReport is the JSON shape of checkpoints.
+type CheckpointsReport struct {
+	Checkpoints []store.Checkpoint `json:"checkpoints"`
+}
+
+func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem checkpoints", checkpointsUsage, env.Stderr)
+	c.register(fset, true)
+	var phase optInt
+	fset.Var(&phase, "phase", "only the checkpoints of phase N")
+	all := fset.Bool("all", false, "include checkpoints of invalidated phases")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cli.Usagef("unexpected %q", pos[0])
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	rep := CheckpointsReport{Checkpoints: []store.Checkpoint{}}
+	if err := readContinuity(p, func(tx *bolt.Tx) error {
+		var err error
+		rep.Checkpoints, err = continuity.ListCheckpoints(tx, continuity.Filter{Phase: phase.v, All: *all})
+		return err
+	}); err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	out := env.Stdout
+	if len(rep.Checkpoints) == 0 {
+		fmt.Fprintln(out, "No checkpoints yet.")
+		return nil
+	}
+	for _, cp := range rep.Checkpoints {
+		status := ""
+		if cp.Status != store.StatusValid {
+			status = " [" + cp.Status + "]"
+		}
+		fmt.Fprintf(out, "%s  %s  %s, %s%s\n", cp.ID, cp.Time.UTC().Format("2006-01-02 15:04"), cp.Kind, phaseText(cp.Phase), status)
+		text := cp.Summary
+		if text == "" {
+			text = cp.Message
+		}
+		if text != "" {
+			if cp.Flagged {
+				fmt.Fprintln(out, "    (flagged by screening: never injected)")
+			}
+			fmt.Fprintf(out, "    %s\n", clip(strings.Join(strings.Fields(text), " "), 100))
+		}
+	}
+	return nil
+}
+
+// readContinuity runs fn in a read transaction of the project's store; a
+// project without a store runs nothing (an empty history).
+func readContinuity(p *project.Project, fn func(tx *bolt.Tx) error) error {
+	s, err := openRead(p)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return nil
+	}
+	defer s.Close()
+	return s.View(fn)
+}
+
+const phaseUsage = `Usage: intermem phase start N [--name NAME] [--on-backtrack continue|forget|abort] [--json]
+       intermem phase close N --summary TEXT [--decision TEXT --why TEXT]… [--artifact PATH]… [--issue TEXT]… [--json]
+       intermem phase restore N [--json]
+
+start begins phase N and moves the head to it (intermem head). Starting a
+phase below the head is a backtrack, and the records of the later phases
+(checkpoints, decisions, closeouts) no longer describe the work:
+  continue  mark them invalidated: kept, never in a resume note or recall,
+            listed by checkpoints/decisions only with --all
+  forget    archive them: listed nowhere; phase restore N brings phase N's
+            back (as invalidated)
+  abort     change nothing
+On a terminal intermem asks; otherwise say --on-backtrack.
+
+close records the phase's closeout: its summary, each decision with why
+it was taken (--decision/--why pairs, in order), the artifacts it produced
+and the issues met. Nothing goes into a committed file.
+`
+
+// PhaseReport is the JSON shape of phase.
+type PhaseReport struct {
+	Action string `json:"action"`
+	continuity.StartResult
+	Decisions []store.PhaseDecision `json:"decisions,omitempty"`
+	Restored  int                   `json:"restored,omitempty"`
+}
+
+func runPhase(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem phase", phaseUsage, env.Stderr)
+	c.register(fset, true)
+	name := fset.String("name", "", "start: the phase's name")
+	onBack := fset.String("on-backtrack", "", "start: continue, forget or abort when N is below the head")
+	summary := fset.String("summary", "", "close: what the phase did")
+	var dec decisionFlags
+	fset.Var(decisionText{&dec}, "decision", "close: a decision taken in the phase (repeatable; each with a --why)")
+	fset.Var(decisionWhy{&dec}, "why", "close: why the decision before it was taken")
+	var arts, issues strList
+	fset.Var(&arts, "artifact", "close: a file or thing the phase produced (repeatable)")
+	fset.Var(&issues, "issue", "close: an issue met (repeatable)")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return cli.Usagef("say start, close or restore")
+	}
+	action := pos[0]
+	if action != "start" && action != "close" && action != "restore" {
+		return cli.Usagef("unknown phase action %q: say start, close or restore", action)
+	}
+	n, err := phaseArg(pos[1:], action)
+	if err != nil {
+		return err
+	}
+	var choice continuity.Choice
+	if *onBack != "" {
+		ch, ok := continuity.ParseChoice(*onBack)
+		if !ok {
+			return cli.Usagef("--on-backtrack is continue, forget or abort, not %q", *onBack)
+		}
+		choice = ch
+	}
+	if action == "close" {
+		if strings.TrimSpace(*summary) == "" {
+			return cli.Usagef("say what phase %d did with --summary TEXT", n)
+		}
+		for _, d := range dec.list {
+			if strings.TrimSpace(d.Why) == "" {
+				return cli.Usagef("the decision %q has no --why", clip(d.Text, 40))
+			}
+		}
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	rep := PhaseReport{Action: action}
+	if action == "start" && choice == "" {
+		back, later, head, err := backtrackOf(p, n)
+		if err != nil {
+			return err
+		}
+		if back {
+			if !terminal(env) {
+				return &cli.Error{
+					Err:  fmt.Errorf("starting phase %d is a backtrack: the head is at phase %d%s", n, head, laterText(later)),
+					Hint: "say what becomes of them with --on-backtrack continue (invalidate), forget (archive; phase restore brings them back) or abort",
+					Code: 2,
+				}
+			}
+			choice = askBacktrack(env.Stdin, env.Stdout, n, head, later)
+		}
+	}
+	if choice == continuity.Abort && action == "start" {
+		// Nothing to write: say so without taking the lock.
+		rep.Backtrack, rep.Choice = true, continuity.Abort
+		return phaseAborted(env, &c, &rep, n)
+	}
+	w, err := openWriter(env, p, "intermem phase")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	err = w.update(func(tx *bolt.Tx) error {
+		var err error
+		switch action {
+		case "start":
+			rep.StartResult, err = continuity.StartPhase(tx, n, *name, choice, "", w.now)
+		case "close":
+			rep.Phase, rep.Decisions, err = continuity.ClosePhase(tx, n, continuity.Closeout{
+				Summary: *summary, Decisions: dec.list, Artifacts: arts, Issues: issues,
+			}, "", w.now)
+		case "restore":
+			rep.Restored, err = continuity.RestorePhase(tx, n)
+			if err == nil {
+				rep.Phase, _, err = store.GetPhase(tx, n)
+			}
+		}
+		return err
+	})
+	if errors.Is(err, continuity.ErrAborted) {
+		return phaseAborted(env, &c, &rep, n)
+	}
+	if errors.Is(err, continuity.ErrBacktrack) {
+		return &cli.Error{Err: err, Hint: "run it again with --on-backtrack continue, forget or abort", Code: 2}
+	}
+	if err != nil {
+		return continuityError(err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	out := env.Stdout
+	switch action {
+	case "start":
+		label := fmt.Sprintf("Phase %d", n)
+		if rep.Phase.Name != "" {
+			label += " (" + rep.Phase.Name + ")"
+		}
+		fmt.Fprintf(out, "%s started; the head is at phase %d.\n", label, n)
+		switch {
+		case rep.Invalidated > 0:
+			fmt.Fprintf(out, "Backtrack: %d %s of later phases invalidated (never recalled; listed with --all).\n",
+				rep.Invalidated, cli.Plural(rep.Invalidated, "record", "records"))
+		case rep.Archived > 0:
+			fmt.Fprintf(out, "Backtrack: %d %s of later phases archived (intermem phase restore N brings them back).\n",
+				rep.Archived, cli.Plural(rep.Archived, "record", "records"))
+		case rep.Backtrack:
+			fmt.Fprintln(out, "Backtrack: the later phases held no records.")
+		}
+	case "close":
+		fmt.Fprintf(out, "Phase %d closed: %s\n", n, clip(rep.Phase.Summary, 100))
+		if len(rep.Decisions) > 0 {
+			fmt.Fprintf(out, "%d %s recorded.\n", len(rep.Decisions), cli.Plural(len(rep.Decisions), "decision", "decisions"))
+		}
+	case "restore":
+		fmt.Fprintf(out, "Phase %d: %d archived %s restored, as invalidated (listed with --all).\n",
+			n, rep.Restored, cli.Plural(rep.Restored, "record", "records"))
+	}
+	return nil
+}
+
+func phaseAborted(env *cli.Env, c *common, rep *PhaseReport, n int) error {
+	if c.json {
+		return writeJSON(env.Stdout, rep)
+	}
+	fmt.Fprintf(env.Stdout, "Backtrack to phase %d aborted: nothing changed.\n", n)
+	return nil
+}
+
+// backtrackOf reads whether starting phase n is a backtrack.
+func backtrackOf(p *project.Project, n int) (back bool, later []int, head int, err error) {
+	err = readContinuity(p, func(tx *bolt.Tx) error {
+		var err error
+		back, later, err = continuity.Backtrack(tx, n)
+		if h, herr := store.GetHead(tx); herr == nil && h.Phase != nil {
+			head = *h.Phase
+		}
+		return err
+	})
+	return back, later, head, err
+}
+
+func laterText(later []int) string {
+	if len(later) == 0 {
+		return ""
+	}
+	var s []string
+	for _, n := range later {
+		s = append(s, strconv.Itoa(n))
+	}
+	return fmt.Sprintf(", and phase%s %s hold%s records", map[bool]string{true: "", false: "s"}[len(s) == 1],
+		strings.Join(s, ", "), map[bool]string{true: "s", false: ""}[len(s) == 1])
+}
+
+// terminal reports whether stdin is a terminal a person answers at.
+func terminal(env *cli.Env) bool {
+	f, ok := env.Stdin.(*os.File)
+	return ok && isTerminal(f.Fd())
+}
+
+// askBacktrack asks what to do at a backtrack until the answer is one of
+// the choices; the end of input is abort.
+func askBacktrack(in io.Reader, out io.Writer, n, head int, later []int) continuity.Choice {
+	fmt.Fprintf(out, "Starting phase %d goes back from phase %d%s.\n", n, head, laterText(later))
+	fmt.Fprintln(out, "  continue  invalidate them (kept, never recalled)")
+	fmt.Fprintln(out, "  forget    archive them (phase restore N brings them back)")
+	fmt.Fprintln(out, "  abort     change nothing")
+	sc := bufio.NewScanner(in)
+	for {
+		fmt.Fprint(out, "continue, forget or abort? ")
+		if f, ok := out.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		if !sc.Scan() {
+			fmt.Fprintln(out)
+			return continuity.Abort
+		}
+		if ch, ok := continuity.ParseChoice(sc.Text()); ok {
+			return ch
+		}
+	}
+}
+
+const headUsage = `Usage: intermem head [--project DIR] [--json]
+
+The phase the work stands at (the head), its latest checkpoint, and the
+checkpoints of every phase with their status: valid, or invalidated by a
+backtrack. --json prints the phase state for other tools:
+  {"head_phase", "head_checkpoint", "checkpoints": [{"id", "phase", "status"}], "phases": […]}
+`
+
+func runHead(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem head", headUsage, env.Stderr)
+	c.register(fset, true)
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cli.Usagef("unexpected %q", pos[0])
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	v := continuity.HeadView{Checkpoints: []continuity.CheckpointRef{}, Phases: []store.Phase{}}
+	if err := readContinuity(p, func(tx *bolt.Tx) error {
+		var err error
+		v, err = continuity.Head(tx)
+		return err
+	}); err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &v)
+	}
+	out := env.Stdout
+	if v.HeadPhase == nil {
+		fmt.Fprintln(out, "No phase started yet (intermem phase start N).")
+		return nil
+	}
+	cp := ""
+	if v.HeadCheckpoint != nil {
+		cp = ", checkpoint " + *v.HeadCheckpoint
+	}
+	fmt.Fprintf(out, "Head: phase %d%s\n", *v.HeadPhase, cp)
+	for _, ph := range v.Phases {
+		state := "open"
+		if !ph.Closed.IsZero() {
+			state = "closed " + ph.Closed.UTC().Format("2006-01-02")
+		}
+		name := ""
+		if ph.Name != "" {
+			name = " " + ph.Name
+		}
+		status := ""
+		if ph.Status != store.StatusValid {
+			status = " [" + ph.Status + "]"
+		}
+		fmt.Fprintf(out, "  phase %d%s: %s%s\n", ph.N, name, state, status)
+	}
+	if len(v.Checkpoints) > 0 {
+		fmt.Fprintln(out, "Checkpoints:")
+		for _, r := range v.Checkpoints {
+			fmt.Fprintf(out, "  %s  phase %d  %s\n", r.ID, r.Phase, r.Status)
+		}
+	}
+	return nil
+}
+
+const decideUsage = `Usage: intermem decide TEXT --why RATIONALE [--phase N] [--project DIR] [--json]
+
+Records a decision and why it was taken, in phase N (default: the current
+phase). intermem decisions lists them; intermem search finds them ("why did
+we choose X"). Recording the same decision again changes nothing.
+`
+
+// DecideReport is the JSON shape of decide.
+type DecideReport struct {
+	Decision store.PhaseDecision `json:"decision"`
+	Created  bool                `json:"created"`
+}
+
+func runDecide(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem decide", decideUsage, env.Stderr)
+	c.register(fset, true)
+	why := fset.String("why", "", "why it was decided")
+	var phase optInt
+	fset.Var(&phase, "phase", "the phase it belongs to (default: the current phase)")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(pos, " ")
+	if strings.TrimSpace(text) == "" {
+		return cli.Usagef("say what was decided: intermem decide TEXT --why RATIONALE")
+	}
+	if strings.TrimSpace(*why) == "" {
+		return cli.Usagef("say why with --why RATIONALE: a decision without its reason cannot be revisited")
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	w, err := openWriter(env, p, "intermem decide")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	var rep DecideReport
+	err = w.update(func(tx *bolt.Tx) error {
+		var err error
+		rep.Decision, rep.Created, err = continuity.Decide(tx, text, *why, phase.v, "", w.now)
+		return err
+	})
+	if err != nil {
+		return continuityError(err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	if !rep.Created {
+		fmt.Fprintf(env.Stdout, "Already recorded as %s (%s).\n", rep.Decision.ID, phaseText(rep.Decision.Phase))
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "Decision %s recorded (%s).\n", rep.Decision.ID, phaseText(rep.Decision.Phase))
+	return nil
+}
+
+const decisionsUsage = `Usage: intermem decisions [--phase N] [--all] [--project DIR] [--json]
+
+Lists the decisions taken, oldest first, each with why. Decisions of phases
+a backtrack left behind are listed only with --all.
+`
+
+// DecisionsReport is the JSON shape of decisions.
+type DecisionsReport struct {
+	Decisions []store.PhaseDecision `json:"decisions"`
+}
+
+func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem decisions", decisionsUsage, env.Stderr)
+	c.register(fset, true)
+	var phase optInt
+	fset.Var(&phase, "phase", "only the decisions of phase N")
+	all := fset.Bool("all", false, "include decisions of invalidated phases")
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cli.Usagef("unexpected %q", pos[0])
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	rep := DecisionsReport{Decisions: []store.PhaseDecision{}}
+	if err := readContinuity(p, func(tx *bolt.Tx) error {
+		var err error
+		rep.Decisions, err = continuity.Decisions(tx, continuity.Filter{Phase: phase.v, All: *all})
+		return err
+	}); err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	out := env.Stdout
+	if len(rep.Decisions) == 0 {
+		fmt.Fprintln(out, "No decisions recorded.")
+		return nil
+	}
+	for _, d := range rep.Decisions {
+		status := ""
+		if d.Status != store.StatusValid {
+			status = " [" + d.Status + "]"
+		}
+		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, phaseText(d.Phase), d.Time.UTC().Format("2006-01-02"), status, d.Text, d.Why)
+	}
+	return nil
+}
+
+var _ flag.Value = (*optInt)(nil)

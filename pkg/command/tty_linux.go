@@ -1,0 +1,10 @@
+package command
+
+import "golang.org/x/sys/unix"
+
+// isTerminal reports whether fd is a terminal (not merely a character
+// device such as /dev/null).
+func isTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
+}

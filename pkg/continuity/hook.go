@@ -1,0 +1,350 @@
+package continuity
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/atomicfile"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
+	"github.com/intermem/intermem/pkg/hookio"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// IntervalVar names the variable holding the checkpoint interval in turns.
+const IntervalVar = "INTERMEM_CHECKPOINT_INTERVAL"
+
+// DefaultInterval is the checkpoint interval when IntervalVar is unset.
+const DefaultInterval = 10
+
+// ModeVar names the variable that selects meta mode ("meta").
+const ModeVar = "INTERMEM_MODE"
+
+// TurnsName is the turn-count state file in .intermem.
+const TurnsName = "turns"
+
+// maxSessions bounds the sessions the turn file remembers.
+const maxSessions = 64
+
+// maxHookCheckpoints bounds the hook checkpoints (auto and final) kept:
+// older ones are removed when a new one is recorded.
+const maxHookCheckpoints = 200
+
+// storeWait bounds the wait for a busy store: a checkpoint is skipped
+// (and tried again at the next turn), never waited for.
+const storeWait = 300 * time.Millisecond
+
+// Interval reads IntervalVar: a non-negative integer, 0 switching hook
+// checkpoints off; anything else is the default.
+func Interval(env *cli.Env) int {
+	if v := strings.TrimSpace(env.Get(IntervalVar)); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return DefaultInterval
+}
+
+// Meta reports whether the session is in meta mode: INTERMEM_MODE=meta,
+// or "mode": "meta" in .intermem/config.json (the variable wins when set).
+func Meta(env *cli.Env, stateDir string) bool {
+	if v := strings.TrimSpace(env.Get(ModeVar)); v != "" {
+		return strings.EqualFold(v, "meta")
+	}
+	c, err := config.Read(stateDir)
+	return err == nil && strings.EqualFold(c.Mode, "meta")
+}
+
+// WithCheckpoint wraps the Stop/SessionEnd hook body: in meta mode
+// nothing runs at all; otherwise body runs, then the checkpoint turn
+// (Checkpoint), whose failure is one log line.
+func WithCheckpoint(body hookio.Body) hookio.Body {
+	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
+		if Meta(h.Env, h.Project.StateDir) {
+			return nil, nil
+		}
+		out, err := body(ctx, h)
+		if cerr := Checkpoint(ctx, h); cerr != nil {
+			h.Logf("checkpoint: %v", cerr)
+		}
+		return out, err
+	}
+}
+
+// turn is what the turn file keeps of a session.
+type turn struct {
+	Turns int   `json:"turns"`
+	Last  int   `json:"last"` // the turn of the last checkpoint recorded
+	Seen  int64 `json:"seen"` // unix seconds of the last Stop
+	Ended bool  `json:"ended,omitempty"`
+}
+
+// Checkpoint counts a Stop as a turn of the session and records a
+// checkpoint every Interval turns; at SessionEnd it records the final one
+// (for a session that had a turn). A Stop that follows a blocking Stop
+// hook (stop_hook_active) continues the same turn and is not counted.
+func Checkpoint(ctx context.Context, h *hookio.Hook) error {
+	ev := h.Input.Event
+	if ev != "Stop" && ev != "SessionEnd" {
+		return nil
+	}
+	interval := Interval(h.Env)
+	if interval == 0 {
+		return nil
+	}
+	if ev == "Stop" && gjson.GetBytes(h.Input.Raw, "stop_hook_active").Bool() {
+		return nil
+	}
+	p := h.Project
+	if err := p.EnsureStateDir(); err != nil {
+		return err
+	}
+	path := p.Path(TurnsName)
+	turns := readTurns(path)
+	t := turns[h.Input.SessionID]
+	kind := ""
+	switch ev {
+	case "Stop":
+		t.Turns++
+		if t.Turns-t.Last >= interval {
+			kind = store.CheckpointAuto
+		}
+	case "SessionEnd":
+		if t.Turns > 0 && !t.Ended {
+			kind = store.CheckpointFinal
+		}
+	}
+	t.Seen = h.Now.Unix()
+	if kind != "" {
+		if err := record(ctx, h, kind, t.Turns); err != nil {
+			// The count stands, Last does not move: the next turn retries.
+			turns[h.Input.SessionID] = t
+			_ = writeTurns(p.StateDir, path, turns)
+			return err
+		}
+		t.Last = t.Turns
+		if kind == store.CheckpointFinal {
+			t.Ended = true
+		}
+	}
+	turns[h.Input.SessionID] = t
+	return writeTurns(p.StateDir, path, turns)
+}
+
+// readTurns reads the turn file; anything unreadable is an empty one.
+func readTurns(path string) map[string]turn {
+	m := map[string]turn{}
+	f := openRegular(path)
+	if f == nil {
+		return m
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 256<<10))
+	if json.Unmarshal(b, &m) != nil {
+		return map[string]turn{}
+	}
+	return m
+}
+
+// writeTurns keeps the maxSessions most recently seen sessions.
+func writeTurns(stateDir, path string, m map[string]turn) error {
+	if len(m) > maxSessions {
+		ids := make([]string, 0, len(m))
+		for id := range m {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool {
+			if m[ids[i]].Seen != m[ids[j]].Seen {
+				return m[ids[i]].Seen > m[ids[j]].Seen
+			}
+			return ids[i] < ids[j]
+		})
+		for _, id := range ids[maxSessions:] {
+			delete(m, id)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	// A cache: a crash may lose the last count, which only shifts the
+	// next checkpoint by a turn.
+	return atomicfile.WriteState(stateDir, path, b, atomicfile.Options{NoSync: true})
+}
+
+// record takes a hook checkpoint of the session at turn n.
+func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
+	p := h.Project
+	cwd := h.Input.Cwd
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = p.Root
+	}
+	branch, commit := Git(cwd)
+	tr := readTranscript(h.Env, gjson.GetBytes(h.Input.Raw, "transcript_path").String())
+	msg := gjson.GetBytes(h.Input.Raw, "last_assistant_message").String()
+	if msg == "" {
+		msg = tr.last
+	}
+	msg, flags := Clean(strings.Join(strings.Fields(msg), " "), MaxMessage)
+	var files []string
+	for _, f := range tr.files {
+		if rel, err := filepath.Rel(p.Root, f); err == nil && !strings.HasPrefix(rel, "..") {
+			f = filepath.ToSlash(rel)
+		}
+		if c, fl := Clean(f, 300); c != "" && len(fl) == 0 {
+			files = append(files, c)
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c := store.Checkpoint{
+		ID: NewCheckpointID(h.Now), Kind: kind, Session: h.Input.SessionID, Time: h.Now.UTC(), Turn: n,
+		Branch: branch, Commit: commit, Files: files, Message: msg, Scope: store.ScopeSession,
+		Status: store.StatusValid, Flagged: len(flags) > 0,
+	}
+	s, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: storeWait, Logf: h.Logf, Now: h.Now})
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("store busy: the %s checkpoint at turn %d is skipped", kind, n)
+		}
+		return err
+	}
+	defer s.Close()
+	return s.Update(func(tx *bolt.Tx) error {
+		hd, err := store.GetHead(tx)
+		if err != nil {
+			return err
+		}
+		c.Phase = hd.Phase
+		if err := store.PutCheckpoint(tx, &c); err != nil {
+			return err
+		}
+		return pruneHook(tx)
+	})
+}
+
+// pruneHook removes the oldest hook checkpoints beyond maxHookCheckpoints.
+func pruneHook(tx *bolt.Tx) error {
+	all, err := store.Checkpoints(tx)
+	if err != nil {
+		return err
+	}
+	var hook []store.Checkpoint
+	for _, c := range all {
+		if c.Kind == store.CheckpointAuto || c.Kind == store.CheckpointFinal {
+			hook = append(hook, c)
+		}
+	}
+	if len(hook) <= maxHookCheckpoints {
+		return nil
+	}
+	sortCheckpoints(hook)
+	for _, c := range hook[:len(hook)-maxHookCheckpoints] {
+		if err := store.Delete(tx, store.BucketCheckpoints, c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transcriptTail bounds what is read of a transcript: its last 4 MiB.
+const transcriptTail = 4 << 20
+
+// maxFiles bounds the files a checkpoint lists.
+const maxFiles = 20
+
+type transcript struct {
+	files []string // files edited, most recent last, without repeats
+	last  string   // the last assistant text
+}
+
+// editTools are the tools whose input names a file the session changed.
+var editTools = map[string]string{"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+
+// readTranscript reads the tail of the session's transcript: the files its
+// edit tools changed and the last assistant text. The path comes from the
+// payload, so it is read only when it names a regular .jsonl file under
+// Claude Code's projects directory.
+func readTranscript(env *cli.Env, path string) transcript {
+	var t transcript
+	base := filepath.Join(project.ConfigDir(env), "projects") + string(filepath.Separator)
+	if path == "" || !filepath.IsAbs(path) || filepath.Clean(path) != path ||
+		!strings.HasPrefix(path, base) || !strings.HasSuffix(path, ".jsonl") {
+		return t
+	}
+	f := openRegular(path)
+	if f == nil {
+		return t
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return t
+	}
+	off := st.Size() - transcriptTail
+	if off < 0 {
+		off = 0
+	}
+	b := make([]byte, st.Size()-off)
+	n, _ := f.ReadAt(b, off)
+	b = b[:n]
+	if off > 0 { // drop the partial first line
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	seen := map[string]bool{}
+	for len(b) > 0 {
+		line := b
+		if i := indexNL(b); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if !gjson.ValidBytes(line) || gjson.GetBytes(line, "type").String() != "assistant" {
+			continue
+		}
+		gjson.GetBytes(line, "message.content").ForEach(func(_, item gjson.Result) bool {
+			switch item.Get("type").String() {
+			case "text":
+				if s := item.Get("text").String(); strings.TrimSpace(s) != "" {
+					t.last = s
+				}
+			case "tool_use":
+				if field, ok := editTools[item.Get("name").String()]; ok {
+					if p := item.Get("input." + field).String(); p != "" && !seen[p] {
+						seen[p] = true
+						t.files = append(t.files, p)
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(t.files) > maxFiles {
+		t.files = t.files[len(t.files)-maxFiles:]
+	}
+	return t
+}
+
+func indexNL(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}

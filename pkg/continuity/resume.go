@@ -1,0 +1,188 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/hookio"
+	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// bytesPerToken is the estimate SessionStart budgets with (pkg/inject's).
+const bytesPerToken = 3
+
+// maxNoteTokens caps the resume note; it takes at most a quarter of the
+// budget as well.
+const maxNoteTokens = 300
+
+// WithResume wraps the SessionStart hook body: the resume note (Note) goes
+// ahead of the body's context, and the body renders within what the note
+// left of the budget. budget reads the budget from the environment;
+// budgetVar is the variable the body reads it from.
+func WithResume(body hookio.Body, budgetVar string, budget func(*cli.Env) int) hookio.Body {
+	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
+		if h.Input.Event != "SessionStart" {
+			return body(ctx, h)
+		}
+		total := budget(h.Env)
+		note := resumeNote(h, total)
+		if note == "" {
+			return body(ctx, h)
+		}
+		rest := total - tokens(note)
+		if rest <= 0 {
+			return hookio.SessionStartOutput(note)
+		}
+		inner := *h
+		inner.Env = cli.New(h.Env.Environ(), h.Env.Dir, h.Env.Stdin, h.Env.Stdout, h.Env.Stderr)
+		inner.Env.Set(budgetVar, strconv.Itoa(rest))
+		out, err := body(ctx, &inner)
+		if err != nil {
+			h.Logf("SessionStart: %v", err)
+		}
+		text := gjson.GetBytes(out, "hookSpecificOutput.additionalContext").String()
+		if text != "" {
+			note += "\n" + text
+		}
+		return hookio.SessionStartOutput(note)
+	}
+}
+
+func tokens(s string) int { return (len(s) + bytesPerToken - 1) / bytesPerToken }
+
+// resumeNote is the note for a session start, or "" (a resumed or
+// compacted session continues its own history; no checkpoint; a store
+// that cannot be read at once, which is logged).
+func resumeNote(h *hookio.Hook, budget int) string {
+	switch h.Input.Source {
+	case "resume", "compact":
+		return ""
+	}
+	p := h.Project
+	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		if !errors.Is(err, store.ErrNotExist) {
+			h.Logf("resume note: %v", err)
+		}
+		return ""
+	}
+	defer s.Close()
+	cwd := h.Input.Cwd
+	if cwd == "" || !strings.HasPrefix(cwd, "/") {
+		cwd = p.Root
+	}
+	branch, _ := Git(cwd)
+	var c store.Checkpoint
+	var ok bool
+	if err := s.View(func(tx *bolt.Tx) error {
+		var err error
+		c, ok, err = Latest(tx, branch, h.Input.SessionID)
+		return err
+	}); err != nil {
+		h.Logf("resume note: %v", err)
+		return ""
+	}
+	if !ok {
+		return ""
+	}
+	max := budget / 4
+	if max > maxNoteTokens {
+		max = maxNoteTokens
+	}
+	return Note(c, max*bytesPerToken)
+}
+
+// Note renders checkpoint c as a resume note of at most maxBytes: a
+// heading line (when, where, which turn and phase), the summary or the
+// last message (withheld when screening flags it, now or when it was
+// recorded), and the files changed, each line escaped. "" when even the
+// heading does not fit.
+func Note(c store.Checkpoint, maxBytes int) string {
+	var head strings.Builder
+	head.WriteString("Resume from the last session")
+	var where []string
+	if c.Branch != "" {
+		where = append(where, "branch "+c.Branch)
+	}
+	if c.Commit != "" {
+		where = append(where, "at "+c.Commit[:min(len(c.Commit), 12)])
+	}
+	where = append(where, c.Time.UTC().Format("2006-01-02 15:04 UTC"))
+	if c.Turn > 0 {
+		where = append(where, fmt.Sprintf("turn %d", c.Turn))
+	}
+	if c.Phase != nil {
+		where = append(where, fmt.Sprintf("phase %d", *c.Phase))
+	}
+	switch c.Kind {
+	case store.CheckpointFinal:
+		where = append(where, "at its end")
+	case store.CheckpointManual:
+		where = append(where, "a saved checkpoint")
+	}
+	fmt.Fprintf(&head, " (%s):", strings.Join(where, ", "))
+	lines := []string{cli.Escape(head.String())}
+	text := c.Summary
+	label := "Summary: "
+	if text == "" {
+		text, label = c.Message, "Last reply: "
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if text != "" {
+		if c.Flagged || len(screen.Check(text)) > 0 {
+			lines = append(lines, "(its text is withheld: it may be a prompt injection; see intermem checkpoints)")
+		} else {
+			lines = append(lines, cli.Escape(label+text))
+		}
+	}
+	var files []string
+	for _, f := range c.Files {
+		if len(screen.Check(f)) == 0 {
+			files = append(files, cli.Escape(f))
+		}
+	}
+	if len(files) > 0 {
+		lines = append(lines, "Files changed: "+strings.Join(files, ", "))
+	}
+	// Drop or cut the longest lines until the note fits.
+	for {
+		n := 0
+		for _, l := range lines {
+			n += len(l) + 1
+		}
+		if n <= maxBytes {
+			break
+		}
+		if len(lines) == 1 {
+			return ""
+		}
+		over := n - maxBytes
+		last := lines[len(lines)-1]
+		if len(last)-over >= 20 {
+			lines[len(lines)-1] = clip(last, len(last)-over-len("…"))
+		} else {
+			lines = lines[:len(lines)-1]
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// clip cuts s to at most n bytes at a rune boundary and marks the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return strings.TrimRight(s[:n], " ") + "…"
+}
