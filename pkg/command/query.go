@@ -12,7 +12,6 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
-	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/store"
@@ -20,7 +19,6 @@ import (
 )
 
 func init() {
-	register("search", "find memories, promoted facts and archived facts: intermem search TERMS", runSearch)
 	register("topics", "sections of promoted knowledge and of memory, with counts and average confidence", runTopics)
 }
 
@@ -72,103 +70,6 @@ func knowledge(p *project.Project) ([]item, *targets.Set, error) {
 		}
 	}
 	return out, ts, nil
-}
-
-const searchUsage = `Usage: intermem search TERMS... [--project DIR] [--json] [--limit N]
-
-Finds auto-memory entries, promoted facts (CLAUDE.md, AGENTS.md,
-docs/intermem/) and archived facts that mention the terms, best matches
-first (entries that hold every term, then the phrase, then the most
-occurrences), and says where each lives.
-`
-
-func runSearch(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fset := cli.FlagSet("intermem search", searchUsage, env.Stderr)
-	c.register(fset, true)
-	limit := fset.Int("limit", 20, "show at most `N` matches (0: all)")
-	terms, err := cli.Parse(fset, args)
-	if err != nil {
-		return err
-	}
-	if len(terms) == 0 {
-		return cli.Usagef("give at least one search term")
-	}
-	p, err := c.resolve(env)
-	if err != nil {
-		return err
-	}
-	items, _, err := knowledge(p)
-	if err != nil {
-		return err
-	}
-	var words []string
-	for _, t := range terms {
-		words = append(words, strings.Fields(match.Normalize(t))...)
-	}
-	if len(words) == 0 {
-		return cli.Usagef("the search terms are empty once punctuation is removed")
-	}
-	phrase := strings.Join(words, " ")
-	var hits []item
-	for _, it := range items {
-		norm := match.Normalize(it.Text + " " + it.Section)
-		matched, occ := 0, 0
-		for _, w := range words {
-			if n := strings.Count(norm, w); n > 0 {
-				matched++
-				occ += n
-			}
-		}
-		if matched == 0 {
-			continue
-		}
-		it.Score = float64(matched) / float64(len(words))
-		if len(words) > 1 && strings.Contains(norm, phrase) {
-			it.Score += 0.5
-		}
-		it.Score += float64(min(occ, 10)) / 100
-		it.Score = score.Clamp(it.Score / 1.6) // 0..1 for people; order is what matters
-		it.Text = redactText(it.Text)
-		hits = append(hits, it)
-	}
-	kindOrder := map[string]int{"promoted": 0, "memory": 1, "archived": 2}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		if kindOrder[hits[i].Kind] != kindOrder[hits[j].Kind] {
-			return kindOrder[hits[i].Kind] < kindOrder[hits[j].Kind]
-		}
-		return hits[i].Where < hits[j].Where
-	})
-	total := len(hits)
-	if *limit > 0 && len(hits) > *limit {
-		hits = hits[:*limit]
-	}
-	if hits == nil {
-		hits = []item{}
-	}
-	if c.json {
-		return writeJSON(env.Stdout, struct {
-			Terms   []string `json:"terms"`
-			Total   int      `json:"total"`
-			Matches []item   `json:"matches"`
-		}{words, total, hits})
-	}
-	w := env.Stdout
-	if total == 0 {
-		fmt.Fprintf(w, "No memory, promoted or archived fact mentions %q.\n", strings.Join(terms, " "))
-		return nil
-	}
-	fmt.Fprintf(w, "%d %s for %q:\n", total, cli.Plural(total, "match", "matches"), strings.Join(terms, " "))
-	for _, h := range hits {
-		fmt.Fprintf(w, "  %-8s %s  %s\n", h.Kind, h.Where, clip(firstLine(h.Text), 80))
-	}
-	if total > len(hits) {
-		fmt.Fprintf(w, "  … and %d more (--limit 0 shows all)\n", total-len(hits))
-	}
-	return nil
 }
 
 const topicsUsage = `Usage: intermem topics [--project DIR] [--json]

@@ -1,0 +1,201 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/retrieve"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+func init() {
+	register("get", "one whole entry of any source, with what intermem knows of it: intermem get ID", runGet)
+}
+
+const getUsage = `Usage: intermem get ID [--project DIR] [--json]
+
+Prints the whole entry with the id ID (as intermem search prints it), from
+whichever source holds it: its text, where it lives, its dates, tags,
+citations and sections, and intermem's overlay (confidence, validation
+status, promotion). An entry its source no longer holds is shown with the
+day it went; a fact intermem archived, from its promotion record.
+intermem-mcp's memory_get returns the same entry. Nothing is written.
+`
+
+// EntryJSON is an entry as get and provenance print it.
+type EntryJSON struct {
+	ID        string            `json:"id"`
+	Source    string            `json:"source"`
+	Kind      string            `json:"kind"`
+	Path      string            `json:"path"`
+	File      string            `json:"file"`
+	Line      int               `json:"line"`
+	EndLine   int               `json:"end_line"`
+	Title     string            `json:"title"`
+	Text      string            `json:"text"`
+	Tags      []string          `json:"tags,omitempty"`
+	Symptoms  []string          `json:"symptoms,omitempty"`
+	Citations []string          `json:"citations,omitempty"`
+	Sections  []source.Section  `json:"sections,omitempty"`
+	Fields    map[string]string `json:"fields,omitempty"`
+	Created   time.Time         `json:"created,omitzero"`
+	Updated   time.Time         `json:"updated,omitzero"`
+	Confirmed time.Time         `json:"confirmed,omitzero"`
+	Secret    bool              `json:"secret,omitempty"`
+	Flags     []string          `json:"flags,omitempty"`
+	// FirstSeen is when a scan first found it; Changed when its text last
+	// changed; Gone its tombstone.
+	FirstSeen time.Time        `json:"first_seen,omitzero"`
+	Changed   time.Time        `json:"changed,omitzero"`
+	Gone      time.Time        `json:"gone,omitzero"`
+	Also      []retrieve.Place `json:"also,omitempty"`
+	// FromRecord: no source holds it; rebuilt from the promotion record.
+	FromRecord bool        `json:"from_record,omitempty"`
+	Overlay    OverlayJSON `json:"overlay"`
+}
+
+// OverlayJSON is what intermem knows of an entry beyond its text.
+type OverlayJSON struct {
+	Confidence float64           `json:"confidence"`
+	Known      bool              `json:"known"`
+	Status     string            `json:"status"`
+	Validated  time.Time         `json:"validated,omitzero"`
+	Commit     string            `json:"commit,omitempty"`
+	Blobs      map[string]string `json:"blobs,omitempty"`
+	// ChangedSince are the cited files whose content differs from what it
+	// was at the validation.
+	ChangedSince []catalog.Drift `json:"changed_since_validated,omitempty"`
+	Agent        string          `json:"agent,omitempty"`
+	AgentType    string          `json:"agent_type,omitempty"`
+	Session      string          `json:"session,omitempty"`
+	SeenFirst    time.Time       `json:"seen_first,omitzero"`
+	SeenLast     time.Time       `json:"seen_last,omitzero"`
+	Sessions     int             `json:"sessions"`
+	Replaced     string          `json:"replaced,omitempty"`
+	Promoted     *store.Promoted `json:"promoted,omitempty"`
+	PromotedBy   string          `json:"promoted_by,omitempty"`
+	ArchivedBy   string          `json:"archived_by,omitempty"`
+}
+
+func entryJSON(v *retrieve.View, r *retrieve.Record) EntryJSON {
+	o := &r.Overlay
+	return EntryJSON{ID: r.ID, Source: r.Source, Kind: string(r.Kind), Path: r.Path, File: r.File, Line: r.Line, EndLine: r.EndLine,
+		Title: r.Title, Text: r.Text, Tags: r.Tags, Symptoms: r.Symptoms, Citations: r.Citations, Sections: r.Sections,
+		Fields: r.Fields, Created: r.Created, Updated: r.Updated, Confirmed: r.Confirmed, Secret: r.Secret, Flags: r.Flags,
+		FirstSeen: r.FirstSeen, Changed: r.Changed, Gone: r.Gone, Also: r.Also, FromRecord: r.FromRecord,
+		Overlay: OverlayJSON{Confidence: o.Confidence, Known: o.Known, Status: o.Status, Validated: o.Validated,
+			Commit: o.Commit, Blobs: o.Blobs, ChangedSince: o.Changed(v.Project.Root), Agent: o.Agent, AgentType: o.AgentType,
+			Session: o.Session, SeenFirst: o.FirstSeen, SeenLast: o.LastSeen, Sessions: o.Sessions, Replaced: o.Replaced,
+			Promoted: o.Promoted, PromotedBy: o.PromotedBy, ArchivedBy: o.ArchivedBy}}
+}
+
+// oneID parses the single ID argument of get and provenance.
+func oneID(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", cli.Usagef("give one id (16 hex digits, as intermem search prints it)")
+	}
+	return strings.ToLower(strings.TrimSpace(args[0])), nil
+}
+
+func runGet(ctx context.Context, env *cli.Env, args []string) error {
+	var c common
+	fset := cli.FlagSet("intermem get", getUsage, env.Stderr)
+	c.register(fset, true)
+	rest, err := cli.Parse(fset, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneID(rest)
+	if err != nil {
+		return err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	return readView(env, p, false, func(v *retrieve.View) error {
+		r, err := v.Get(id)
+		if err != nil {
+			return err
+		}
+		e := entryJSON(v, r)
+		if c.json {
+			return writeJSON(env.Stdout, struct {
+				Entry EntryJSON `json:"entry"`
+			}{e})
+		}
+		w := env.Stdout
+		fmt.Fprintf(w, "%s\n\n", source.OneLine(e.Title, 200))
+		row := func(k, v string) {
+			if v != "" {
+				fmt.Fprintf(w, "  %-10s %s\n", k, v)
+			}
+		}
+		row("id", e.ID)
+		row("source", e.Source+" ("+e.Kind+")")
+		where := e.Path
+		if e.Line > 0 {
+			where += fmt.Sprintf(":%d", e.Line)
+			if e.EndLine > e.Line {
+				where += fmt.Sprintf("-%d", e.EndLine)
+			}
+		}
+		row("where", where)
+		row("status", fmt.Sprintf("%s, confidence %.2f", statusWords(e.Overlay.Status), e.Overlay.Confidence))
+		if !e.Gone.IsZero() {
+			row("gone", "its source no longer holds it (since "+day(e.Gone)+")")
+		}
+		if e.FromRecord {
+			row("record", "no source holds it; shown from intermem's promotion record")
+		}
+		var dates []string
+		for _, d := range []struct {
+			k string
+			t time.Time
+		}{{"created", e.Created}, {"updated", e.Updated}, {"confirmed", e.Confirmed}} {
+			if !d.t.IsZero() {
+				dates = append(dates, d.k+" "+day(d.t))
+			}
+		}
+		row("dates", strings.Join(dates, ", "))
+		row("tags", strings.Join(e.Tags, ", "))
+		row("symptoms", strings.Join(e.Symptoms, "; "))
+		row("cites", strings.Join(e.Citations, ", "))
+		keys := make([]string, 0, len(e.Fields))
+		for k := range e.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			row(k, source.OneLine(e.Fields[k], 160))
+		}
+		for _, a := range e.Also {
+			s := fmt.Sprintf("%s %s:%d", a.Source, a.Path, a.Line)
+			if a.Gone {
+				s += " (gone)"
+			}
+			row("also in", s)
+		}
+		if pr := e.Overlay.Promoted; pr != nil {
+			s := "into " + pr.Target
+			if pr.Section != "" {
+				s += " § " + pr.Section
+			}
+			row("promoted", s+" on "+day(pr.At))
+		}
+		if len(e.Flags) > 0 {
+			row("flagged", strings.Join(e.Flags, "; ")+" (never put into a session)")
+		}
+		if e.Secret {
+			row("redacted", "a secret in it is shown redacted")
+		}
+		fmt.Fprintf(w, "\n%s\n", e.Text)
+		return nil
+	})
+}

@@ -1,0 +1,345 @@
+// Package retrieve is what intermem's read tools do, in one place: the
+// commands `intermem search`, `get`, `provenance` and `sources`, and
+// intermem-mcp's memory_search, memory_get, memory_validate and
+// memory_provenance, call these functions over the same catalog, so the
+// same query gives the same hits, and the same id the same entry, in both.
+//
+// # Reading, never writing
+//
+// Read opens the project's store read-only for one look (waiting at most
+// Options.Wait for a writer), builds the catalog inside that one read
+// transaction and hands it to the caller; the catalog brings itself up to
+// date with the files in memory (store.CatalogTx), so what is shown is the
+// files as they are, and nothing is written: not the store, not the state
+// directory. A project without a store yet is read from its files alone. A
+// store that a hook or a command holds past the wait is, for a search or an
+// entry, a note ("confidence and history are not shown") over the files
+// alone; for provenance, which is the store's history, an error (ErrBusy).
+//
+// # What is returned
+//
+// Text as the catalog keeps it: redacted, with the screening flags beside
+// it. The caller escapes what reaches a terminal (cli.SafeWriter) and
+// withholds flagged entries from what reaches a model (mcpserver's view).
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/search"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// ErrBusy is returned when the store is held by another process past the
+// wait and what was asked needs it.
+var ErrBusy = errors.New("intermem's store is busy: another intermem process holds it")
+
+// ErrNotFound is returned for an id no source (and no promotion record)
+// knows.
+var ErrNotFound = errors.New("no entry has this id")
+
+// ErrNoTerms is returned for a query with no word to search by (empty, or
+// common words alone).
+var ErrNoTerms = errors.New("the query has no words to search by (common words alone match nothing)")
+
+// ErrConfig wraps an unusable .intermem/config.json or a source it names
+// that does not exist.
+var ErrConfig = errors.New("unusable .intermem/config.json")
+
+// Options are how Read opens the store.
+type Options struct {
+	// Wait is how long to wait for a store another process holds.
+	Wait time.Duration
+	// NeedStore makes a busy store an error (ErrBusy) instead of a note.
+	NeedStore bool
+}
+
+// View is one read of a project: its catalog, bound to one read
+// transaction, and what the read could not take into account.
+type View struct {
+	Project *project.Project
+	Catalog *catalog.Catalog
+	// Env is where the sources were found.
+	Env source.Env
+	// Stored reports whether the store was read (false: no store yet, or
+	// busy).
+	Stored bool
+	// Notes say what the view could not take into account, one sentence
+	// each.
+	Notes []string
+	tx    *store.CatalogTx
+}
+
+// SourceEnv is where the sources of project p are found for the user of env.
+func SourceEnv(env *cli.Env, p *project.Project) source.Env {
+	home := env.Get("HOME")
+	return source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: home, ConfigDir: project.ConfigDir(env)}
+}
+
+// Read builds the catalog of p read-only and calls fn with it; the view
+// is valid only during fn. See the package comment.
+func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error) error {
+	if err := p.CheckState(); err != nil {
+		return err
+	}
+	cfg, err := config.Read(p.StateDir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	now, err := env.Now()
+	if err != nil {
+		return err
+	}
+	v := &View{Project: p, Env: SourceEnv(env, p)}
+	build := func(tx *bolt.Tx) error {
+		v.tx = store.Catalog(tx)
+		c, err := catalog.Build(v.tx, catalog.Config{Env: v.Env, Switches: cfg.Sources, Now: now})
+		if errors.Is(err, catalog.ErrUnknownSource) {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		if err != nil {
+			return err
+		}
+		v.Catalog = c
+		return fn(v)
+	}
+	st, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: opt.Wait})
+	switch {
+	case err == nil:
+		defer st.Close()
+		v.Stored = true
+		return st.View(build)
+	case errors.Is(err, store.ErrNotExist):
+		return build(nil)
+	case errors.Is(err, store.ErrLocked):
+		if opt.NeedStore {
+			return fmt.Errorf("%s: %w", p.Path("intermem.db"), ErrBusy)
+		}
+		v.Notes = append(v.Notes, "intermem's store is busy (another intermem process holds it): confidence and history are not shown")
+		return build(nil)
+	}
+	return err
+}
+
+// File is the absolute path of the file an entry of the view lives in:
+// auto-memory's under the memory directory, an instruction file named
+// "~/…" under the home directory, an absolute name as it is, anything
+// else under the project root.
+func (v *View) File(e *source.Entry) string {
+	p := e.Path
+	switch {
+	case e.Source == automemory.Name && strings.HasPrefix(p, automemory.Prefix):
+		return filepath.Join(v.Env.MemoryDir, filepath.FromSlash(strings.TrimPrefix(p, automemory.Prefix)))
+	case strings.HasPrefix(p, "~/") && v.Env.Home != "":
+		return filepath.Join(v.Env.Home, filepath.FromSlash(p[2:]))
+	case filepath.IsAbs(p):
+		return p
+	}
+	return filepath.Join(v.Env.Root, filepath.FromSlash(p))
+}
+
+// Query is a search: catalog.Query without Now (the caller's clock is
+// passed to Search).
+type Query = catalog.Query
+
+// Result is one search result, in the shape `intermem search --json`
+// prints.
+type Result struct {
+	ID         string    `json:"id"`
+	Source     string    `json:"source"`
+	Kind       string    `json:"kind"`
+	Path       string    `json:"path"`
+	Line       int       `json:"line"`
+	Title      string    `json:"title"`
+	Text       string    `json:"text"`
+	Score      float64   `json:"score"`
+	Confidence float64   `json:"confidence"`
+	Status     string    `json:"status"`
+	Date       time.Time `json:"date,omitzero"`
+	// Flags are what screening found in the entry: an entry with flags may
+	// be a prompt injection and is never put into a model's context.
+	Flags []string `json:"flags,omitempty"`
+	// Summary is the short text shown under the title (a solution's
+	// problem, else the text after the title).
+	Summary string `json:"-"`
+}
+
+// Search ranks the catalog's live entries by relevance to q (see
+// catalog.Search: relevance, then confidence and recency; stale entries
+// marked by Status). A filter naming an unknown or switched-off source
+// is an error wrapping catalog.ErrUnknownSource or catalog.ErrSwitchedOff.
+func (v *View) Search(q Query) ([]Result, error) {
+	if err := v.Catalog.CheckSources(q.Sources); err != nil {
+		return nil, err
+	}
+	if len(search.QueryTerms(q.Text)) == 0 {
+		return nil, ErrNoTerms
+	}
+	hits, err := v.Catalog.Search(q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(hits))
+	for i := range hits {
+		h := &hits[i]
+		out = append(out, Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
+			Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
+			Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry)})
+	}
+	return out, nil
+}
+
+// dateOf is the date a search filters an entry by: its own, else when the
+// catalog first saw it.
+func dateOf(e *catalog.Entry) time.Time {
+	if d := e.Date(); !d.IsZero() {
+		return d
+	}
+	return e.FirstSeen
+}
+
+func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// Summary is the short text of an entry shown with its title: a
+// solution's problem, or the text after the title.
+func Summary(e *source.Entry) string {
+	for _, name := range []string{"Problem", "Problem Statement", "Summary", "Symptoms"} {
+		if s, ok := e.Section(name); ok && strings.TrimSpace(s.Text) != "" {
+			return s.Text
+		}
+	}
+	text := strings.TrimSpace(e.Text)
+	first, rest, _ := strings.Cut(text, "\n")
+	if t := strings.TrimSpace(strings.TrimLeft(first, "#*_-+> ")); t != "" && strings.HasPrefix(e.Title, source.OneLine(t, 60)) {
+		if rest = strings.TrimSpace(rest); rest != "" {
+			return rest
+		}
+	}
+	return text
+}
+
+// Record is one whole entry with what intermem knows of it.
+type Record struct {
+	catalog.Entry
+	Overlay catalog.Overlay
+	// File is the absolute path of the entry's file.
+	File string
+	// Also are the other sources holding the same id (a memory and the
+	// fact promoted from it).
+	Also []Place
+	// FromRecord is set when no source holds the id and the entry is
+	// rebuilt from intermem's promotion record (an archived fact).
+	FromRecord bool
+}
+
+// Place is where another source holds an entry.
+type Place struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Gone   bool   `json:"gone,omitempty"`
+}
+
+// Get returns the entry id: a live entry of a switched-on source first,
+// else its tombstone, else what intermem's promotion record keeps of it.
+func (v *View) Get(id string) (*Record, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	all := v.Catalog.GetAll(id)
+	e, ok := v.Catalog.Get(id)
+	if !ok {
+		p, ok := v.tx.Promoted(id)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		r := &Record{Overlay: v.Catalog.Overlay(id), FromRecord: true}
+		r.ID, r.Source, r.Kind, r.Path = id, "promoted", source.Kind(firstOf(p.Kind, string(source.Fact))), p.Target
+		r.Title, r.Text = source.OneLine(p.Text, 120), p.Text
+		r.Gone = p.ArchivedAt
+		r.File = v.File(&r.Entry.Entry)
+		return r, nil
+	}
+	r := &Record{Entry: e, Overlay: v.Catalog.Overlay(id)}
+	r.File = v.File(&e.Entry)
+	for _, o := range all {
+		if o.Source != e.Source {
+			r.Also = append(r.Also, Place{Source: o.Source, Path: o.Path, Line: o.Line, Gone: !o.Gone.IsZero()})
+		}
+	}
+	return r, nil
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// MaxRecentSessions bounds the sessions Provenance lists.
+const MaxRecentSessions = 10
+
+// Provenance is where an entry came from and what happened to it.
+type Provenance struct {
+	*Record
+	// Cataloged is when a scan first found the entry; Changed when its
+	// text last changed; Gone (in Record) its tombstone.
+	// RecentSessions are the latest sessions that saw it, newest first.
+	RecentSessions []store.SessionSeen
+	// Fields are the source's own provenance values (provenance,
+	// synthesized_from, …).
+	Fields map[string]string
+	// Notes say what is not known and why.
+	Notes []string
+}
+
+// provenanceFields are the source fields that tell where an entry came
+// from.
+var provenanceFields = []string{"provenance", "synthesized_from", "synthesized_into", "reviewer", "author", "agent", "context", "file"}
+
+// Provenance returns where the entry id came from and what happened to it.
+func (v *View) Provenance(id string) (*Provenance, error) {
+	r, err := v.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	out := &Provenance{Record: r}
+	for _, k := range provenanceFields {
+		if f, ok := r.Fields[k]; ok {
+			if out.Fields == nil {
+				out.Fields = map[string]string{}
+			}
+			out.Fields[k] = f
+		}
+	}
+	ss := v.tx.SessionsOf(r.ID)
+	sort.Slice(ss, func(i, j int) bool { return ss[i].Last.After(ss[j].Last) })
+	if len(ss) > MaxRecentSessions {
+		ss = ss[:MaxRecentSessions]
+	}
+	out.RecentSessions = ss
+	if !v.Stored {
+		out.Notes = append(out.Notes, "intermem has no store for this project yet: nothing has been recorded about the entry")
+	}
+	if r.Source != automemory.Name && r.Overlay.Sessions == 0 {
+		out.Notes = append(out.Notes, "sessions are observed for auto-memory; for this source, first seen is when a scan first found it")
+	}
+	if r.Overlay.Agent == "" {
+		out.Notes = append(out.Notes, "no agent is recorded as having written it")
+	}
+	return out, nil
+}
