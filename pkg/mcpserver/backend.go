@@ -7,8 +7,9 @@ import (
 )
 
 // Backend answers the tools. It is the seam between the protocol (this
-// package) and whatever knows the memories: today ReadOnly, which scans the
-// project's files at every call; later the catalog. One method per tool,
+// package) and whatever knows the memories: Catalog, over intermem's
+// catalog through package retrieve (what the CLI's read commands use);
+// its Write is where the write API plugs in (write.go). One method per tool,
 // typed requests and results, text as the memory systems hold it: the
 // server, not the backend, redacts, screens, escapes and budgets what
 // reaches the model, so a backend cannot forget to.
@@ -196,8 +197,18 @@ type Provenance struct {
 	Sessions            int
 	// RecentSessions are the latest sessions that saw it, newest first.
 	RecentSessions []SessionSeen
-	// Agent is the agent that wrote it, when recorded.
-	Agent string
+	// Agent and AgentType name the agent that wrote it, when recorded.
+	Agent, AgentType string
+	// Cataloged is when a scan of its source first found it; Gone when
+	// its source stopped holding it (zero while it exists).
+	Cataloged, Gone time.Time
+	// Validated is its last validation, at Commit; ChangedSince are the
+	// cited files whose content differs from what it was then.
+	Validated    time.Time
+	Commit       string
+	ChangedSince []string
+	// ArchivedBy is the journal operation that archived it.
+	ArchivedBy string
 	// Replaced is the id of the entry this one replaced (an edit).
 	Replaced string
 	// Fields are the source's own provenance values (provenance,

@@ -64,12 +64,12 @@ func BenchmarkStart(b *testing.B) {
 
 // BenchmarkSearchCall measures one memory_search through the SDK client
 // on the test project (six solution documents, five learnings, an edit
-// log, 62 auto-memory entries, a store): ReadOnly scans, redacts and
+// log, 62 auto-memory entries, a store): the catalog backend scans, redacts and
 // indexes everything at every call, which is what the catalog's
 // incremental scan and stored index replace.
 func BenchmarkSearchCall(b *testing.B) {
 	f := newFixture(b)
-	cs := connect(b, NewReadOnly(f.env, f.p), Options{Now: f.env.Now})
+	cs := connect(b, NewCatalog(f.env, f.p), Options{Now: f.env.Now})
 	args := map[string]any{"query": "widget calibration"}
 	b.ResetTimer()
 	for range b.N {

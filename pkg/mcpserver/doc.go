@@ -24,8 +24,9 @@
 // decoding with messages a model can act on, the guard on everything
 // returned (view.go: redact, screen and withhold, escape, budget), and
 // panic recovery. It calls a Backend, one method per tool with typed
-// requests and results; ReadOnly is the backend over what exists before
-// the catalog, and the catalog replaces it. The binary's Main resolves the
+// requests and results; Catalog is the backend, over intermem's catalog
+// through package retrieve, the functions the CLI's search, get and
+// provenance call (one story: the same query, the same hits). The binary's Main resolves the
 // project and serves over stdio (stdio.go).
 //
 // # Invariants
@@ -35,7 +36,7 @@
 //     style ("intermem: error: …" and "intermem: hint: …"); the server keeps
 //     answering. A line that is not JSON gets a JSON-RPC parse error and the
 //     session goes on.
-//   - Nothing held between calls: ReadOnly opens the store read-only for one
+//   - Nothing held between calls: Catalog opens the store read-only for one
 //     call, waits at most StoreWait for a writer, and closes it before
 //     answering. A busy store makes search answer without the store's
 //     confidence (and say so) and provenance a tool error naming the store.

@@ -90,7 +90,7 @@ func backendFor(env *cli.Env, dir string) Backend {
 	if err != nil {
 		return nil
 	}
-	return NewReadOnly(env, p)
+	return NewCatalog(env, p)
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) }

@@ -27,7 +27,7 @@ import (
 )
 
 // The tests run each tool through the SDK's client over an in-memory
-// transport against ReadOnly on a real project: a git repository with
+// transport against the catalog backend on a real project: a git repository with
 // real solution documents from the corpus, hand-written clavain learnings
 // and an interfluence log, an auto-memory directory, and a store filled by
 // the real Stop hook (two sessions) and `intermem validate`.
@@ -236,7 +236,7 @@ func connect(t testing.TB, b Backend, o Options) *mcp.ClientSession {
 }
 
 func (f *fixture) connect(t *testing.T) *mcp.ClientSession {
-	return connect(t, NewReadOnly(f.env, f.p), Options{Version: "test", Now: f.env.Now})
+	return connect(t, NewCatalog(f.env, f.p), Options{Version: "test", Now: f.env.Now})
 }
 
 // call calls a tool and returns the text the model would read and
@@ -670,7 +670,7 @@ func TestProvenance(t *testing.T) {
 			!slices.Equal(sessions, []string{"22222222 2026-10-27T10:00:00Z", "11111111 2026-10-20T10:00:00Z"}) {
 			t.Errorf("provenance %s", text)
 		}
-		if !slices.Contains(p.Notes, "the agent that wrote a memory is not recorded yet") {
+		if !slices.Contains(p.Notes, "no subagent is recorded as having written it (the main agent did, or it is not known)") {
 			t.Errorf("notes %q do not say the agent is unknown", p.Notes)
 		}
 	})
@@ -768,20 +768,19 @@ func TestBusyStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": "zebra table"})
-	wantNote := "confidence from intermem's store is not shown: intermem's store " + f.p.Path("intermem.db") + " is busy: another intermem process holds it"
+	wantNote := "intermem's store is busy (another intermem process holds it): confidence and history are not shown"
 	if len(r.Results) != 1 || r.Results[0].Status != "unvalidated" || !slices.Equal(r.Notes, []string{wantNote}) {
 		t.Errorf("search with a busy store: %+v", r)
 	}
 	msg := toolErrorText(t, cs, "memory_provenance", map[string]any{"id": r.Results[0].ID})
-	if want := "intermem: error: intermem's store " + f.p.Path("intermem.db") + " is busy: another intermem process holds it\n" +
+	if want := "intermem: error: " + f.p.Path("intermem.db") + ": intermem's store is busy: another intermem process holds it\n" +
 		"intermem: hint: another intermem process holds it for a moment; try again shortly"; msg != want {
 		t.Errorf("provenance with a busy store:\n%s\nwant\n%s", msg, want)
 	}
 	// An id only the store knows cannot be told missing while the store
 	// is busy.
 	msg = toolErrorText(t, cs, "memory_get", map[string]any{"id": promotedID})
-	if want := "intermem: error: " + promotedID + " is in none of the project's memory files, and intermem's store " +
-		f.p.Path("intermem.db") + " is busy: another intermem process holds it"; !strings.HasPrefix(msg, want+"\n") {
+	if want := "intermem: error: " + promotedID + " is in none of the project's sources, and intermem's store is busy: another intermem process holds it"; !strings.HasPrefix(msg, want+"\n") {
 		t.Errorf("get of a promoted fact with a busy store:\n%s\nwant\n%s", msg, want)
 	}
 	held.Close()
@@ -790,9 +789,9 @@ func TestBusyStore(t *testing.T) {
 	}
 }
 
-// panicky is ReadOnly whose Search panics, to show that a panic in a
+// panicky is the catalog backend whose Search panics, to show that a panic in a
 // backend is a tool error and the server goes on.
-type panicky struct{ *ReadOnly }
+type panicky struct{ *Catalog }
 
 func (panicky) Search(context.Context, SearchRequest) (*SearchResult, error) {
 	panic("index out of range")
@@ -801,7 +800,7 @@ func (panicky) Search(context.Context, SearchRequest) (*SearchResult, error) {
 func TestPanicIsToolError(t *testing.T) {
 	f := newFixture(t)
 	var logged bytes.Buffer
-	cs := connect(t, panicky{NewReadOnly(f.env, f.p)}, Options{Logf: func(format string, a ...any) {
+	cs := connect(t, panicky{NewCatalog(f.env, f.p)}, Options{Logf: func(format string, a ...any) {
 		logged.WriteString(format)
 	}})
 	msg := toolErrorText(t, cs, "memory_search", map[string]any{"query": "mypy"})

@@ -367,6 +367,13 @@ type provenanceOut struct {
 	Sessions       int               `json:"sessions"`
 	RecentSessions []sessionOut      `json:"recent_sessions,omitempty"`
 	Agent          string            `json:"agent,omitempty"`
+	AgentType      string            `json:"agent_type,omitempty"`
+	Cataloged      string            `json:"cataloged,omitempty"`
+	Gone           string            `json:"gone,omitempty"`
+	Validated      string            `json:"validated,omitempty"`
+	Commit         string            `json:"commit,omitempty"`
+	ChangedSince   []string          `json:"changed_since_validated,omitempty"`
+	ArchivedBy     string            `json:"archived_by,omitempty"`
 	Replaced       string            `json:"replaced,omitempty"`
 	Fields         map[string]string `json:"fields,omitempty"`
 	Promotion      *promotionOut     `json:"promotion,omitempty"`
@@ -388,7 +395,9 @@ func provenanceView(p *Provenance) *provenanceOut {
 		Where: g.text(where(p.Path, p.Line)), File: g.text(p.File),
 		Created: day(p.Created), Updated: day(p.Updated), Confirmed: day(p.Confirmed),
 		FirstSeen: stamp(p.FirstSeen), LastSeen: stamp(p.LastSeen), Sessions: p.Sessions,
-		Agent: g.text(p.Agent), Replaced: g.text(p.Replaced),
+		Agent: g.text(p.Agent), AgentType: g.text(p.AgentType), Replaced: g.text(p.Replaced),
+		Cataloged: stamp(p.Cataloged), Gone: stamp(p.Gone), Validated: stamp(p.Validated), Commit: g.text(p.Commit),
+		ChangedSince: g.list(p.ChangedSince), ArchivedBy: g.text(p.ArchivedBy),
 		Promotion: promotionView(&g, p.Promotion), Notes: g.list(p.Notes),
 	}
 	if p.EndLine > p.Line {

@@ -81,6 +81,7 @@ type View struct {
 	// each.
 	Notes []string
 	tx    *store.CatalogTx
+	busy  bool
 }
 
 // SourceEnv is where the sources of project p are found for the user of env.
@@ -128,6 +129,7 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 		if opt.NeedStore {
 			return fmt.Errorf("%s: %w", p.Path("intermem.db"), ErrBusy)
 		}
+		v.busy = true
 		v.Notes = append(v.Notes, "intermem's store is busy (another intermem process holds it): confidence and history are not shown")
 		return build(nil)
 	}
@@ -261,6 +263,11 @@ func (v *View) Get(id string) (*Record, error) {
 	e, ok := v.Catalog.Get(id)
 	if !ok {
 		p, ok := v.tx.Promoted(id)
+		if !ok && v.busy {
+			// Only the store may know it (an archived fact): not
+			// found cannot be told.
+			return nil, fmt.Errorf("%s is in none of the project's sources, and %w", id, ErrBusy)
+		}
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
@@ -339,7 +346,7 @@ func (v *View) Provenance(id string) (*Provenance, error) {
 		out.Notes = append(out.Notes, "sessions are observed for auto-memory; for this source, first seen is when a scan first found it")
 	}
 	if r.Overlay.Agent == "" {
-		out.Notes = append(out.Notes, "no agent is recorded as having written it")
+		out.Notes = append(out.Notes, "no subagent is recorded as having written it (the main agent did, or it is not known)")
 	}
 	return out, nil
 }
