@@ -224,6 +224,37 @@ func appendFile(real string, b []byte) error {
 	return err
 }
 
+// unlinkGone removes the links in the memory directory that named f once
+// the phase has left f absent: a memory file kept elsewhere and the link
+// that names it are one memory, and a link left dangling would read as a
+// pointer to a missing file. Only a link that leads nowhere now is
+// removed, so running it again after a crash (the steps not yet marked
+// done) finishes the job and changes nothing else.
+func (j *Journal) unlinkGone(f *file) error {
+	if f.ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, s := range f.steps {
+		path := filepath.Clean(s.Path)
+		if seen[path] || j.Places.Classify(path) != confine.Memory {
+			continue
+		}
+		seen[path] = true
+		if st, err := os.Lstat(path); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue // it leads somewhere: not what the phase deleted
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("journal: remove the link %s: %w", s.Path, err)
+		}
+		atomicfile.SyncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
 // swap replaces f (which held cur, through the open old) with next, or
 // deletes it when !keep, provided it still holds cur. It reports false
 // when the file changed and nothing was done.

@@ -377,6 +377,9 @@ func (j *Journal) runPhase(op *Op, phase int) error {
 		if err := j.commit(op.ID, v, f); err != nil {
 			return err
 		}
+		if err := j.unlinkGone(f); err != nil {
+			return err
+		}
 		for _, s := range f.steps {
 			s.Done = true
 		}
