@@ -45,8 +45,9 @@
 // section (before its subsections), or in a new section at the end of the
 // document, never inside a managed block. The marker goes at the end of the
 // entry's first line, or on its own line before the entry when that line
-// opens a fence — never after a closing fence, where it would unterminate
-// it. A list entry joins a list it lands next to without a blank line; any
+// opens a fence or is a table's header row — never after a closing fence,
+// where it would unterminate it, nor after a header row, where it would be
+// one cell too many and GitHub would render no table. A list entry joins a list it lands next to without a blank line; any
 // other entry gets one blank line before it. Nothing is added after the
 // entry: whatever followed the line it was put after (blank lines, a
 // heading, a block opener) follows the entry. Adding a blank line after the

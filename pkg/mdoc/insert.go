@@ -59,7 +59,8 @@ func (d *Doc) Insert(section, block, id string) (out []byte, used string, create
 //
 // How: the marker goes at the end of the entry's first line after one
 // space, or on a line of its own before the entry when the first line opens
-// a fence — never after a closing fence. The entry follows the previous
+// a fence or is a table's header row — never after a closing fence, never
+// as one more cell of a header row (GitHub would render no table). The entry follows the previous
 // non-blank line directly when it is a list item and that line, or the line
 // right after the insertion point, belongs to a list item too; otherwise one
 // blank line separates them. Whatever followed that line (blank lines, a
@@ -544,7 +545,7 @@ func render(lines []string, id string) (form, bool) {
 	d := Parse([]byte(lines[0]))
 	first := d.lines[0]
 	var out []string
-	if first.kind == kindFence || first.openerLike {
+	if first.kind == kindFence || first.openerLike || tableHeader(lines) {
 		out = append([]string{Marker(id)}, lines...)
 	} else {
 		out = append([]string(nil), lines...)
@@ -557,4 +558,49 @@ func render(lines []string, id string) (form, bool) {
 		return form{}, false
 	}
 	return form{lines: out, list: pd.lines[0].itemStart}, true
+}
+
+// tableHeader reports whether lines open with a GitHub table: a header row
+// and a delimiter row of as many cells. A marker at the end of the header
+// row would be one more cell there, and GitHub would show no table at all;
+// such an entry is marked on a line of its own before it, an HTML comment
+// GFM ends at its own line.
+func tableHeader(lines []string) bool {
+	if len(lines) < 2 || !strings.Contains(lines[0], "|") {
+		return false
+	}
+	delim := tableCells(lines[1])
+	if len(delim) == 0 || len(delim) == 1 && !strings.Contains(lines[1], "|") {
+		return false
+	}
+	for _, c := range delim {
+		c = strings.TrimSuffix(strings.TrimPrefix(c, ":"), ":")
+		if c == "" || strings.Trim(c, "-") != "" {
+			return false
+		}
+	}
+	return len(tableCells(lines[0])) == len(delim)
+}
+
+// tableCells splits a table row into its cells, trimmed, as GFM does: an
+// outer pipe at either end is no cell boundary, and a backslash-escaped
+// pipe is cell text.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, "\\|") {
+		row = row[:len(row)-1]
+	}
+	var cells []string
+	start := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
+	}
+	return append(cells, strings.TrimSpace(row[start:]))
 }
