@@ -6,6 +6,7 @@ package proof
 // file runs against any build.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,6 +44,7 @@ type recoverReport struct {
 	Incomplete []struct{ ID string }
 	Refused    []struct {
 		ID, Reason, Why, Path string
+		Files                 []string
 	}
 }
 
@@ -143,7 +145,13 @@ func TestTrustPlantedJournalOp(t *testing.T) {
 		t.Fatalf("intermem-recover --json: %+v", rep)
 	}
 	for _, rf := range rep.Refused {
-		if rf.Reason != "not-ours" || rf.Why != "not created by this user's intermem for this project" {
+		// The planted record carries no MAC, so it reads as one an older
+		// intermem could have left; the copied one is signed, by another key.
+		reason, why := "not-ours", "not created by this user's intermem for this project"
+		if rf.ID == plantedID {
+			reason, why = "unsigned", "unsigned: recorded by an intermem from before operations were signed, or planted"
+		}
+		if rf.Reason != reason || rf.Why != why {
 			t.Errorf("refused %s: reason %q, why %q", rf.ID, rf.Reason, rf.Why)
 		}
 		if rf.ID == plantedID && rf.Path != "~/.ssh/authorized_keys" {
@@ -151,7 +159,7 @@ func TestTrustPlantedJournalOp(t *testing.T) {
 		}
 	}
 	human := f.must("intermem-recover").stdout
-	for _, want := range []string{plantedID, copiedID, "not created by this user's intermem for this project", "~/.ssh/authorized_keys", "--discard ID"} {
+	for _, want := range []string{plantedID, copiedID, "not created by this user's intermem for this project", "unsigned: recorded by an intermem from before operations were signed, or planted", "~/.ssh/authorized_keys", "--discard ID"} {
 		if !strings.Contains(human, want) {
 			t.Errorf("intermem-recover does not say %q:\n%s", want, human)
 		}
@@ -177,6 +185,84 @@ func TestTrustPlantedJournalOp(t *testing.T) {
 	r = f.run("", nil, "intermem", "sweep")
 	if r.code != 0 || strings.Contains(r.stderr, "warning") {
 		t.Fatalf("sweep after --discard: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestTrustUnsignedOldOp: an apply killed after its journal record, the
+// record then stripped of its MAC as an intermem from before operations
+// were signed wrote it. It is refused, and intermem-recover says so
+// specifically: unsigned, older or planted, the files it names, and how
+// to proceed (check, then --discard ID, which touches no file).
+func TestTrustUnsignedOldOp(t *testing.T) {
+	f := newFixture(t, map[string]string{"CLAUDE.md": "# Project\n"}, map[string]string{
+		"MEMORY.md": "# Memory\n\n## Build\n- The project builds with make.\n",
+	})
+	f.layout = "flat"
+	f.sessions(3)
+	if n := len(candidates(f.planJSON())); n != 1 {
+		t.Fatalf("the plan offers %d candidates, want 1", n)
+	}
+	if r := f.run("", []string{"INTERMEM_FAILPOINT=promote:after-journal"}, "intermem-synthesize", "apply", "--approve", "all", "--target", "1=CLAUDE.md"); r.code != 137 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	var id string
+	var raw []byte
+	f.view(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("journal")).ForEach(func(k, v []byte) error {
+			if strings.Contains(string(v), `"pending"`) {
+				id, raw = string(k), append([]byte{}, v...)
+			}
+			return nil
+		})
+	})
+	if id == "" {
+		t.Fatal("the killed apply left no pending operation")
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["mac"] == nil {
+		t.Fatalf("the record has no mac field to strip: %s", raw)
+	}
+	delete(rec, "mac")
+	old, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.putJournalRecord(id, old)
+	before := hashTree(f.tree())
+
+	rep := f.recoverJSON()
+	if len(rep.Incomplete) != 0 || len(rep.Refused) != 1 {
+		t.Fatalf("intermem-recover --json: %+v", rep)
+	}
+	rf := rep.Refused[0]
+	if rf.ID != id || rf.Reason != "unsigned" || rf.Why != "unsigned: recorded by an intermem from before operations were signed, or planted" ||
+		len(rf.Files) != 2 || rf.Files[0] != "CLAUDE.md" || !strings.HasPrefix(rf.Files[1], "~/.claude/projects/") || !strings.HasSuffix(rf.Files[1], "/memory/MEMORY.md") {
+		t.Errorf("refused: %+v", rf)
+	}
+	human := f.must("intermem-recover").stdout
+	for _, want := range []string{
+		id + "  refused: unsigned: recorded by an intermem from before operations were signed, or planted (claims: promote ",
+		"; files: CLAUDE.md, ~/.claude/projects/",
+		"/memory/MEMORY.md\n",
+		"An unsigned operation was recorded by an intermem from before operations were signed, or planted:",
+		"then drop it with --discard ID.",
+	} {
+		if !strings.Contains(human, want) {
+			t.Errorf("intermem-recover does not say %q:\n%s", want, human)
+		}
+	}
+	f.must("intermem-recover", "--resume")
+	if hashTree(f.tree()) != before {
+		t.Fatal("--resume replayed an unsigned operation")
+	}
+	if out := f.must("intermem-recover", "--discard", id).stdout; !strings.Contains(out, "Dropped journal record "+id) {
+		t.Errorf("--discard: %s", out)
+	}
+	if hashTree(f.tree()) != before {
+		t.Fatal("--discard touched a file")
 	}
 }
 

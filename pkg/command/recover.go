@@ -29,9 +29,11 @@ discarded, so nothing is lost.
 
 It also lists the journal records intermem refuses to replay: operations
 this user's intermem did not record for this project (a store copied in
-with the project), operations with a step outside intermem's places, and
-records that no longer decode. They are never replayed and never touch a
-file; --discard ID drops one, touching no file either.
+with the project), unsigned ones (left by an intermem from before
+operations were signed, or planted), operations with a step outside
+intermem's places, and records that no longer decode. They are never
+replayed and never touch a file; --discard ID drops one, touching no file
+either.
 `
 
 // RecoverReport is the JSON shape of intermem-recover.
@@ -58,18 +60,21 @@ type OpInfo struct {
 
 // ProblemInfo describes a journal record recovery refuses. Reason is
 // "not-ours" (its MAC does not verify: not recorded by this user's
-// intermem for this store and project), "outside" (a step writes outside
-// intermem's places) or "damaged" (the record no longer decodes); Why says
-// it in words and Path names the offending file. Kind, State and Summary
-// come from the record itself and are not to be trusted.
+// intermem for this store and project), "unsigned" (it has no MAC: an
+// intermem from before operations were signed recorded it, or it was
+// planted), "outside" (a step writes outside intermem's places) or
+// "damaged" (the record no longer decodes); Why says it in words and Path
+// names the offending file. Kind, State, Summary and Files (the files its
+// steps name) come from the record itself and are not to be trusted.
 type ProblemInfo struct {
-	ID      string `json:"id"`
-	Reason  string `json:"reason"`
-	Why     string `json:"why"`
-	Path    string `json:"path,omitempty"`
-	Kind    string `json:"kind,omitempty"`
-	State   string `json:"state,omitempty"`
-	Summary string `json:"summary,omitempty"`
+	ID      string   `json:"id"`
+	Reason  string   `json:"reason"`
+	Why     string   `json:"why"`
+	Path    string   `json:"path,omitempty"`
+	Kind    string   `json:"kind,omitempty"`
+	State   string   `json:"state,omitempty"`
+	Summary string   `json:"summary,omitempty"`
+	Files   []string `json:"files,omitempty"`
 }
 
 func opInfo(root string, op *journal.Op) OpInfo {
@@ -96,6 +101,8 @@ func problemInfo(root string, pr journal.Problem) ProblemInfo {
 		info.Why = pr.Err.Error()
 	case errors.Is(pr.Err, journal.ErrStepOutside):
 		info.Reason = "outside"
+	case errors.Is(pr.Err, journal.ErrUnsigned):
+		info.Reason = "unsigned"
 	default:
 		info.Reason = "not-ours"
 	}
@@ -104,6 +111,7 @@ func problemInfo(root string, pr journal.Problem) ProblemInfo {
 	}
 	if pr.Op != nil {
 		info.Kind, info.State, info.Summary = pr.Op.Kind, string(pr.Op.State), pr.Op.Summary
+		info.Files = opInfo(root, pr.Op).Files
 	}
 	return info
 }
@@ -296,6 +304,14 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 			fmt.Fprintf(w, "  %s  %s\n", clip(pr.ID, 40), refusalText(pr))
 		}
 		fmt.Fprintln(w, "They were never replayed. Run intermem-recover --discard ID to drop one; no file is touched.")
+		for _, pr := range rep.Refused {
+			if pr.Reason == "unsigned" {
+				fmt.Fprintln(w, "An unsigned operation was recorded by an intermem from before operations were signed, or planted:")
+				fmt.Fprintln(w, "nothing shows which, so it is never replayed. Check what it claims and the files it names; if it")
+				fmt.Fprintln(w, "is yours, finish or undo its change there by hand, then drop it with --discard ID.")
+				break
+			}
+		}
 	}
 	return nil
 }
@@ -320,6 +336,16 @@ func refusalText(pr ProblemInfo) string {
 	}
 	if pr.Kind != "" || pr.Summary != "" {
 		fmt.Fprintf(&b, " (claims: %s %q)", clip(pr.Kind, 20), clip(pr.Summary, 60))
+	}
+	if pr.Reason == "unsigned" && pr.Path == "" && len(pr.Files) > 0 {
+		var files []string
+		for _, f := range pr.Files[:min(len(pr.Files), 4)] {
+			files = append(files, clip(f, 160))
+		}
+		fmt.Fprintf(&b, "; files: %s", strings.Join(files, ", "))
+		if len(pr.Files) > 4 {
+			fmt.Fprintf(&b, " and %d more", len(pr.Files)-4)
+		}
 	}
 	return b.String()
 }

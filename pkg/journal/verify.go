@@ -59,6 +59,10 @@ var (
 	// ErrNotOurs is the reason for an Op whose MAC does not verify: made
 	// by another user, for another store or project root, or planted.
 	ErrNotOurs = errors.New("not created by this user's intermem for this project")
+	// ErrUnsigned is the reason for an Op with no MAC at all: recorded by
+	// an intermem from before operations were signed, or planted (nothing
+	// shows which). Its Problem wraps ErrNotOurs too.
+	ErrUnsigned = errors.New("unsigned: recorded by an intermem from before operations were signed, or planted")
 	// ErrStepOutside is the reason for an Op with a step whose path is not
 	// one of intermem's places now.
 	ErrStepOutside = errors.New("a step writes outside intermem's places")
@@ -72,7 +76,7 @@ var (
 type Problem struct {
 	ID  string // the record's key
 	Op  *Op    // nil when the record does not decode
-	Err error  // ErrNotOurs, ErrStepOutside or ErrDamaged, wrapped
+	Err error  // ErrUnsigned, ErrNotOurs, ErrStepOutside or ErrDamaged, wrapped
 	// Path is the offending step path (as the step names it, or where it
 	// resolves), for ErrStepOutside.
 	Path string
@@ -80,7 +84,7 @@ type Problem struct {
 
 // Why is the reason in words, without the path.
 func (p Problem) Why() string {
-	for _, e := range []error{ErrNotOurs, ErrStepOutside, ErrDamaged} {
+	for _, e := range []error{ErrUnsigned, ErrNotOurs, ErrStepOutside, ErrDamaged} {
 		if errors.Is(p.Err, e) {
 			return e.Error()
 		}
@@ -141,6 +145,9 @@ func (j *Journal) verify(storeID, key string, op *Op) (Problem, bool) {
 	}
 	if !ok {
 		p.Err = ErrNotOurs
+		if op.MAC == "" {
+			p.Err = fmt.Errorf("%w: %w", ErrNotOurs, ErrUnsigned)
+		}
 		// Say where a planted Op would have written, too.
 		if path, bad := j.outside(op); bad {
 			p.Path = path

@@ -183,3 +183,34 @@ func TestSaveNeedsKey(t *testing.T) {
 		t.Fatal("wrote without a record")
 	}
 }
+
+// An op with no MAC at all (as an intermem from before operations were
+// signed recorded them) is refused, and the reason says it is unsigned,
+// not only that it is not ours; one with a wrong MAC keeps the generic
+// reason.
+func TestUnsignedOpSaysSo(t *testing.T) {
+	j, p := setup(t)
+	a := p.a()
+	write(t, a, "a\n")
+	op := pendingOp(t, j, "20261101T000000Z-0000000d", a)
+	op.MAC = ""
+	j.Store.Update(func(tx *bolt.Tx) error { return store.Put(tx, store.BucketJournal, op.ID, op) })
+	sc := scan(t, j)
+	if len(sc.Ops) != 0 || len(sc.Problems) != 1 {
+		t.Fatalf("scan: %+v", sc)
+	}
+	pr := sc.Problems[0]
+	if !errors.Is(pr.Err, ErrUnsigned) || !errors.Is(pr.Err, ErrNotOurs) {
+		t.Errorf("err = %v", pr.Err)
+	}
+	if got := pr.Why(); got != "unsigned: recorded by an intermem from before operations were signed, or planted" {
+		t.Errorf("Why() = %q", got)
+	}
+
+	op.MAC = "0123"
+	j.Store.Update(func(tx *bolt.Tx) error { return store.Put(tx, store.BucketJournal, op.ID, op) })
+	pr = scan(t, j).Problems[0]
+	if errors.Is(pr.Err, ErrUnsigned) || pr.Why() != "not created by this user's intermem for this project" {
+		t.Errorf("a wrong MAC: %v, %q", pr.Err, pr.Why())
+	}
+}
