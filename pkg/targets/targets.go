@@ -327,8 +327,11 @@ func (s *Set) loadsAgents() bool {
 }
 
 // AddImport returns CLAUDE.md's content with an "@AGENTS.md" import line
-// added (after the first heading, or at the top), preserving every other
-// byte and the file's line endings. It is idempotent.
+// added (after the document's "# Title" when it opens with one, else at
+// the top), preserving every other byte and the file's line endings. It is
+// idempotent. Never under a "##" heading: the import would read as part of
+// that section (as it did in a CLAUDE.md apply created, which opens with
+// the section of its first promoted entry).
 func AddImport(claude []byte) []byte {
 	d := mdoc.Parse(claude)
 	for _, imp := range d.Imports() {
@@ -341,8 +344,8 @@ func AddImport(claude []byte) []byte {
 	if len(claude) == 0 {
 		return line
 	}
-	// After the first heading line when the document opens with one.
-	if len(d.Sections) > 1 && d.Sections[1].Start == firstNonBlank(claude) {
+	// After the title when the document opens with one.
+	if len(d.Sections) > 1 && d.Sections[1].Level == 1 && d.Sections[1].Start == firstNonBlank(claude) {
 		end := bytes.IndexByte(claude[d.Sections[1].Start:], '\n')
 		if end >= 0 {
 			at := d.Sections[1].Start + end + 1

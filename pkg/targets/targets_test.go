@@ -14,6 +14,7 @@ func TestAddRemoveImport(t *testing.T) {
 		"no heading":      "Be brief.\n",
 		"heading no gap":  "# Project\nBe brief.",
 		"empty":           "",
+		"section first":   "## Rules\n\n- Never push to main.\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			with := AddImport([]byte(doc))
@@ -28,6 +29,22 @@ func TestAddRemoveImport(t *testing.T) {
 				t.Errorf("RemoveImport does not undo AddImport:\n got %q\nwant %q", got, doc)
 			}
 		})
+	}
+}
+
+// TestAddImportWhere: the import goes after a "# Title" the document
+// opens with, else first; never under a "##" heading (a CLAUDE.md that
+// apply creates opens with the section of its first entry).
+func TestAddImportWhere(t *testing.T) {
+	for doc, want := range map[string]string{
+		"# Project\n\nBe brief.\n":            "# Project\n\n@AGENTS.md\n\nBe brief.\n",
+		"## Rules\n\n- Never push to main.\n": "@AGENTS.md\n\n## Rules\n\n- Never push to main.\n",
+		"\n### Notes\r\n- x\r\n":              "@AGENTS.md\r\n\r\n\n### Notes\r\n- x\r\n",
+		"Be brief.\n\n# Later title\n":        "@AGENTS.md\n\nBe brief.\n\n# Later title\n",
+	} {
+		if got := string(AddImport([]byte(doc))); got != want {
+			t.Errorf("AddImport(%q) = %q, want %q", doc, got, want)
+		}
 	}
 }
 
