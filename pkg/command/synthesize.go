@@ -137,16 +137,38 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 // buildPlan builds the plan; a nil checker skips citation checks.
 func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot string) (*plan.Plan, error) {
 	var in plan.Inputs
+	var homes map[string]string
 	err := w.store.View(func(tx *bolt.Tx) error {
 		var err error
-		in, err = planInputs(env, w.p, tx, w.now, max)
+		if in, err = planInputs(env, w.p, tx, w.now, max); err != nil {
+			return err
+		}
+		homes, err = promotedHomes(tx)
 		return err
 	})
 	in.Checker, in.CiteRoot = checker, citeRoot
 	if err != nil {
 		return nil, fmt.Errorf("read memory: %w", err)
 	}
-	return plan.Build(in), nil
+	pl := plan.Build(in)
+	// What the plan shows is what apply writes: links rewritten.
+	if err := promote.Preview(pl, in.Catalog.Dir, in.Targets, in.Layout, homes); err != nil {
+		w.log.Printf("%v", err)
+	}
+	return pl, nil
+}
+
+// promotedHomes maps the memory files promoted before to the documents
+// they went to (relative to the root): a link to one points there.
+func promotedHomes(tx *bolt.Tx) (map[string]string, error) {
+	homes := map[string]string{}
+	err := store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
+		if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
+			homes[r.Origin] = r.Target
+		}
+		return nil
+	})
+	return homes, err
 }
 
 // recordScores keeps the confidences a plan computed from citations, for
@@ -464,12 +486,8 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 				return err
 			}
 			incomplete = sc.Ops
-			return store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
-				if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
-					homes[r.Origin] = r.Target
-				}
-				return nil
-			})
+			homes, err = promotedHomes(tx)
+			return err
 		})
 		if err != nil {
 			return err

@@ -113,8 +113,8 @@ type Candidate struct {
 	ID          string   `json:"id"`
 	Target      string   `json:"target"`
 	Section     string   `json:"section"`
-	Text        string   `json:"text"`  // redacted text as it would be promoted (block without list marker)
-	Block       string   `json:"block"` // the markdown inserted into the target (without marker)
+	Text        string   `json:"text"`  // redacted text as it would be promoted (block without list marker, links rewritten: promote.Preview)
+	Block       string   `json:"block"` // the markdown apply inserts (without marker), its links still as memory has them
 	Kind        string   `json:"kind"`
 	File        string   `json:"file"` // memory file it comes from
 	Line        int      `json:"line"`
@@ -129,9 +129,10 @@ type Candidate struct {
 	Injection   []string `json:"injection"`
 	Route       string   `json:"route"` // why this target
 	// Original is the entry's text as memory has it (redacted, without
-	// the list marker) when Text differs from it because a cited path
-	// moved: Text cites the path that exists now (Corrected lists each
-	// change), so what lands in the document is true.
+	// the list marker) when Text differs from it: a cited path moved
+	// (Text cites the path that exists now, Corrected lists each change),
+	// so what lands in the document is true; or its links were rewritten
+	// for the document it lands in (promote.Preview).
 	Original    string     `json:"original,omitempty"`
 	Corrected   []cite.Fix `json:"corrected,omitempty"`
 	Annotations []string   `json:"annotations"`
