@@ -392,3 +392,59 @@ func TestLockExcludes(t *testing.T) {
 	}
 	unlock2()
 }
+
+// A memory file that is a link to a file kept elsewhere is one memory
+// with it: deleting it deletes the file and the link, and a resume after
+// a crash between the two removes the link it left dangling. A link whose
+// file the op keeps stays.
+func TestDeleteThroughLinkRemovesLink(t *testing.T) {
+	j, p := setup(t)
+	notes := filepath.Join(p.dir, "notes")
+	os.MkdirAll(notes, 0o755)
+	real, kept := filepath.Join(notes, "gate.md"), filepath.Join(notes, "kept.md")
+	write(t, real, "gate\n")
+	write(t, kept, "kept\n")
+	link, keptLink := filepath.Join(p.mem, "gate.md"), filepath.Join(p.mem, "kept.md")
+	for l, to := range map[string]string{link: real, keptLink: kept} {
+		if err := os.Symlink(to, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	op := &Op{ID: "20261101T000000Z-0000000e", Kind: "promote", Steps: []Step{
+		{Phase: 2, Path: link, Action: "delete"},
+		{Phase: 2, Path: keptLink, Action: "append", Block: "more"},
+	}}
+	if _, _, err := Simulate(j.Places, op, toy); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(op); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(real); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the file is still there: %v", err)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link is still there: %v", err)
+	}
+	if to, err := os.Readlink(keptLink); err != nil || to != kept || read(t, kept) != "kept\nmore\n" {
+		t.Errorf("the kept memory's link: %q %v", to, err)
+	}
+
+	// A crash after the delete, before the link went: the resume finishes.
+	write(t, real, "gate\n")
+	os.Symlink(real, link)
+	op2 := &Op{ID: "20261101T000000Z-0000000f", Kind: "promote", State: Pending, Steps: []Step{{Phase: 2, Path: link, Action: "delete"}}}
+	if _, _, err := Simulate(j.Places, op2, toy); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.save(op2, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(real)
+	if err := j.Resume(op2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the resume left the dangling link: %v", err)
+	}
+}
