@@ -20,6 +20,7 @@
 //	         Flatten          drop-empty-heading, drop-empty-detail,
 //	                          set-index
 //	tidy     Tidy             tidy-create (topic files)               tidy-index (MEMORY.md)  tidied
+//	write    Write            write-append (.intermem/written.jsonl)  —                       written
 //
 // Invariants every kind keeps (the journal's guarantees rest on them):
 //
@@ -66,6 +67,7 @@ const (
 	KindRestore = "restore"
 	KindMigrate = "migrate"
 	KindTidy    = "tidy"
+	KindWrite   = "write"
 )
 
 // Final states of the kinds.
@@ -75,6 +77,7 @@ const (
 	Restored journal.State = "restored"
 	Migrated journal.State = "migrated"
 	Tidied   journal.State = "tidied"
+	Written  journal.State = "written"
 )
 
 var final = map[string]journal.State{
@@ -83,6 +86,7 @@ var final = map[string]journal.State{
 	KindRestore: Restored,
 	KindMigrate: Migrated,
 	KindTidy:    Tidied,
+	KindWrite:   Written,
 }
 
 // applier is one way of changing a file (journal.Applier).
@@ -118,6 +122,8 @@ var actions = map[string]action{
 	// tidy (tidy.go)
 	ActTidyCreate: {applyTidyCreate, undoTidyCreate},
 	ActTidyIndex:  {applyTidyIndex, nil},
+	// write (write.go)
+	ActWriteAppend: {applyWriteAppend, undoWriteAppend},
 }
 
 // ErrUnknownAction is returned for a step whose action no kind defines.

@@ -10,6 +10,7 @@ import (
 	"github.com/intermem/intermem/pkg/source/instructions"
 	"github.com/intermem/intermem/pkg/source/interfluence"
 	"github.com/intermem/intermem/pkg/source/promoted"
+	"github.com/intermem/intermem/pkg/source/written"
 )
 
 // Registry returns the registry of every built-in source.
@@ -21,6 +22,7 @@ func Registry() *source.Registry {
 		instructions.Source{},
 		interfluence.Source{},
 		promoted.Source{},
+		written.Source{},
 	)
 	if err != nil {
 		panic(err) // a programming error, caught by the package's test
