@@ -17,16 +17,13 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
-	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/screen"
-	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/written"
-	"github.com/intermem/intermem/pkg/store"
 )
 
 func init() {
@@ -360,39 +357,22 @@ func screenWrite(in *WriteInput) error {
 // that already holds the memory: the written memory with its id, else an
 // entry of any source whose text is the content, or the title and content,
 // once normalized (match.Key).
-func duplicateOf(env *cli.Env, p *project.Project, tx *bolt.Tx, rec *written.Record, now time.Time) (catalog.Entry, bool, error) {
-	cfg, err := writeCatalogConfig(env, p, now)
-	if err != nil {
-		return catalog.Entry{}, false, err
-	}
-	c, err := catalog.Build(store.Catalog(tx), cfg)
-	if err != nil {
-		return catalog.Entry{}, false, err
-	}
-	for _, e := range c.GetAll(rec.ID) {
-		if e.Source == written.Name && e.Gone.IsZero() {
-			return e, true, nil
+func duplicateOf(env *cli.Env, p *project.Project, tx *bolt.Tx, rec *written.Record, now time.Time) (dup catalog.Entry, found bool, err error) {
+	err = buildCatalog(env, p, tx, now, func(c *catalog.Catalog) error {
+		for _, e := range c.GetAll(rec.ID) {
+			if e.Source == written.Name && e.Gone.IsZero() {
+				dup, found = e, true
+				return nil
+			}
 		}
-	}
-	key, both := match.Key(rec.Content), match.Key(rec.Title+"\n"+rec.Content)
-	for _, e := range c.Entries() {
-		if k := match.Key(e.Text); k == key || k == both {
-			return e, true, nil
+		key, both := match.Key(rec.Content), match.Key(rec.Title+"\n"+rec.Content)
+		for _, e := range c.Entries() {
+			if k := match.Key(e.Text); k == key || k == both {
+				dup, found = e, true
+				return nil
+			}
 		}
-	}
-	return catalog.Entry{}, false, nil
-}
-
-// writeCatalogConfig is the catalog's configuration for p: its sources as
-// .intermem/config.json switches them.
-func writeCatalogConfig(env *cli.Env, p *project.Project, now time.Time) (catalog.Config, error) {
-	f, err := config.Read(p.StateDir)
-	if err != nil {
-		return catalog.Config{}, cli.WithHint(err, "fix or remove .intermem/config.json")
-	}
-	return catalog.Config{
-		Env:      source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: project.ConfigDir(env)},
-		Switches: f.Sources,
-		Now:      now,
-	}, nil
+		return nil
+	})
+	return dup, found, err
 }
