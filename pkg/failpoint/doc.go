@@ -2,9 +2,10 @@
 //
 // In a build with the tag "failpoint", Inject(name) exits the process with
 // status 137 (what a SIGKILL looks like to a shell) when the environment
-// variable INTERMEM_FAILPOINT equals name. In normal builds Inject is an
-// empty function the compiler removes, so shipped binaries carry no test
-// hooks.
+// variable INTERMEM_FAILPOINT equals name, and panics when it equals
+// "panic:" and the name (how the proofs check every Main's recovery). In
+// normal builds Inject is an empty function the compiler removes, so
+// shipped binaries carry no test hooks.
 //
 // Names in use (each is a point between two durable steps):
 //
@@ -18,6 +19,8 @@
 //	migrate:after-journal, migrate:after-target, migrate:after-commit
 //	tidy:after-journal, tidy:after-target, tidy:after-commit (then prune:*
 //	                       for MEMORY.md's rewrite)
+//	hook:body              a hook's body is about to run (not in Names:
+//	                       no operation passes it)
 package failpoint
 
 // Names lists every failpoint, for crash matrices.

@@ -40,6 +40,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
+	"github.com/intermem/intermem/pkg/failpoint"
 	"github.com/intermem/intermem/pkg/logfile"
 	"github.com/intermem/intermem/pkg/project"
 )
@@ -265,6 +266,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 			}
 			done <- r
 		}()
+		failpoint.Inject("hook:body")
 		r.out, r.err = body(ctx, h)
 	}()
 
