@@ -233,9 +233,17 @@ type WriteRequest struct {
 	Source               string
 }
 
-// WriteResult is the stored memory's id.
+// WriteResult is the stored memory's id, and what storing it did.
 type WriteResult struct {
 	ID        string
 	CreatedAt time.Time
-	Source    string
+	// Source is the catalog source holding it: written, or the source of
+	// the entry a duplicate matched.
+	Source string
+	// Duplicate says the catalog already held it; nothing was stored.
+	Duplicate bool
+	// Redacted lists the kinds of the secrets replaced before storing.
+	Redacted []string
+	// Writer, AgentID and SessionID are its provenance: who wrote it.
+	Writer, AgentID, SessionID string
 }

@@ -31,7 +31,7 @@ and trace the project's memories:
   memory_get         one whole entry, with its confidence and promotion
   memory_validate    its citations checked now, with suggested fixes
   memory_provenance  where it came from and what intermem did with it
-  memory_write       store a memory (not available yet)
+  memory_write       store a memory (as intermem write does)
 
 The project is DIR, else $CLAUDE_PROJECT_DIR, else the working directory,
 resolved to its git root as every intermem command does. In the home

@@ -401,7 +401,8 @@ func (h *handlers) write(ctx context.Context, in writeIn) (*writeOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &writeOut{ID: w.ID, CreatedAt: stamp(w.CreatedAt), Source: safe(w.Source)}, nil
+	return &writeOut{ID: w.ID, CreatedAt: stamp(w.CreatedAt), Source: safe(w.Source), Duplicate: w.Duplicate, Redacted: w.Redacted,
+		Provenance: writerOut{Source: safe(w.Writer), AgentID: safe(w.AgentID), SessionID: safe(w.SessionID)}}, nil
 }
 
 // round2 rounds a confidence for display: 0.8000000000000002 is 0.8.

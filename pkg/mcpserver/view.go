@@ -421,9 +421,18 @@ func provenanceView(p *Provenance) *provenanceOut {
 }
 
 type writeOut struct {
-	ID        string `json:"id"`
-	CreatedAt string `json:"created_at"`
+	ID         string    `json:"id"`
+	CreatedAt  string    `json:"created_at"`
+	Source     string    `json:"source"`
+	Provenance writerOut `json:"provenance"`
+	Duplicate  bool      `json:"duplicate,omitempty" jsonschema:"already stored: id is the existing memory's"`
+	Redacted   []string  `json:"redacted,omitempty" jsonschema:"kinds of secrets replaced before storing"`
+}
+
+type writerOut struct {
 	Source    string `json:"source"`
+	AgentID   string `json:"agent_id"`
+	SessionID string `json:"session_id"`
 }
 
 func sorted(ss []string) []string {

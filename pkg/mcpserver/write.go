@@ -2,13 +2,42 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
+	"errors"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/command"
+	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/source/written"
+	"github.com/intermem/intermem/pkg/store"
 )
 
-// Write is not offered yet: the write API (journaled, deduplicated against
-// the catalog, redacted and screened before it is stored) replaces this
-// method, and its memories join the catalog as the `written` source, so
-// the read tools find them with no change here.
-func (b *Catalog) Write(context.Context, WriteRequest) (*WriteResult, error) {
-	return nil, fmt.Errorf("memory_write is %w: intermem stores memories only through its hooks and commands so far", ErrNotAvailable)
+// DefaultWriteSource names the writer of a memory_write call that names
+// none: the model, through this server.
+const DefaultWriteSource = "mcp"
+
+// Write stores a memory through command.Write, the code `intermem write`
+// runs: redacted, screened (an injection is refused), deduplicated
+// against the catalog, journaled, and kept in the `written` source, where
+// the read tools find it. It takes intermem's writer lock and store for
+// this call only, waiting for a hook or a command that holds them as the
+// command line does, and releases both before it returns. The session is
+// Claude Code's CLAUDE_CODE_SESSION_ID when the server was started with it.
+func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, error) {
+	in := command.WriteInput{Type: req.Type, Title: req.Title, Content: req.Content, Tags: req.Tags, Files: req.Files,
+		Source: req.Source, SessionID: b.env.Get("CLAUDE_CODE_SESSION_ID")}
+	if in.Source == "" {
+		in.Source = DefaultWriteSource
+	}
+	var ce *cli.Error
+	r, err := command.Write(b.env, b.p, in, "intermem-mcp")
+	switch {
+	case errors.Is(err, journal.ErrBusy), errors.Is(err, store.ErrLocked):
+		return nil, also{err, ErrBusy}
+	case errors.As(err, &ce) && errors.Is(err, written.ErrInvalid):
+		return nil, ce.Err // the command line's hint names --help
+	case err != nil:
+		return nil, err
+	}
+	return &WriteResult{ID: r.ID, CreatedAt: r.CreatedAt, Source: r.Source, Duplicate: r.Duplicate, Redacted: r.Redacted,
+		Writer: r.Provenance.Source, AgentID: r.Provenance.AgentID, SessionID: r.Provenance.SessionID}, nil
 }
