@@ -168,7 +168,7 @@ func runCheckpoint(ctx context.Context, env *cli.Env, args []string) error {
 	defer w.Close()
 	branch, commit := gitHere(env, p)
 	var cp store.Checkpoint
-	err = w.update(func(tx *bolt.Tx) error {
+	err = updateContinuity(env, w, func(tx *bolt.Tx) error {
 		var err error
 		cp, err = continuity.AddManual(tx, continuity.Manual{
 			Summary: *summary, Phase: phase.v, Session: *session, Scope: *scope, Branch: branch, Commit: commit,
@@ -252,6 +252,30 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 			}
 			fmt.Fprintf(out, "    %s\n", clip(strings.Join(strings.Fields(text), " "), 100))
 		}
+	}
+	return nil
+}
+
+// updateContinuity runs fn in a write transaction and then rewrites
+// .intermem/continuity.jsonl, the continuity source's file, from what the
+// store holds. The file is derived: failing to write it is a warning (the
+// next continuity command writes it again), never a lost record.
+func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error {
+	var exp []byte
+	err := w.update(func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		var err error
+		exp, err = continuity.Export(tx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := continuity.WriteExport(w.p.StateDir, exp); err != nil {
+		w.log.Printf("continuity export: %v", err)
+		fmt.Fprintf(env.Stderr, "intermem: warning: the store has it, but .intermem/continuity.jsonl (what search reads) was not rewritten: %v\n", err)
 	}
 	return nil
 }
@@ -374,7 +398,7 @@ func runPhase(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	defer w.Close()
-	err = w.update(func(tx *bolt.Tx) error {
+	err = updateContinuity(env, w, func(tx *bolt.Tx) error {
 		var err error
 		switch action {
 		case "start":
@@ -604,7 +628,7 @@ func runDecide(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	defer w.Close()
 	var rep DecideReport
-	err = w.update(func(tx *bolt.Tx) error {
+	err = updateContinuity(env, w, func(tx *bolt.Tx) error {
 		var err error
 		rep.Decision, rep.Created, err = continuity.Decide(tx, text, *why, phase.v, "", w.now)
 		return err

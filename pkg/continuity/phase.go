@@ -401,7 +401,7 @@ func ClosePhase(tx *bolt.Tx, n int, c Closeout, session string, now time.Time) (
 	p.Closed, p.Summary, p.Artifacts, p.Issues = now.UTC(), summary, arts, issues
 	p.Decisions = ids
 	cp := store.Checkpoint{
-		ID: fmt.Sprintf("phase%d-close-%s", n, now.UTC().Format("20060102-150405")), Kind: store.CheckpointManual,
+		ID: fmt.Sprintf("phase%d-close-%s", n, now.UTC().Format("20060102-150405")), Kind: store.CheckpointCloseout,
 		Session: session, Time: now.UTC(), Phase: &n, Summary: summary, Scope: store.ScopeProject, Status: store.StatusValid,
 	}
 	cp.ID = uniqueID(tx, store.BucketCheckpoints, cp.ID)

@@ -50,6 +50,8 @@ const (
 	CheckpointManual = "manual"
 	// CheckpointPhase marks the start of a phase.
 	CheckpointPhase = "phase"
+	// CheckpointCloseout is the checkpoint a phase's closeout makes.
+	CheckpointCloseout = "closeout"
 )
 
 // The scopes of continuity records.

@@ -92,7 +92,7 @@ func TestScanEverySource(t *testing.T) {
 	for _, s := range on {
 		names = append(names, s.Name())
 	}
-	if got := strings.Join(names, " "); got != "auto-memory clavain compound instructions promoted written" {
+	if got := strings.Join(names, " "); got != "auto-memory clavain compound continuity instructions promoted written" {
 		t.Errorf("Enabled(interfluence off) = %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/clavain"
 	"github.com/intermem/intermem/pkg/source/compound"
+	"github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/source/instructions"
 	"github.com/intermem/intermem/pkg/source/interfluence"
 	"github.com/intermem/intermem/pkg/source/promoted"
@@ -19,6 +20,7 @@ func Registry() *source.Registry {
 		automemory.Source{},
 		clavain.Source{},
 		compound.Source{},
+		continuity.Source{},
 		instructions.Source{},
 		interfluence.Source{},
 		promoted.Source{},

@@ -9,11 +9,11 @@ import (
 
 func TestRegistry(t *testing.T) {
 	r := Registry()
-	if got, want := r.Names(), []string{"auto-memory", "clavain", "compound", "instructions", "interfluence", "promoted", "written"}; !slices.Equal(got, want) {
+	if got, want := r.Names(), []string{"auto-memory", "clavain", "compound", "continuity", "instructions", "interfluence", "promoted", "written"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %q, want %q", got, want)
 	}
 	var _ source.Whole = r.All()[0].(source.Whole)
-	var _ source.Appender = r.All()[4].(source.Appender)
-	var _ source.Locator = r.All()[3].(source.Locator)
-	var _ source.Appender = r.All()[6].(source.Appender)
+	var _ source.Locator = r.All()[4].(source.Locator)
+	var _ source.Appender = r.All()[5].(source.Appender)
+	var _ source.Appender = r.All()[7].(source.Appender)
 }
