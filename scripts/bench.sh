@@ -10,7 +10,8 @@
 #
 # Binaries are built into a temporary directory (static, stripped, as
 # scripts/build.sh builds them); bin/ is not touched. Rows are defined in
-# scripts/bench/main.go. Timings are reported, never asserted.
+# scripts/bench/main.go; INTERMEM_BENCH_ROWS=REGEXP keeps only the rows it
+# matches. Timings are reported, never asserted.
 set -eu
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"

@@ -14,7 +14,8 @@
 // (auto-memory, instruction files, promoted facts, docs/solutions,
 // .clavain/learnings, an interfluence log); 10,000 and 100,000 topic files
 // in the memory directory. INTERMEM_BENCH_LARGE=0 skips the 20,000-entry
-// and 100,000-file scales.
+// and 100,000-file scales. INTERMEM_BENCH_ROWS, a regular expression,
+// keeps only the rows whose names it matches (and the floor).
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -146,6 +148,10 @@ func run(bin, work, demo string, runs int) error {
 			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true},
 			row{name: "Stop, one memory file changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { touchAppend(changed) }},
+			// The worst case of session checkpoints (package continuity):
+			// one at every turn instead of every tenth.
+			row{name: "Stop, a checkpoint every turn, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s2"),
+				env: append([]string{"INTERMEM_CHECKPOINT_INTERVAL=1"}, env...), runs: hookRuns, hook: true},
 		)
 		if sc.files {
 			continue
@@ -188,6 +194,19 @@ func run(bin, work, demo string, runs int) error {
 			}
 		}})
 
+	if expr := os.Getenv("INTERMEM_BENCH_ROWS"); expr != "" {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return fmt.Errorf("INTERMEM_BENCH_ROWS: %w", err)
+		}
+		kept := rows[:1] // the floor
+		for _, r := range rows[1:] {
+			if re.MatchString(r.name) {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
 	var results []result
 	for _, r := range rows {
 		if r.setup != nil {
