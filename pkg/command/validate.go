@@ -2,24 +2,30 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/validate"
 )
 
@@ -27,12 +33,11 @@ func init() {
 	register("validate", "check what promoted facts and memories cite against the code; show stale ones and fixes", runValidate)
 }
 
-const validateUsage = `Usage: intermem validate [--project DIR] [--json] [--promoted|--memory] [--verbose]
-                         [--cite-root DIR]
+const validateUsage = `Usage: intermem validate [--project DIR] [--json] [--source NAME]... [--promoted|--memory]
+                         [--verbose] [--cite-root DIR]
 
-Checks every file, directory, glob and symbol that promoted facts (marked
-entries in CLAUDE.md, AGENTS.md and docs/intermem/) and auto-memory entries
-cite, scores each entry's confidence, and reports:
+Checks every file, directory, glob and symbol that entries cite, scores each
+entry's confidence, and reports:
 
   stale      a citation is broken (the file is gone): do not trust the entry
   ok         its citations check out (a moved file is reported with the fix)
@@ -45,7 +50,19 @@ project": not stale, but unverified, and its entry's confidence is lower.
 When the memories are about another repository, --cite-root DIR resolves
 cited paths against DIR instead.
 
-Each check is kept in the store as an audit trail. Promoted facts whose
+Every source that cites code is validated: promoted facts (marked entries
+in CLAUDE.md, AGENTS.md and docs/intermem/), auto-memory, and the documents
+other tools keep (compound solution docs under docs/solutions/, clavain
+learnings and their Evidence: lines, statements of instruction files).
+--source NAME (repeatable) validates only those sources; --promoted and
+--memory are short for --source promoted and --source auto-memory. Only
+promoted facts are ever archived (by intermem sweep) because of what
+validation finds; the other sources' files are reported, never edited.
+
+Each check is kept in the store as an audit trail, with the project's
+commit and a hash of every cited file (computed as git does), so the next
+run says which entries' cited code changed since they were validated,
+though the files still exist: re-read those. Promoted facts whose
 citations hold have their decay clock refreshed.
 
 Exit status: 0 when no entry is stale, 1 when some are (the report is
@@ -96,8 +113,10 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
 	fset := cli.FlagSet("intermem validate", validateUsage, env.Stderr)
 	c.register(fset, true)
-	onlyPromoted := fset.Bool("promoted", false, "validate only promoted facts")
-	onlyMemory := fset.Bool("memory", false, "validate only auto-memory entries")
+	var only multiFlag
+	fset.Var(&only, "source", "validate only the source `name` (repeatable: promoted, auto-memory, compound, clavain, …)")
+	onlyPromoted := fset.Bool("promoted", false, "validate only promoted facts (--source promoted)")
+	onlyMemory := fset.Bool("memory", false, "validate only auto-memory entries (--source auto-memory)")
 	verbose := fset.Bool("verbose", false, "also list healthy and unchecked entries")
 	var cf citeFlags
 	cf.register(fset)
@@ -106,6 +125,12 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if *onlyPromoted && *onlyMemory {
 		return cli.Usagef("--promoted and --memory are exclusive (omit both to validate everything)")
+	}
+	if *onlyPromoted {
+		only = append(only, promotedSource)
+	}
+	if *onlyMemory {
+		only = append(only, automemory.Name)
 	}
 	p, err := c.resolve(env)
 	if err != nil {
@@ -125,23 +150,24 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	mem, err := scanMemory(p)
-	if err != nil {
+	// The catalog is brought up to date and the entries read in one
+	// transaction; citations are checked outside any (they read the tree
+	// and git history: hooks must not wait on that).
+	var items []validate.Item
+	if err := w.update(func(tx *bolt.Tx) error {
+		return buildCatalog(env, p, tx, w.now, func(cat *catalog.Catalog) error {
+			items, err = validateItems(cat, ts, only, stability.Threshold(env.Get))
+			return err
+		})
+	}); err != nil {
 		return err
 	}
-	sessions := map[string]int{}
-	_ = w.store.View(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
-			sessions[id] = e.Sessions
-			return nil
-		})
-	})
-	opts := validate.Options{
-		Promoted: !*onlyMemory, Memory: !*onlyPromoted, Threshold: stability.Threshold(env.Get),
-		Sessions: func(id string) int { return sessions[id] },
+	root := p.Root
+	if citeRoot != "" {
+		root = citeRoot
 	}
-	rep := validate.Run(checker, ts, mem, opts)
-	rep.CiteRoot = citeRoot
+	rep := validate.Run(checker, root, items, stability.Threshold(env.Get))
+	rep.CiteRoot, rep.Commit = citeRoot, project.Head(root)
 	if err := w.update(func(tx *bolt.Tx) error { return recordChecks(tx, rep, w.now) }); err != nil {
 		return fmt.Errorf("record checks: %w", err)
 	}
@@ -159,15 +185,92 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
-// recordChecks appends each result to the audit trail (bounded per entry)
-// and updates promoted facts: their confidence, and their decay clock when
-// their citations hold.
-func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
-	checks, err := tx.CreateBucketIfNotExists(store.BucketChecks)
-	if err != nil {
-		return err
+// promotedSource names intermem's promoted facts: a catalog source once
+// one is registered under the name, else read from the markers of the
+// curated documents.
+const promotedSource = "promoted"
+
+// validateItems lists what validate checks, of the sources named in only
+// (every source that is on when none): promoted facts, auto-memory entries
+// but pointers (with the sessions that saw them), and every entry of the
+// other sources that lists citations (observations, which claim nothing,
+// are left out).
+func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, threshold int) ([]validate.Item, error) {
+	registered := map[string]bool{}
+	for _, n := range cat.Names() {
+		registered[n] = true
 	}
-	for _, e := range rep.Entries {
+	var named []string
+	for _, n := range only {
+		if n != promotedSource || registered[n] {
+			named = append(named, n)
+		}
+	}
+	if err := sourceFilter(cat, named); err != nil {
+		return nil, err
+	}
+	want := func(n string) bool {
+		if len(only) == 0 {
+			return n == promotedSource && !registered[n] || cat.On(n)
+		}
+		return slices.Contains(only, n)
+	}
+	var items []validate.Item
+	if want(promotedSource) && !registered[promotedSource] {
+		for _, d := range ts.Docs() {
+			for _, m := range d.Doc.Marked() {
+				if !m.Heading { // a marked heading carries no claim of its own
+					items = append(items, validate.Item{ID: m.ID, Source: promotedSource, Text: m.Text, File: d.Name, Line: m.Line, Promoted: true,
+						Sessions: cat.Overlay(m.ID).Sessions})
+				}
+			}
+		}
+	}
+	for _, n := range cat.Names() {
+		if !want(n) {
+			continue
+		}
+		if n == automemory.Name {
+			mem, err := cat.Memory(threshold)
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range mem.Items {
+				if it.Kind != automem.Pointer {
+					items = append(items, validate.Item{ID: it.ID, Source: n, Text: it.Text, File: automemory.Prefix + it.File, Line: it.StartLine, Sessions: it.Sessions()})
+				}
+			}
+			continue
+		}
+		for _, e := range cat.Entries(n) {
+			if n == promotedSource {
+				items = append(items, validate.Item{ID: e.ID, Source: n, Text: e.Text, File: e.Path, Line: e.Line, Promoted: true,
+					Sessions: cat.Overlay(e.ID).Sessions})
+				continue
+			}
+			if e.Kind == source.Observation || len(e.Citations) == 0 {
+				continue
+			}
+			title := e.Title
+			if title == "" {
+				title = firstLine(e.Text)
+			}
+			items = append(items, validate.Item{ID: e.ID, Source: n, Text: title, Cites: validate.CitesOf(e.Citations), File: e.Path, Line: e.Line})
+		}
+	}
+	return items, nil
+}
+
+// recordChecks keeps what validation found: each result in the audit
+// trail (bounded per entry), the overlay of every entry (confidence,
+// status, the commit and the cited files' blob hashes; the report's entries
+// get what the previous validation recorded and which cited files changed
+// since), the latest confidence of memory entries (what SessionStart
+// ranks by), and promoted facts' confidence and decay clock.
+func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
+	cat := store.Catalog(tx)
+	for i := range rep.Entries {
+		e := &rep.Entries[i]
 		var valid, broken, moved int
 		for _, c := range e.Citations {
 			switch c.Status {
@@ -181,30 +284,33 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		}
 		rec := store.Check{ID: e.ID, At: now, Where: e.Where, Confidence: e.Confidence, Status: e.Status,
 			Valid: valid, Broken: broken, Moved: moved, Reasons: e.Reasons}
-		// Every check of a promoted fact is kept; for auto-memory entries,
-		// only changes (a large memory would otherwise grow the store by
-		// one record per entry per run).
-		if e.Promoted || changedSinceLast(checks, &rec) {
-			if err := store.Put(tx, store.BucketChecks, e.ID+"/"+now.Format(time.RFC3339Nano), &rec); err != nil {
-				return err
+		// Every check of a promoted fact is kept; of other entries, only
+		// changes.
+		if err := store.RecordCheck(tx, &rec, e.Promoted); err != nil {
+			return err
+		}
+		o, _ := cat.Overlay(e.ID)
+		if !o.Validated.IsZero() {
+			e.LastValidated, e.LastCommit = o.Validated, o.Commit
+			e.Changed = changedBlobs(o.Blobs, e.Blobs)
+			if len(e.Changed) > 0 {
+				rep.Changed++
 			}
-			if err := trimChecks(checks, e.ID); err != nil {
+		}
+		o.Confidence, o.Validated, o.Status, o.Commit, o.Blobs = e.Confidence, now, e.Status, rep.Commit, e.Blobs
+		if err := cat.PutOverlay(e.ID, &o); err != nil {
+			return err
+		}
+		if e.Source == automemory.Name {
+			// SessionStart ranks memory by it, without the audit trail.
+			if err := store.PutFact(tx, e.ID, &store.Fact{Confidence: e.Confidence, At: now}); err != nil {
 				return err
 			}
 		}
 		if !e.Promoted {
-			// The latest confidence of a memory entry, for SessionStart's
-			// ranking (package inject reads it without the audit trail).
-			if err := store.Put(tx, store.BucketFacts, e.ID, &store.Fact{Confidence: e.Confidence, At: now}); err != nil {
-				return err
-			}
 			continue
 		}
-		var p store.Promoted
-		ok, err := store.Get(tx, store.BucketPromoted, e.ID, &p)
-		if err != nil {
-			return err
-		}
+		p, ok := store.GetPromoted(tx, e.ID)
 		if !ok {
 			// A marked entry intermem has no record of (the store was
 			// rebuilt, or the marker was copied by hand): adopt it, so
@@ -215,48 +321,24 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		if e.Status == validate.OK && broken == 0 && valid > 0 {
 			p.LastEvidence = now
 		}
-		if err := store.Put(tx, store.BucketPromoted, e.ID, &p); err != nil {
+		if err := store.PutPromoted(tx, &p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// changedSinceLast reports whether rec says something different from the
-// entry's latest recorded check (or there is none).
-func changedSinceLast(b *bolt.Bucket, rec *store.Check) bool {
-	c := b.Cursor()
-	// Keys are "<id>/<time>"; "0" sorts right after "/".
-	k, v := c.Seek([]byte(rec.ID + "0"))
-	if k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
-	if k == nil || !strings.HasPrefix(string(k), rec.ID+"/") {
-		return true
-	}
-	var last store.Check
-	if json.Unmarshal(v, &last) != nil {
-		return true
-	}
-	return last.Status != rec.Status || last.Confidence != rec.Confidence || last.Where != rec.Where
-}
-
-func trimChecks(b *bolt.Bucket, id string) error {
-	prefix := []byte(id + "/")
-	var keys [][]byte
-	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = c.Next() {
-		keys = append(keys, append([]byte{}, k...))
-	}
-	for len(keys) > store.MaxChecksPerEntry {
-		if err := b.Delete(keys[0]); err != nil {
-			return err
+// changedBlobs lists the files cited at the last validation (was) whose
+// blob differs now (now; a file no longer validly cited has none).
+func changedBlobs(was, now map[string]string) []catalog.Drift {
+	var out []catalog.Drift
+	for p, h := range was {
+		if now[p] != h {
+			out = append(out, catalog.Drift{Path: p, Was: h, Now: now[p]})
 		}
-		keys = keys[1:]
 	}
-	return nil
+	slices.SortFunc(out, func(a, b catalog.Drift) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 func printValidate(w io.Writer, r *validate.Report, verbose bool) {
@@ -282,8 +364,11 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 				continue
 			}
 			kind := ""
-			if e.Promoted {
+			switch {
+			case e.Promoted:
 				kind = "promoted "
+			case e.Source != automemory.Name:
+				kind = e.Source + " "
 			}
 			fmt.Fprintf(w, "  %s%s  %q  (confidence %.2f)\n", kind, e.Where, clip(firstLine(e.Text), 70), e.Confidence)
 			if !showCitations {
@@ -300,6 +385,13 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 						fmt.Fprintf(w, "      ? %s: %s\n", c.Text, c.Detail)
 					}
 				}
+			}
+			for _, d := range e.Changed {
+				now := "now " + short(d.Now)
+				if d.Now == "" {
+					now = "no longer readable"
+				}
+				fmt.Fprintf(w, "      ~ %s: changed since validated %s%s (blob %s, %s)\n", d.Path, e.LastValidated.UTC().Format("2006-01-02 15:04 UTC"), atCommit(e.LastCommit), short(d.Was), now)
 			}
 		}
 	}
@@ -326,13 +418,42 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 		}
 		return false
 	}, true)
+	section("Cited code changed since they were last validated: re-read these", func(e *validate.Entry) bool {
+		return e.Status != validate.Stale && len(e.Changed) > 0
+	}, true)
 	if verbose {
 		section("Healthy", func(e *validate.Entry) bool { return e.Status == validate.OK }, false)
 		section("Unchecked: nothing checkable", func(e *validate.Entry) bool { return e.Status == validate.Unchecked }, false)
+	}
+	reported := map[string]bool{}
+	for _, e := range r.Entries {
+		if e.Status == validate.Stale && !e.Promoted && e.Source != automemory.Name {
+			reported[e.Source] = true
+		}
+	}
+	if len(reported) > 0 {
+		names := slices.Sorted(maps.Keys(reported))
+		fmt.Fprintf(w, "\nEntries of %s are reported only: intermem never archives or edits those files.\n", strings.Join(names, ", "))
 	}
 	if r.Stale == 0 {
 		fmt.Fprintln(w, "\nNo stale entries.")
 	} else {
 		fmt.Fprintln(w, "\nFix or remove stale entries: edit the text to cite what exists now, or delete the line (for a promoted fact, from the document that holds it).")
 	}
+}
+
+// short abbreviates a git object name as git does by default.
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
+
+// atCommit says which commit a validation ran at, when known.
+func atCommit(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " at commit " + short(h)
 }

@@ -1,10 +1,14 @@
-// Package validate checks what memory entries and promoted facts cite
-// against the project as it is now, and scores them (package score).
+// Package validate checks what entries cite against the project as it is
+// now, and scores them (package score).
 //
-// Promoted facts are found by their markers in CLAUDE.md, AGENTS.md and
-// docs/intermem/*.md (package mdoc returns each marked entry whole, however
-// many lines it spans); auto-memory entries come from a scan. Pointers are
-// skipped: an index line's only citation is the memory file beside it.
+// Entries come from the catalog, every source that cites code: promoted
+// facts (marked in CLAUDE.md, AGENTS.md and docs/intermem/*.md, each
+// marked entry whole however many lines it spans), auto-memory entries
+// (pointers skipped: an index line's only citation is the memory file
+// beside it), and the documents other tools keep (compound solution
+// docs, clavain learnings with their Evidence lines, statements of the
+// instruction files), whose citations the sources list as written. The
+// caller turns each into an Item; Run checks them all with one Checker.
 //
 // Status of an entry:
 //
@@ -19,17 +23,26 @@
 // had (templates/invoice.html without templates/, now or in git history) is
 // counted and its reasons say "not in this project": it is not stale, but
 // nothing anchors it (score.NotInProject lowers its confidence).
+//
+// Each entry also carries the git blob hash of every file it validly cites
+// (cite.Blobs, hashed from the bytes, git never run): recorded in the
+// store's overlay, they let the next validation, and provenance, say "the
+// cited code changed since it was validated", which a check of the
+// citation alone (the file still exists) cannot. Only the entries of
+// intermem's own sources (promoted facts, auto-memory) are ever archived
+// or edited because of what validation finds; the others are reported.
 package validate
 
 import (
 	"fmt"
 	"sort"
+	"strings"
+	"time"
 
-	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
-	"github.com/intermem/intermem/pkg/targets"
 )
 
 // Statuses of an entry.
@@ -55,7 +68,9 @@ type Citation struct {
 
 // Entry is one validated entry.
 type Entry struct {
-	ID         string     `json:"id"`
+	ID string `json:"id"`
+	// Source is the catalog source the entry comes from.
+	Source     string     `json:"source"`
 	Text       string     `json:"text"`
 	Where      string     `json:"where"` // file:line
 	File       string     `json:"file"`
@@ -65,6 +80,15 @@ type Entry struct {
 	Status     string     `json:"status"`
 	Reasons    []string   `json:"reasons"`
 	Citations  []Citation `json:"citations"`
+	// Blobs is the git blob hash of each file the entry validly cites, by
+	// path (kept in the store's overlay, never printed).
+	Blobs map[string]string `json:"-"`
+	// LastValidated and LastCommit are when the entry was validated
+	// before and the project's commit then (zero and "" when never);
+	// Changed lists the cited files whose content differs from then.
+	LastValidated time.Time       `json:"last_validated,omitzero"`
+	LastCommit    string          `json:"last_commit,omitempty"`
+	Changed       []catalog.Drift `json:"changed_since_validated,omitempty"`
 }
 
 // Report is the result of a validation run.
@@ -78,49 +102,53 @@ type Report struct {
 	NotInProject int `json:"not_in_project"`
 	// CiteRoot is the directory citations were resolved against when it is
 	// not the project root.
-	CiteRoot string  `json:"cite_root,omitempty"`
-	Entries  []Entry `json:"entries"`
+	CiteRoot string `json:"cite_root,omitempty"`
+	// Changed counts the entries whose cited code changed since they were
+	// last validated (Entry.Changed).
+	Changed int `json:"changed_since_validated"`
+	// Commit is the project's checked-out commit (project.Head), "" when
+	// unknown.
+	Commit  string  `json:"commit,omitempty"`
+	Entries []Entry `json:"entries"`
 }
 
-// Options select what to validate.
-type Options struct {
+// Item is one entry to validate.
+type Item struct {
+	ID, Source string
+	// Text is what is shown for the entry (redacted on output); Cites the
+	// text citations are extracted from (Text when empty).
+	Text, Cites string
+	// File is where the entry is, as shown (a target's name,
+	// "memory/<file>", a path relative to the project root); Line its
+	// first line.
+	File string
+	Line int
+	// Promoted marks a fact intermem promoted (marked in a curated
+	// document).
 	Promoted bool
-	Memory   bool
-	// Sessions returns how many sessions an entry was seen in (for the
-	// long-stability bonus), or 0.
-	Sessions  func(id string) int
-	Threshold int
+	// Sessions is how many sessions saw the entry (auto-memory; the
+	// long-stability bonus).
+	Sessions int
 }
 
-// Run validates the promoted facts in ts and the entries of mem.
-func Run(c *cite.Checker, ts *targets.Set, mem *automem.Dir, o Options) *Report {
+// Run validates items with c. root is where cited files are hashed (the
+// checker's root); "" leaves Blobs empty.
+func Run(c *cite.Checker, root string, items []Item, threshold int) *Report {
 	r := &Report{Entries: []Entry{}}
-	sessions := o.Sessions
-	if sessions == nil {
-		sessions = func(string) int { return 0 }
-	}
-	if o.Promoted && ts != nil {
-		for _, d := range ts.Docs() {
-			for _, m := range d.Doc.Marked() {
-				if m.Heading {
-					continue // a marked heading carries no claim of its own
-				}
-				r.add(c, Entry{ID: m.ID, Text: m.Text, File: d.Name, Line: m.Line, Promoted: true}, sessions(m.ID), o.Threshold)
-			}
+	for _, it := range items {
+		cites := it.Cites
+		if cites == "" {
+			cites = it.Text
 		}
-	}
-	if o.Memory && mem != nil {
-		for _, e := range mem.Entries() {
-			if e.Kind == automem.Pointer {
-				continue
-			}
-			r.add(c, Entry{ID: e.ID, Text: e.Text, File: "memory/" + e.File, Line: e.StartLine}, sessions(e.ID), o.Threshold)
-		}
+		r.add(c, root, Entry{ID: it.ID, Source: it.Source, Text: it.Text, File: it.File, Line: it.Line, Promoted: it.Promoted}, cites, it.Sessions, threshold)
 	}
 	sort.SliceStable(r.Entries, func(i, j int) bool {
 		a, b := r.Entries[i], r.Entries[j]
 		if a.Promoted != b.Promoted {
 			return a.Promoted
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
 		}
 		if a.File != b.File {
 			return a.File < b.File
@@ -130,8 +158,28 @@ func Run(c *cite.Checker, ts *targets.Set, mem *automem.Dir, o Options) *Report 
 	return r
 }
 
+// CitesOf is the text whose citations are an entry's listed ones
+// (source.Entry.Citations, each as written): one per line, in backticks,
+// so cite.Extract reads each as code and ties a bare symbol to the file
+// cited before it ("middleware/auth.go:47-52, handleRequest()").
+func CitesOf(citations []string) string {
+	var b strings.Builder
+	for _, c := range citations {
+		if strings.ContainsAny(c, "`\n") {
+			continue
+		}
+		b.WriteString("`" + c + "`\n")
+	}
+	return b.String()
+}
+
 // Check validates one entry's text.
 func Check(c *cite.Checker, text string, sessions, threshold int) (score.Score, []Citation) {
+	sc, cs, _ := check(c, text, sessions, threshold)
+	return sc, cs
+}
+
+func check(c *cite.Checker, text string, sessions, threshold int) (score.Score, []Citation, []cite.Result) {
 	results := c.Check(cite.Extract(text))
 	sc := score.Of(score.Evidence{Results: results, Sessions: sessions, Threshold: threshold})
 	cs := make([]Citation, 0, len(results))
@@ -143,11 +191,14 @@ func Check(c *cite.Checker, text string, sessions, threshold int) (score.Score, 
 		}
 		cs = append(cs, ct)
 	}
-	return sc, cs
+	return sc, cs, results
 }
 
-func (r *Report) add(c *cite.Checker, e Entry, sessions, threshold int) {
-	sc, cs := Check(c, e.Text, sessions, threshold)
+func (r *Report) add(c *cite.Checker, root string, e Entry, cites string, sessions, threshold int) {
+	sc, cs, results := check(c, cites, sessions, threshold)
+	if root != "" {
+		e.Blobs = cite.Blobs(root, results)
+	}
 	e.Text = redact.String(e.Text)
 	e.Where = fmt.Sprintf("%s:%d", e.File, e.Line)
 	e.Confidence, e.Citations, e.Reasons = sc.Confidence, cs, sc.Reasons

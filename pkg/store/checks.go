@@ -1,0 +1,86 @@
+package store
+
+import (
+	"bytes"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// RecordCheck appends rec to the audit trail of rec.ID (BucketChecks, key
+// "<id>/<time>") and trims the trail to MaxChecksPerEntry. With always
+// false, a check that says the same as the entry's latest one (status,
+// confidence, where) is not recorded: a large memory would otherwise grow
+// the store by one record per entry per run.
+func RecordCheck(tx *bolt.Tx, rec *Check, always bool) error {
+	b, err := tx.CreateBucketIfNotExists(BucketChecks)
+	if err != nil {
+		return err
+	}
+	if !always {
+		if last, ok := LatestCheck(tx, rec.ID); ok && last.Status == rec.Status && last.Confidence == rec.Confidence && last.Where == rec.Where {
+			return nil
+		}
+	}
+	if err := Put(tx, BucketChecks, rec.ID+"/"+rec.At.Format(time.RFC3339Nano), rec); err != nil {
+		return err
+	}
+	prefix := []byte(rec.ID + "/")
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, append([]byte{}, k...))
+	}
+	for len(keys) > MaxChecksPerEntry {
+		if err := b.Delete(keys[0]); err != nil {
+			return err
+		}
+		keys = keys[1:]
+	}
+	return nil
+}
+
+// PutFact records the latest validated confidence of an auto-memory entry.
+func PutFact(tx *bolt.Tx, id string, f *Fact) error { return Put(tx, BucketFacts, id, f) }
+
+// GetPromoted returns the promotion record of id; ok is false when there
+// is none (or it no longer decodes).
+func GetPromoted(tx *bolt.Tx, id string) (p Promoted, ok bool) {
+	ok, err := Get(tx, BucketPromoted, id, &p)
+	return p, ok && err == nil
+}
+
+// PutPromoted stores a promotion record under its id.
+func PutPromoted(tx *bolt.Tx, p *Promoted) error { return Put(tx, BucketPromoted, p.ID, p) }
+
+// EachPromoted calls fn with every promotion record.
+func EachPromoted(tx *bolt.Tx, fn func(p *Promoted) error) error {
+	return Each(tx, BucketPromoted, func(id string, p *Promoted) error {
+		if p.ID == "" {
+			p.ID = id
+		}
+		return fn(p)
+	})
+}
+
+// Decided returns the ids of every promotion record and every rejection:
+// what a plan no longer offers. tx may be nil (no store yet).
+func Decided(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) {
+	promoted, rejected = map[string]bool{}, map[string]bool{}
+	if tx == nil {
+		return promoted, rejected, nil
+	}
+	if err := Each(tx, BucketPromoted, func(id string, _ *Promoted) error {
+		promoted[id] = true
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	if err := Each(tx, BucketDecisions, func(id string, _ *Decision) error {
+		rejected[id] = true
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	return promoted, rejected, nil
+}
