@@ -63,9 +63,9 @@ func EachPromoted(tx *bolt.Tx, fn func(p *Promoted) error) error {
 	})
 }
 
-// Decided returns the ids of every promotion record and every rejection:
+// PlanDecisions returns the ids of every promotion record and every rejection:
 // what a plan no longer offers. tx may be nil (no store yet).
-func Decided(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) {
+func PlanDecisions(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) {
 	promoted, rejected = map[string]bool{}, map[string]bool{}
 	if tx == nil {
 		return promoted, rejected, nil
