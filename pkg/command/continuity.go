@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -277,7 +279,27 @@ func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error
 		w.log.Printf("continuity export: %v", err)
 		fmt.Fprintf(env.Stderr, "intermem: warning: the store has it, but .intermem/continuity.jsonl (what search reads) was not rewritten: %v\n", err)
 	}
+	registerProject(env, w)
 	return nil
+}
+
+// userWait bounds the wait for a busy per-user store where it is only
+// an extra (the registry, user decisions beside the project's).
+const userWait = 300 * time.Millisecond
+
+// registerProject records the project in the per-user store's registry
+// (decisions --all-projects). It is best-effort: the project scope works
+// without the per-user store, so a failure is a log line.
+func registerProject(env *cli.Env, w *writer) {
+	us, err := continuity.OpenUser(env, true, userWait)
+	if err != nil {
+		w.log.Printf("project registry: %v", err)
+		return
+	}
+	defer us.Close()
+	if err := us.Update(func(tx *bolt.Tx) error { return continuity.Register(tx, w.p.Root, w.now) }); err != nil {
+		w.log.Printf("project registry: %v", err)
+	}
 }
 
 // readContinuity runs fn in a read transaction of the project's store; a
@@ -587,11 +609,16 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
-const decideUsage = `Usage: intermem decide TEXT --why RATIONALE [--phase N] [--project DIR] [--json]
+const decideUsage = `Usage: intermem decide TEXT --why RATIONALE [--phase N] [--scope project|user] [--project DIR] [--json]
 
 Records a decision and why it was taken, in phase N (default: the current
 phase). intermem decisions lists them; intermem search finds them ("why did
 we choose X"). Recording the same decision again changes nothing.
+
+--scope user records a decision that holds in every project of yours (a
+preference, a pattern, a convention) in the per-user store, outside every
+project ($XDG_STATE_HOME/intermem/user.db, else
+~/.local/state/intermem/user.db); it belongs to no phase.
 `
 
 // DecideReport is the JSON shape of decide.
@@ -607,9 +634,16 @@ func runDecide(ctx context.Context, env *cli.Env, args []string) error {
 	why := fset.String("why", "", "why it was decided")
 	var phase optInt
 	fset.Var(&phase, "phase", "the phase it belongs to (default: the current phase)")
+	scope := fset.String("scope", store.ScopeProject, "project (this project) or user (every project of yours)")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
+	}
+	if *scope != store.ScopeProject && *scope != store.ScopeUser {
+		return cli.Usagef("--scope is project or user, not %q", *scope)
+	}
+	if *scope == store.ScopeUser && phase.v != nil {
+		return cli.Usagef("a decision of scope user holds in every project and belongs to no phase: drop --phase")
 	}
 	text := strings.Join(pos, " ")
 	if strings.TrimSpace(text) == "" {
@@ -617,6 +651,9 @@ func runDecide(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if strings.TrimSpace(*why) == "" {
 		return cli.Usagef("say why with --why RATIONALE: a decision without its reason cannot be revisited")
+	}
+	if *scope == store.ScopeUser {
+		return decideUser(env, &c, text, *why)
 	}
 	p, err := c.resolve(env)
 	if err != nil {
@@ -647,15 +684,58 @@ func runDecide(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
-const decisionsUsage = `Usage: intermem decisions [--phase N] [--all] [--project DIR] [--json]
+// decideUser records a decision of scope user in the per-user store.
+func decideUser(env *cli.Env, c *common, text, why string) error {
+	now, err := env.Now()
+	if err != nil {
+		return cli.WithHint(err, "set INTERMEM_NOW to an RFC 3339 time such as 2026-11-25T09:00:00Z, or unset it")
+	}
+	us, err := continuity.OpenUser(env, true, cliWait)
+	if err != nil {
+		return cli.WithHint(err, "decisions of scope project work without it; check $XDG_STATE_HOME/intermem (else ~/.local/state/intermem)")
+	}
+	defer us.Close()
+	var rep DecideReport
+	err = us.Update(func(tx *bolt.Tx) error {
+		var err error
+		rep.Decision, rep.Created, err = continuity.DecideUser(tx, text, why, "", now)
+		return err
+	})
+	if err != nil {
+		return continuityError(err)
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &rep)
+	}
+	if !rep.Created {
+		fmt.Fprintf(env.Stdout, "Already recorded as %s (scope user: every project).\n", rep.Decision.ID)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "Decision %s recorded (scope user: every project).\n", rep.Decision.ID)
+	return nil
+}
 
-Lists the decisions taken, oldest first, each with why. Decisions of phases
-a backtrack left behind are listed only with --all.
+const decisionsUsage = `Usage: intermem decisions [--phase N] [--all] [--scope project|user|all] [--all-projects] [--project DIR] [--json]
+
+Lists the decisions taken, oldest first, each with why: this project's and
+those of scope user (every project of yours, from the per-user store).
+Decisions of phases a backtrack left behind are listed only with --all.
+--all-projects adds the decisions of every project you have used these
+commands in (the per-user store's registry). Without the per-user store,
+this project's decisions are listed alone, with a warning.
 `
+
+// DecisionItem is one decision as decisions lists it: the record, its
+// scope, and for --all-projects the project it belongs to.
+type DecisionItem struct {
+	store.PhaseDecision
+	Project string `json:"project,omitempty"`
+}
 
 // DecisionsReport is the JSON shape of decisions.
 type DecisionsReport struct {
-	Decisions []store.PhaseDecision `json:"decisions"`
+	Decisions []DecisionItem `json:"decisions"`
+	Warnings  []string       `json:"warnings,omitempty"`
 }
 
 func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
@@ -665,6 +745,8 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 	var phase optInt
 	fset.Var(&phase, "phase", "only the decisions of phase N")
 	all := fset.Bool("all", false, "include decisions of invalidated phases")
+	scope := fset.String("scope", "all", "project, user, or all")
+	allProjects := fset.Bool("all-projects", false, "add the decisions of every project in the per-user registry")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -672,17 +754,72 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 	if len(pos) > 0 {
 		return cli.Usagef("unexpected %q", pos[0])
 	}
+	if *scope != "all" && *scope != store.ScopeProject && *scope != store.ScopeUser {
+		return cli.Usagef("--scope is project, user or all, not %q", *scope)
+	}
 	p, err := c.resolve(env)
 	if err != nil {
 		return err
 	}
-	rep := DecisionsReport{Decisions: []store.PhaseDecision{}}
-	if err := readContinuity(p, func(tx *bolt.Tx) error {
-		var err error
-		rep.Decisions, err = continuity.Decisions(tx, continuity.Filter{Phase: phase.v, All: *all})
-		return err
-	}); err != nil {
-		return err
+	rep := DecisionsReport{Decisions: []DecisionItem{}}
+	f := continuity.Filter{Phase: phase.v, All: *all}
+	add := func(ds []store.PhaseDecision, scope, project string) {
+		for _, d := range ds {
+			d.Scope = scope
+			rep.Decisions = append(rep.Decisions, DecisionItem{PhaseDecision: d, Project: project})
+		}
+	}
+	if *scope != store.ScopeUser {
+		if err := readContinuity(p, func(tx *bolt.Tx) error {
+			ds, err := continuity.Decisions(tx, f)
+			add(ds, store.ScopeProject, "")
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	var registry []store.UserProject
+	if (*scope != store.ScopeProject && phase.v == nil) || *allProjects {
+		us, err := continuity.OpenUser(env, false, userWait)
+		switch {
+		case errors.Is(err, store.ErrNotExist):
+		case err != nil:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%v; listing this project's decisions only", err))
+		default:
+			err = us.View(func(tx *bolt.Tx) error {
+				if *scope != store.ScopeProject && phase.v == nil {
+					ds, err := continuity.Decisions(tx, continuity.Filter{All: *all})
+					if err != nil {
+						return err
+					}
+					add(ds, store.ScopeUser, "")
+				}
+				var err error
+				registry, err = continuity.Projects(tx)
+				return err
+			})
+			us.Close()
+			if err != nil {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("the per-user store could not be read: %v", err))
+			}
+		}
+	}
+	if *allProjects && *scope != store.ScopeUser {
+		for _, up := range registry {
+			if up.Root == p.Root {
+				continue
+			}
+			ds, err := otherDecisions(env, up.Root, f)
+			if err != nil {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %v", up.Root, err))
+				continue
+			}
+			add(ds, store.ScopeProject, up.Root)
+		}
+	}
+	sort.SliceStable(rep.Decisions, func(i, j int) bool { return rep.Decisions[i].Time.Before(rep.Decisions[j].Time) })
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(env.Stderr, "intermem: warning: %s\n", w)
 	}
 	if c.json {
 		return writeJSON(env.Stdout, &rep)
@@ -697,9 +834,39 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 		if d.Status != store.StatusValid {
 			status = " [" + d.Status + "]"
 		}
-		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, phaseText(d.Phase), d.Time.UTC().Format("2006-01-02"), status, d.Text, d.Why)
+		where := phaseText(d.Phase)
+		if d.Scope == store.ScopeUser {
+			where = "scope user"
+		}
+		if d.Project != "" {
+			where += ", in " + d.Project
+		}
+		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, where, d.Time.UTC().Format("2006-01-02"), status, d.Text, d.Why)
 	}
 	return nil
+}
+
+// otherDecisions reads the decisions of another registered project, with
+// every check a command makes of its own project: a directory that is a
+// project, a state directory of real entries, the store opened read-only.
+func otherDecisions(env *cli.Env, root string, f continuity.Filter) ([]store.PhaseDecision, error) {
+	op, err := project.Resolve(env, root)
+	if err != nil {
+		return nil, err
+	}
+	if op.Root != root {
+		return nil, fmt.Errorf("no longer a project root (now inside %s)", op.Root)
+	}
+	if err := op.CheckState(); err != nil {
+		return nil, err
+	}
+	var ds []store.PhaseDecision
+	err = readContinuity(op, func(tx *bolt.Tx) error {
+		var err error
+		ds, err = continuity.Decisions(tx, f)
+		return err
+	})
+	return ds, err
 }
 
 var _ flag.Value = (*optInt)(nil)

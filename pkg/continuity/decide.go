@@ -63,6 +63,17 @@ func Decide(tx *bolt.Tx, text, why string, phase *int, session string, now time.
 	return d, true, store.PutDecided(tx, &d)
 }
 
+// DecideUser records a decision of scope user (it holds in every project)
+// in tx, a transaction of the per-user store. It belongs to no phase.
+func DecideUser(tx *bolt.Tx, text, why, session string, now time.Time) (store.PhaseDecision, bool, error) {
+	d, created, err := Decide(tx, text, why, nil, session, now)
+	if err != nil || !created {
+		return d, created, err
+	}
+	d.Phase, d.Scope = nil, store.ScopeUser
+	return d, true, store.PutDecided(tx, &d)
+}
+
 // Filter selects records.
 type Filter struct {
 	// Phase keeps only records of this phase (nil: every one).

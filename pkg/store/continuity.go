@@ -23,7 +23,18 @@ var (
 	BucketDecided = []byte("decided")
 	// BucketHead holds "head" → Head.
 	BucketHead = []byte("head")
+	// BucketProjects, in the per-user store only, maps a project root to
+	// the UserProject that registers it.
+	BucketProjects = []byte("projects")
 )
+
+// UserProject is a project this user has used intermem's continuity
+// commands in, as the per-user store registers it.
+type UserProject struct {
+	Root  string    `json:"root"`
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+}
 
 // The statuses of continuity records.
 const (
@@ -60,6 +71,9 @@ const (
 	ScopeSession = "session"
 	// ScopeProject is long-term project memory: searchable, exported.
 	ScopeProject = "project"
+	// ScopeUser holds across every project of the user: kept in the
+	// per-user store, outside every project.
+	ScopeUser = "user"
 )
 
 // Checkpoint is one point in the work a later session can resume from.
@@ -121,6 +135,9 @@ type PhaseDecision struct {
 	Time    time.Time `json:"time"`
 	Session string    `json:"session,omitempty"`
 	Status  string    `json:"status"`
+	// Scope is ScopeUser for a decision of the per-user store, else empty
+	// (the project's).
+	Scope string `json:"scope,omitempty"`
 }
 
 // Head is where the agreed timeline stands: the current phase and its

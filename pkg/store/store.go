@@ -72,7 +72,7 @@ var allBuckets = [][]byte{
 	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
 	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
 	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
-	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead,
+	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects,
 }
 
 // Errors returned by Open.
@@ -267,7 +267,8 @@ var migrations = map[int]func(tx *bolt.Tx) error{
 	// older buckets, facts, checks, entries and promoted, as they are).
 	2: createBuckets,
 	// 3→4: session continuity's buckets (checkpoints, phases, decided,
-	// head). Nothing older holds continuity: they start empty.
+	// head, and projects, used by the per-user store). Nothing older holds
+	// continuity: they start empty.
 	3: createBuckets,
 }
 
