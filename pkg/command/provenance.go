@@ -10,7 +10,6 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/source"
-	"github.com/intermem/intermem/pkg/store"
 )
 
 func init() {
@@ -32,10 +31,17 @@ error (try again).
 
 // ProvenanceJSON is what provenance --json prints.
 type ProvenanceJSON struct {
-	Entry          EntryJSON           `json:"entry"`
-	RecentSessions []store.SessionSeen `json:"recent_sessions"`
-	Fields         map[string]string   `json:"provenance_fields,omitempty"`
-	Notes          []string            `json:"notes"`
+	Entry          EntryJSON         `json:"entry"`
+	RecentSessions []SessionJSON     `json:"recent_sessions"`
+	Fields         map[string]string `json:"provenance_fields,omitempty"`
+	Notes          []string          `json:"notes"`
+}
+
+// SessionJSON is one session that saw an entry.
+type SessionJSON struct {
+	ID    string    `json:"id"`
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
 }
 
 func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
@@ -60,9 +66,9 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 			return err
 		}
 		e := entryJSON(v, pv.Record)
-		out := ProvenanceJSON{Entry: e, RecentSessions: pv.RecentSessions, Fields: pv.Fields, Notes: pv.Notes}
-		if out.RecentSessions == nil {
-			out.RecentSessions = []store.SessionSeen{}
+		out := ProvenanceJSON{Entry: e, RecentSessions: []SessionJSON{}, Fields: pv.Fields, Notes: pv.Notes}
+		for _, s := range pv.RecentSessions {
+			out.RecentSessions = append(out.RecentSessions, SessionJSON{ID: s.ID, First: s.First, Last: s.Last})
 		}
 		if out.Notes == nil {
 			out.Notes = []string{}
