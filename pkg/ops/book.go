@@ -62,6 +62,9 @@ func (b Book) Apply(tx *bolt.Tx, opID string) error {
 			return err
 		}
 	}
+	if err := b.overlay(tx, opID); err != nil {
+		return err
+	}
 	for i := range b.Rejected {
 		if err := store.Put(tx, store.BucketDecisions, b.Rejected[i].ID, &b.Rejected[i]); err != nil {
 			return err
@@ -78,6 +81,33 @@ func (b Book) Apply(tx *bolt.Tx, opID string) error {
 			if err := store.Put(tx, store.BucketPlans, "current", &pl); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// overlay names, in each fact's overlay, the operation that promoted it
+// and the one that archived it (cleared when a restore brings it back), so
+// `intermem provenance` can say which operation did what.
+func (b Book) overlay(tx *bolt.Tx, opID string) error {
+	cat := store.Catalog(tx)
+	for i := range b.Promoted {
+		r := &b.Promoted[i]
+		o, _ := cat.Overlay(r.ID)
+		by := r.Op
+		if by == "" {
+			by = opID
+		}
+		archivedBy := ""
+		if r.Archived {
+			archivedBy = opID
+		}
+		if o.PromotedBy == by && o.ArchivedBy == archivedBy {
+			continue
+		}
+		o.PromotedBy, o.ArchivedBy = by, archivedBy
+		if err := cat.PutOverlay(r.ID, &o); err != nil {
+			return err
 		}
 	}
 	return nil
