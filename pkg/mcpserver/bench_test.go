@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,12 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/retrieve"
+	"github.com/intermem/intermem/pkg/store"
 )
 
 // BenchmarkStart measures what a session waits for: from exec of the
@@ -64,11 +71,56 @@ func BenchmarkStart(b *testing.B) {
 
 // BenchmarkSearchCall measures one memory_search through the SDK client
 // on the test project (six solution documents, five learnings, an edit
-// log, 62 auto-memory entries, a store): the catalog backend scans, redacts and
-// indexes everything at every call, which is what the catalog's
-// incremental scan and stored index replace.
+// log, 62 auto-memory entries) with no catalog stored yet: every call
+// parses, redacts, screens and indexes every file in memory.
 func BenchmarkSearchCall(b *testing.B) {
 	f := newFixture(b)
+	cs := connect(b, NewCatalog(f.env, f.p), Options{Now: f.env.Now})
+	args := map[string]any{"query": "widget calibration"}
+	b.ResetTimer()
+	for range b.N {
+		call(b, cs, "memory_search", args)
+	}
+}
+
+// BenchmarkSearchCallStored is BenchmarkSearchCall once a writer (the
+// Stop hook, a write command) has stored the catalog and its index: a
+// call then costs a stat per file, the instruction files' discovery and
+// the index decoded in place, not a parse of every file.
+func BenchmarkSearchCallStored(b *testing.B) {
+	f := newFixture(b)
+	settled := time.Now().Add(-time.Hour) // older than catalog.RacyWindow
+	for _, dir := range []string{f.root, f.mem} {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			return os.Chtimes(p, settled, settled)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := f.p.EnsureStateDir(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(f.p.Path("intermem.db"), store.Options{Timeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now, _ := f.env.Now()
+	err = st.Update(func(tx *bolt.Tx) error {
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: retrieve.SourceEnv(f.env, f.p), Now: now})
+		if err != nil {
+			return err
+		}
+		_, err = c.Index()
+		return err
+	})
+	st.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
 	cs := connect(b, NewCatalog(f.env, f.p), Options{Now: f.env.Now})
 	args := map[string]any{"query": "widget calibration"}
 	b.ResetTimer()
