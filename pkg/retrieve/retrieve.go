@@ -300,11 +300,13 @@ func firstOf(ss ...string) string {
 // MaxRecentSessions bounds the sessions Provenance lists.
 const MaxRecentSessions = 10
 
-// Provenance is where an entry came from and what happened to it.
+// Provenance is where an entry came from and what happened to it: the
+// Record (whose FirstSeen is when a scan first found the entry, Changed
+// when its text last changed, Gone its tombstone, and whose Overlay holds
+// the sessions, the agent, the operations and the last validation), and
+// what only provenance reads.
 type Provenance struct {
 	*Record
-	// Cataloged is when a scan first found the entry; Changed when its
-	// text last changed; Gone (in Record) its tombstone.
 	// RecentSessions are the latest sessions that saw it, newest first.
 	RecentSessions []store.SessionSeen
 	// Fields are the source's own provenance values (provenance,
