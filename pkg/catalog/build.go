@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -384,7 +385,10 @@ func prepare(e source.Entry) prepared {
 	e.Redacted = false // as stored, every entry is redacted; the mark is the source's
 	var flags []string
 	for _, f := range screen.Check(e.Title + "\n" + e.Text) {
-		flags = append(flags, f.Detail)
+		// A title is often the text's first line: one finding, once.
+		if !slices.Contains(flags, f.Detail) {
+			flags = append(flags, f.Detail)
+		}
 	}
 	return prepared{Entry: e, Flags: flags}
 }
