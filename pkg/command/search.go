@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("search", "search every memory source: intermem search QUERY [--source S]… [--since DATE] [--until DATE]", runSearch)
+	register("search", "search every memory source, best first: intermem search QUERY [--source S]…", runSearch)
 }
 
 const searchUsage = `Usage: intermem search QUERY... [--source S]... [--since DATE] [--until DATE]
