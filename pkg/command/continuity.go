@@ -163,22 +163,9 @@ func runCheckpoint(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := openWriter(env, p, "intermem checkpoint")
+	cp, err := SaveCheckpoint(env, p, continuity.Manual{Summary: *summary, Phase: phase.v, Session: *session, Scope: *scope}, "intermem checkpoint")
 	if err != nil {
 		return err
-	}
-	defer w.Close()
-	branch, commit := gitHere(env, p)
-	var cp store.Checkpoint
-	err = updateContinuity(env, w, func(tx *bolt.Tx) error {
-		var err error
-		cp, err = continuity.AddManual(tx, continuity.Manual{
-			Summary: *summary, Phase: phase.v, Session: *session, Scope: *scope, Branch: branch, Commit: commit,
-		}, w.now)
-		return err
-	})
-	if err != nil {
-		return continuityError(err)
 	}
 	if c.json {
 		return writeJSON(env.Stdout, &cp)
@@ -189,6 +176,30 @@ func runCheckpoint(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "Checkpoint %s recorded (%s; %s).\n", cp.ID, phaseText(cp.Phase), where)
 	return nil
+}
+
+// SaveCheckpoint records a manual checkpoint of project p at the branch
+// and HEAD the command runs on: the one way `intermem checkpoint` and
+// memory_write(type=checkpoint) save one (redacted; refused when
+// screening flags it), under the writer lock, rewriting the continuity
+// source's file.
+func SaveCheckpoint(env *cli.Env, p *project.Project, m continuity.Manual, prog string) (store.Checkpoint, error) {
+	w, err := openWriter(env, p, prog)
+	if err != nil {
+		return store.Checkpoint{}, err
+	}
+	defer w.Close()
+	m.Branch, m.Commit = gitHere(env, p)
+	var cp store.Checkpoint
+	err = updateContinuity(env, w, func(tx *bolt.Tx) error {
+		var err error
+		cp, err = continuity.AddManual(tx, m, w.now)
+		return err
+	})
+	if err != nil {
+		return cp, continuityError(err)
+	}
+	return cp, nil
 }
 
 const checkpointsUsage = `Usage: intermem checkpoints [--phase N] [--all] [--project DIR] [--json]

@@ -76,11 +76,11 @@ const (
 	provenanceDesc = "Where a memory came from: source, file and line, dates, first/last seen, sessions, agent, and the operation that promoted or archived it."
 
 	writeName = "memory_write"
-	writeDesc = "Store a new memory for this project (a solution, learning, insight, decision or style rule); returns its id."
+	writeDesc = "Store a new memory for this project (a solution, learning, insight, decision, style rule, or a checkpoint the user chose to save); returns its id."
 )
 
 // WriteTypes are the kinds of memory memory_write accepts.
-var WriteTypes = []string{"solution", "learning", "insight", "decision", "style"}
+var WriteTypes = []string{"solution", "learning", "insight", "decision", "style", "checkpoint"}
 
 // Tool inputs. Their inferred JSON Schemas are the tools' input schemas:
 // a field without omitempty is required, the jsonschema tag is its
@@ -99,7 +99,7 @@ type idIn struct {
 }
 
 type writeIn struct {
-	Type    string   `json:"type" jsonschema:"solution, learning, insight, decision or style"`
+	Type    string   `json:"type" jsonschema:"solution, learning, insight, decision, style or checkpoint"`
 	Title   string   `json:"title"`
 	Content string   `json:"content"`
 	Tags    []string `json:"tags,omitempty"`

@@ -6,7 +6,10 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/command"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/redact"
+	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -23,6 +26,9 @@ const DefaultWriteSource = "mcp"
 // command line does, and releases both before it returns. The session is
 // Claude Code's CLAUDE_CODE_SESSION_ID when the server was started with it.
 func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, error) {
+	if req.Type == "checkpoint" {
+		return b.checkpoint(req)
+	}
 	in := command.WriteInput{Type: req.Type, Title: req.Title, Content: req.Content, Tags: req.Tags, Files: req.Files,
 		Source: req.Source, SessionID: b.env.Get("CLAUDE_CODE_SESSION_ID")}
 	if in.Source == "" {
@@ -40,4 +46,29 @@ func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, erro
 	}
 	return &WriteResult{ID: r.ID, CreatedAt: r.CreatedAt, Source: r.Source, Duplicate: r.Duplicate, Redacted: r.Redacted,
 		Writer: r.Provenance.Source, AgentID: r.Provenance.AgentID, SessionID: r.Provenance.SessionID}, nil
+}
+
+// checkpoint saves memory_write(type=checkpoint) through
+// command.SaveCheckpoint, the code `intermem checkpoint` runs: the title
+// and content are its summary, of scope project (the user chose "save";
+// the tool's description says so), in the current phase.
+func (b *Catalog) checkpoint(req WriteRequest) (*WriteResult, error) {
+	summary := req.Title + ": " + req.Content
+	var kinds []string
+	for _, f := range redact.Find(summary) {
+		kinds = append(kinds, f.Kind)
+	}
+	session := b.env.Get("CLAUDE_CODE_SESSION_ID")
+	cp, err := command.SaveCheckpoint(b.env, b.p, continuity.Manual{Summary: summary, Session: session, Scope: store.ScopeProject}, "intermem-mcp")
+	switch {
+	case errors.Is(err, journal.ErrBusy), errors.Is(err, store.ErrLocked):
+		return nil, also{err, ErrBusy}
+	case err != nil:
+		return nil, err
+	}
+	writer := req.Source
+	if writer == "" {
+		writer = DefaultWriteSource
+	}
+	return &WriteResult{ID: cp.ID, CreatedAt: cp.Time, Source: sourcecont.Name, Redacted: kinds, Writer: writer, SessionID: session}, nil
 }
