@@ -58,7 +58,10 @@ type Input struct {
 	Event     string // hook_event_name
 	Source    string // SessionStart: startup|resume|clear|compact|…
 	Reason    string // SessionEnd: clear|logout|prompt_input_exit|other|…
-	Raw       []byte
+	// AgentID is set when the hook fires inside a subagent; AgentType is
+	// the subagent's type (or the --agent name on the main thread).
+	AgentID, AgentType string
+	Raw                []byte
 }
 
 // Errors returned by Read.
@@ -113,6 +116,8 @@ func Parse(b []byte) (Input, error) {
 		Event:     get("hook_event_name"),
 		Source:    get("source"),
 		Reason:    get("reason"),
+		AgentID:   get("agent_id"),
+		AgentType: get("agent_type"),
 		Raw:       trimmed,
 	}
 	if !validSessionID(in.SessionID) {

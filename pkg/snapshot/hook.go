@@ -45,31 +45,43 @@ func Main(env *cli.Env, args []string) int {
 	return hookio.Run(env, args, HookOptions, continuity.WithCheckpoint(Hook))
 }
 
-// Hook records the current memory entries for the payload's session.
+// StopBudget bounds what one Stop, SubagentStop or SessionEnd does after
+// the memory changed: no file is started past it, and files not reached
+// are read on the next turn (see Sync). The hook's deadline is far beyond
+// it; this is what keeps a turn's added time small on a huge memory.
+const StopBudget = 800 * time.Millisecond
+
+// Hook brings the payload's session's sightings up to date with the
+// memory files.
 func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
+	start := time.Now()
 	p := h.Project
 	ending := h.Input.Event == "SessionEnd"
-	fp, err := Fingerprint(p.MemoryDir)
+	dbPath := p.Path("intermem.db")
+	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
+	l, err := List(p.MemoryDir, subs)
 	if err != nil {
 		return nil, err
 	}
-	if unchanged(p.Path("intermem.db"), h.Input.SessionID, fp, ending) && !Pending(p.StateDir) {
+	if known && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
 		return nil, nil
 	}
 	if err := p.EnsureStateDir(); err != nil {
 		return nil, err
 	}
-	// automem.Parse redacted every field already: previews need no second pass.
-	obs, err := Observe(p.MemoryDir, h.Input.SessionID, h.Input.Event, h.Now, nil)
-	if err != nil {
-		return nil, err
-	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	s, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: writeWait, Logf: h.Logf, Now: h.Now})
+	s, err := store.Open(dbPath, store.Options{Timeout: writeWait, Logf: h.Logf, Now: h.Now})
 	if err != nil {
-		obs.FillPreviews()
+		// Busy or unusable: keep what can be kept without the store, the
+		// listing. The next writer marks the session's sightings of every
+		// file still as it was then.
+		obs := Observation{SessionID: h.Input.SessionID, Event: h.Input.Event, At: h.Now.UTC(), Fingerprint: l.FP,
+			Ending: ending, Agent: h.Input.AgentID, AgentType: h.Input.AgentType, Listing: l.Files}
+		if obs.Listing == nil {
+			obs.Listing = []File{}
+		}
 		if errors.Is(err, store.ErrLocked) {
 			if serr := Spool(p.StateDir, obs); serr != nil {
 				return nil, fmt.Errorf("store busy and spool failed: %w", serr)
@@ -87,23 +99,36 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if _, err := Ingest(s, p.StateDir, h.Logf); err != nil {
 		h.Logf("%v", err)
 	}
-	return nil, s.Update(func(tx *bolt.Tx) error { return Record(tx, obs) })
+	pass := Pass{Session: h.Input.SessionID, Event: h.Input.Event, At: h.Now, Agent: h.Input.AgentID, AgentType: h.Input.AgentType,
+		Deadline: start.Add(StopBudget), Logf: h.Logf}
+	var pr Progress
+	if err := s.Update(func(tx *bolt.Tx) error {
+		var err error
+		pr, err = Sync(tx, l, pass)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if !pr.Complete {
+		h.Logf("%s: %s of %s memory files up to date after %v; the rest on the next turns",
+			h.Input.Event, cli.Thousands(pr.Done), cli.Thousands(pr.Files), time.Since(start).Round(time.Millisecond))
+	}
+	return nil, nil
 }
 
-// unchanged reports whether the session's last observation had this
-// fingerprint (and, for SessionEnd, was already closed), using a read-only
-// open. Any problem means "changed": the writer path will sort it out.
-func unchanged(dbPath, sessionID, fp string, ending bool) bool {
+// lastPass reads the session's record and the sub-folder files pointers
+// named, with a read-only open that waits briefly. known is false when
+// either cannot be read: the writer path sorts it out.
+func lastPass(dbPath, sessionID string) (sess store.Session, subs []string, known bool) {
 	s, err := store.Open(dbPath, store.Options{ReadOnly: true, Timeout: readWait})
 	if err != nil {
-		return false
+		return sess, nil, false
 	}
 	defer s.Close()
-	var sess store.Session
-	var ok bool
 	_ = s.View(func(tx *bolt.Tx) error {
-		ok, _ = store.Get(tx, store.BucketSessions, sessionID, &sess)
+		known, _ = store.Get(tx, store.BucketSessions, sessionID, &sess)
+		subs = Subs(tx)
 		return nil
 	})
-	return ok && sess.Fingerprint == fp && (!ending || sess.Ended)
+	return sess, subs, known
 }

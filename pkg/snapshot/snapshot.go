@@ -1,37 +1,44 @@
 // Package snapshot records which auto-memory entries exist in each Claude
-// Code session. It runs from the Stop and SessionEnd hooks.
+// Code session. It runs from the Stop, SubagentStop and SessionEnd hooks.
 //
-// One hook firing produces an Observation: the session id, the time, a
-// fingerprint of the memory directory and the entries present (id, kind,
-// file, section, and a redacted preview — never the raw text). Recording
-// an observation is idempotent per session: an entry counts once for a
+// A hook firing brings the session's sightings up to date with the memory
+// files (Sync, in sync.go): each entry present counts once for the
 // session however many turns saw it (package stability explains why that
-// matters), so Stop may fire any number of times.
+// matters), so Stop may fire any number of times. The store keeps per
+// entry the sessions that saw it, first and last sighting, a redacted
+// preview — never the raw text — and the agent whose hook first saw it.
 //
-// Hot path: Stop fires after every model turn. When the memory directory's
-// fingerprint (names, sizes and mtimes of its *.md files — no reads) equals
-// the one recorded for this session, the hook only opens the store
-// read-only to compare, and returns.
+// Hot path: Stop fires after every model turn. List fingerprints the
+// memory files without reading one (an lstat each); when the listing's
+// fingerprint equals the one the session's last complete pass recorded,
+// the hook only opens the store read-only to compare, and returns.
+// Otherwise only files whose fingerprint changed are read and parsed, and
+// a pass that reaches its deadline (StopBudget) commits what it did and
+// leaves the rest to the next turn: a memory of 100,000 files is recorded
+// over a few turns, each adding a bounded time, never given up on.
+//
+// An Observation is a whole scan's worth (Observe: every file parsed;
+// Record applies it, idempotently), for tests, benchmarks and spool files
+// of older builds. A hook spools a Listing instead.
 //
 // Contention: the writer waits a short time for the store's lock; if
-// another process holds it, the observation is written atomically to
-// .intermem/spool/ and the next writer ingests it before its own
-// (ingestion is idempotent, so a crash between ingesting and deleting a
-// spool file at worst records an observation twice, which changes no
-// count).
+// another process holds it, the listing is written atomically to
+// .intermem/spool/ and the next writer ingests it before its own:
+// sightings of every file whose recorded state still has the spooled
+// fingerprint (ingestion is idempotent, so a crash between ingesting and
+// deleting a spool file at worst records an observation twice, which
+// changes no count).
 package snapshot
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +66,14 @@ type Observation struct {
 	Ending      bool      `json:"ending,omitempty"`
 	Files       []string  `json:"files"`
 	Entries     []Seen    `json:"entries"`
+	// Agent and AgentType are the payload's agent_id and agent_type.
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	// Listing, set instead of Files and Entries, is what a hook spools
+	// when the store is busy: the files and their fingerprints, no entry.
+	// Ingest marks the session's sightings of every file whose recorded
+	// state still has that fingerprint (Sync with Pass.NoRead).
+	Listing []File `json:"listing,omitempty"`
 }
 
 // Seen is one entry in an observation.
@@ -94,40 +109,15 @@ func (o *Observation) FillPreviews() {
 	}
 }
 
-// Fingerprint summarises the memory directory without reading any file:
-// names, sizes and modification times of its top-level *.md files. A
-// missing directory has the fingerprint "none".
-func Fingerprint(dir string) (string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "none", nil
-		}
-		return "", fmt.Errorf("fingerprint %s: %w", dir, err)
-	}
-	h := fnv.New64a()
-	for _, e := range ents { // ReadDir sorts by name
-		if !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\n", e.Name(), info.Size(), info.ModTime().UnixNano(), info.Mode())
-	}
-	return strconv.FormatUint(h.Sum64(), 16), nil
-}
-
 // Observe scans dir and builds an observation. Every field it records comes
 // redacted from automem.Parse; redact, when set, scrubs previews once more.
 func Observe(dir, sessionID, event string, at time.Time, redact func(string) string) (Observation, error) {
 	obs := Observation{SessionID: sessionID, Event: event, At: at.UTC(), Ending: event == "SessionEnd"}
-	fp, err := Fingerprint(dir)
+	l, err := List(dir, nil)
 	if err != nil {
 		return obs, err
 	}
-	obs.Fingerprint = fp
+	obs.Fingerprint = l.FP
 	d, err := automem.Scan(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -192,6 +182,10 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	if !obs.At.Before(sess.Last) {
 		sess.Last = obs.At
 		sess.Fingerprint = obs.Fingerprint
+	}
+	// A whole observation saw every file as it was then.
+	if obs.At.After(sess.Synced) {
+		sess.Synced = obs.At
 	}
 	sess.Observations++
 	sess.Ended = sess.Ended || obs.Ending
@@ -258,7 +252,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				return err
 			}
 			if !exists {
-				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At}
+				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At, Agent: obs.Agent, AgentType: obs.AgentType}
 				if j := bestPredecessor(e, vanished); j >= 0 {
 					rec.Prev = vanished[j].ID
 					vanished = append(vanished[:j], vanished[j+1:]...)
@@ -480,6 +474,14 @@ func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, er
 	}
 	err = s.Update(func(tx *bolt.Tx) error {
 		for _, o := range obs {
+			if o.Listing != nil {
+				l := &Listing{Files: o.Listing, FP: o.Fingerprint}
+				p := Pass{Session: o.SessionID, Event: o.Event, At: o.At, Agent: o.Agent, AgentType: o.AgentType, NoRead: true}
+				if _, err := Sync(tx, l, p); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := Record(tx, o); err != nil {
 				return err
 			}

@@ -12,8 +12,12 @@ type Session struct {
 	Ended        bool      `json:"ended,omitempty"`
 	Observations int       `json:"observations"`
 	// Fingerprint of the memory directory at the session's latest
-	// observation; an unchanged fingerprint lets Stop do almost nothing.
+	// complete pass (package snapshot); an unchanged fingerprint lets Stop
+	// do almost nothing. Empty while a pass is incomplete.
 	Fingerprint string `json:"fp,omitempty"`
+	// Synced is when the session's latest complete pass ran: every file
+	// state set at or before it was seen by the session.
+	Synced time.Time `json:"synced,omitzero"`
 }
 
 // Entry is what intermem knows of one auto-memory entry, keyed by the hash
@@ -34,13 +38,31 @@ type Entry struct {
 	// Prev is the entry this one replaced when it first appeared (the same
 	// file and section lost a similar entry at the same time): an edit.
 	Prev string `json:"prev,omitempty"`
+	// Agent and AgentType name the agent whose hook first saw the entry:
+	// agent_id and agent_type of a subagent's payload (agent_type alone on
+	// a main thread started with --agent); empty for the main agent.
+	Agent     string `json:"agent,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
 }
 
 // FileState is the set of entry ids a memory file held at its latest
-// observation, used to recognise edits.
+// observation, used to recognise edits, and what a Stop hook needs to
+// tell, with one lstat, that the file has not changed since (package
+// snapshot).
 type FileState struct {
 	At  time.Time `json:"at"`
 	IDs []string  `json:"ids"`
+	// FP is the file's fingerprint when it was read ("" when recorded
+	// from an observation without one: the file is read again).
+	FP string `json:"fp,omitempty"`
+	// Racy marks a fingerprint taken so soon after the file was written
+	// that it could change again without changing FP: read it again.
+	Racy bool `json:"racy,omitempty"`
+	// Skip is why the file was not read (not a regular file, too large),
+	// logged once per fingerprint.
+	Skip string `json:"skip,omitempty"`
+	// Sub lists the sub-folder files the file's pointers name.
+	Sub []string `json:"sub,omitempty"`
 }
 
 // Promoted is an entry intermem promoted into a curated document. It is

@@ -1,0 +1,180 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/redact"
+)
+
+// File is one memory file as a Stop hook lists it: its name relative to
+// the memory directory and its fingerprint, or why it is not read.
+type File struct {
+	// Name is the file's name relative to the memory directory, slash
+	// separated ("notes/debugging.md" for a file a pointer brings in from
+	// a sub-folder), as automem.Scan names it.
+	Name string `json:"name"`
+	// FP is the fingerprint: size, modification time, inode and mode of
+	// the file (of the file a link leads to), from one lstat or stat.
+	FP string `json:"fp"`
+	// Skip says why the file is not read ("" when it is): not a regular
+	// file, over automem.MaxFileBytes. A skipped file is logged once per
+	// fingerprint, never silently ignored.
+	Skip string `json:"skip,omitempty"`
+
+	mod time.Time // modification time, for RacyWindow
+}
+
+// Listing is the memory directory as one Stop hook sees it, without
+// reading a file.
+type Listing struct {
+	Dir   string
+	Files []File // sorted by name
+	// FP sums every file's name, fingerprint and skip: equal listings
+	// mean no file changed (see Fingerprint).
+	FP string
+}
+
+// List lists the memory files the way automem.Scan reads them — top-level
+// *.md names without a leading dot, regular files or links to regular
+// files — plus the sub-folder files that pointers name (subs, slash
+// separated, relative to dir), with one lstat each (a stat for a link). A
+// missing directory is an empty listing with fingerprint "none".
+func List(dir string, subs []string) (*Listing, error) {
+	l := &Listing{Dir: dir}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.FP = "none"
+			return l, nil
+		}
+		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+	}
+	h := fnv.New64a()
+	have := make(map[string]bool, len(des))
+	for _, de := range des { // ReadDir sorts by name
+		name := de.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		have[name] = true
+		l.Files = append(l.Files, file(filepath.Join(dir, name), name, de.Type(), de.Info))
+	}
+	var extra []File
+	for _, s := range subs {
+		s = path.Clean(s)
+		if have[s] || !strings.Contains(s, "/") || strings.HasPrefix(s, "../") || path.IsAbs(s) {
+			continue
+		}
+		have[s] = true
+		p := filepath.Join(dir, filepath.FromSlash(s))
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue // a pointer to no file: nothing to read
+		}
+		extra = append(extra, file(p, s, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil }))
+	}
+	if len(extra) > 0 {
+		l.Files = append(l.Files, extra...)
+		sortFiles(l.Files)
+	}
+	for _, f := range l.Files {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\n", f.Name, f.FP, f.Skip)
+	}
+	l.FP = strconv.FormatUint(h.Sum64(), 16)
+	return l, nil
+}
+
+// file fingerprints one directory entry of type typ at p.
+func file(p, name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File {
+	f := File{Name: name}
+	var fi fs.FileInfo
+	var err error
+	switch {
+	case typ.IsRegular():
+		fi, err = info()
+	case typ&fs.ModeSymlink != 0:
+		fi, err = os.Stat(p)
+	default:
+		f.Skip = "not a regular file"
+		return f
+	}
+	if err != nil {
+		f.Skip = "cannot be read: " + errText(err)
+		return f
+	}
+	f.FP, f.mod = fingerprint(fi), fi.ModTime()
+	switch {
+	case !fi.Mode().IsRegular():
+		f.Skip = "not a regular file"
+	case fi.Size() > automem.MaxFileBytes:
+		f.Skip = fmt.Sprintf("%d bytes, over the %d-byte limit", fi.Size(), automem.MaxFileBytes)
+	}
+	return f
+}
+
+// errText is an error without the path it names (the file is named apart,
+// redacted).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// fingerprint is what must stay equal for a file's derived state to stand:
+// size, modification time, inode and mode.
+func fingerprint(fi fs.FileInfo) string {
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(st.Ino)
+	}
+	return fmt.Sprintf("%d:%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), ino, uint32(fi.Mode()))
+}
+
+func sortFiles(fs []File) {
+	slices.SortFunc(fs, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// safeName is a file name as entries and logs show it: any secret in it
+// redacted.
+func safeName(name string) string { return redact.Name(name) }
+
+// readFile reads one memory file: a regular file (a link is followed),
+// opened without blocking (a FIFO put there must not hang the hook), at
+// most automem.MaxFileBytes, checked on the bytes read.
+func readFile(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, automem.MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > automem.MaxFileBytes {
+		return nil, fmt.Errorf("over the %d-byte limit", automem.MaxFileBytes)
+	}
+	return b, nil
+}

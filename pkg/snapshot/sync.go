@@ -1,0 +1,468 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// Incremental sync
+//
+// A Stop hook brings one session's sightings up to date with the memory
+// files (Sync). What it costs is set by what changed, not by how much
+// memory there is:
+//
+//   - Each file's state is kept between runs (store.FileState, keyed by
+//     the file's redacted name): the fingerprint it had when it was last
+//     read (List: size, modification time, inode, mode — one lstat), the
+//     ids of its entries then, and when (At).
+//   - A file whose fingerprint equals its state's is not read. If the
+//     session completed a pass (Session.Synced) at or after the state was
+//     set, it saw those entries already, and the file costs nothing more;
+//     otherwise its ids are marked seen from the state (an entry already
+//     seen in the session counts nothing).
+//   - A changed file is read and parsed (automem.Parse, which redacts),
+//     and its entries are recorded as Record records an observation: once
+//     per session, a new entry linked to the similar one its file lost.
+//   - A fingerprint taken within RacyWindow of the file's modification
+//     time is not trusted (the file could change again within the clock's
+//     granularity, keeping it): the next pass reads the file again.
+//   - A pass stops starting new files at its deadline and commits what it
+//     did; the next pass — the next turn — finds those files settled and
+//     goes on with the rest. Only a completed pass sets the session's
+//     fingerprint (the hook's "nothing changed" check) and Synced, so a
+//     session is never taken to have seen what no pass read.
+//   - A skipped file (not a regular file, too large, unreadable) is logged
+//     once per fingerprint, its reason kept in its state.
+//
+// Sync and Record keep the same records, so spooled observations (Record)
+// and passes (Sync) mix freely: a state Record wrote has no fingerprint,
+// and the next pass reads that file again.
+
+// RacyWindow is how recently before a pass a file may have been modified
+// for its fingerprint to be trusted at the next pass.
+const RacyWindow = 2 * time.Second
+
+// Pass says who is looking and until when.
+type Pass struct {
+	Session   string
+	Event     string
+	At        time.Time // the observation's time (the hook's clock)
+	Agent     string    // agent_id of a subagent's hook, "" for the main agent
+	AgentType string    // agent_type, when the payload has one
+	// Deadline, when set, is the wall-clock time after which no new file
+	// is started; Sync returns with Complete false and the rest is left for
+	// the next pass.
+	Deadline time.Time
+	// NoRead marks a listing spooled while the store was busy: files
+	// whose state matches are marked seen, changed ones are left for a
+	// later pass (the content they had then is gone).
+	NoRead bool
+	// Logf receives one line per skipped file (once per fingerprint).
+	Logf func(string, ...any)
+	// now reads the wall clock (tests replace it).
+	now func() time.Time
+}
+
+// Progress is what one pass did.
+type Progress struct {
+	Files    int // listed
+	Done     int // brought up to date in this pass (or already)
+	Read     int // read and parsed
+	Entries  int // newly marked seen in the session
+	Unread   int // changed files a spooled listing could not mark
+	Complete bool
+}
+
+// subsKey keys, in BucketFiles, the sub-folder files pointers name: a key
+// no memory file can have.
+const subsKey = "\x00subs"
+
+// Subs returns the sub-folder files that pointers named at the last pass
+// (for List).
+func Subs(tx *bolt.Tx) []string {
+	var subs []string
+	if _, err := store.Get(tx, store.BucketFiles, subsKey, &subs); err != nil {
+		return nil
+	}
+	return subs
+}
+
+// Sync brings the session's sightings up to date with l, reading only
+// files whose fingerprint changed, until p.Deadline. It runs in one write
+// transaction; what it did stands even when it stops early.
+func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
+	pr := Progress{Files: len(l.Files)}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.Logf == nil {
+		p.Logf = func(string, ...any) {}
+	}
+	at := p.At.UTC()
+	var sess store.Session
+	if _, err := store.Get(tx, store.BucketSessions, p.Session, &sess); err != nil {
+		return pr, err
+	}
+	if sess.ID == "" {
+		sess = store.Session{ID: p.Session, First: at, Last: at}
+	}
+	if at.Before(sess.First) {
+		sess.First = at
+	}
+	if !at.Before(sess.Last) {
+		sess.Last = at
+	}
+	sess.Observations++
+	sess.Ended = sess.Ended || p.Event == "SessionEnd"
+
+	seenRoot, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+	if err != nil {
+		return pr, err
+	}
+	seen, err := seenRoot.CreateBucketIfNotExists([]byte(p.Session))
+	if err != nil {
+		return pr, err
+	}
+	r := &recorder{tx: tx, seen: seen, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
+		puts: map[string]store.Entry{}, marked: map[string]bool{}}
+	listed := make(map[string]bool, len(l.Files))
+	var subs []string
+	stopped, worked := false, 0
+	// late reports, before a file that needs work, whether the pass is
+	// past its deadline; a pass always does at least one such file.
+	late := func() bool {
+		if p.Deadline.IsZero() || worked == 0 || !p.now().After(p.Deadline) {
+			worked++
+			return false
+		}
+		stopped = true
+		return true
+	}
+	for _, f := range l.Files {
+		key := safeName(f.Name)
+		listed[key] = true
+		if stopped {
+			continue
+		}
+		var st store.FileState
+		had, err := store.Get(tx, store.BucketFiles, key, &st)
+		if err != nil {
+			return pr, err
+		}
+		subs = append(subs, st.Sub...)
+		switch {
+		case f.Skip != "":
+			if !had || st.FP != f.FP || st.Skip != f.Skip {
+				p.Logf("memory file %s skipped: %s", key, f.Skip)
+				if err := store.Put(tx, store.BucketFiles, key, &store.FileState{At: at, FP: f.FP, Skip: f.Skip, IDs: []string{}}); err != nil {
+					return pr, err
+				}
+			}
+		case had && st.FP == f.FP && !st.Racy && st.Skip == "":
+			if !sess.Synced.IsZero() && !st.At.After(sess.Synced) {
+				break // seen in a pass that completed after this state
+			}
+			fresh := r.freshOf(st.IDs)
+			if len(fresh) == 0 {
+				break
+			}
+			if late() {
+				continue
+			}
+			ok, err := r.markAll(fresh)
+			if err != nil {
+				return pr, err
+			}
+			if ok {
+				break
+			}
+			if p.NoRead {
+				pr.Unread++
+				continue
+			}
+			// An entry the store lost: read the file.
+			if err := r.readInto(l.Dir, f, key, &st, had, &subs, &pr); err != nil {
+				return pr, err
+			}
+		default:
+			if p.NoRead {
+				pr.Unread++
+				continue
+			}
+			if late() {
+				continue
+			}
+			if err := r.readInto(l.Dir, f, key, &st, had, &subs, &pr); err != nil {
+				return pr, err
+			}
+		}
+		pr.Done++
+	}
+	pr.Entries = len(r.seenPuts)
+	if err := r.flush(); err != nil {
+		return pr, err
+	}
+	if stopped || p.NoRead {
+		sess.Fingerprint = "" // the next turn goes on
+	} else {
+		pr.Complete = true
+		// Files that no longer exist lose their state, if this pass is the
+		// newest word on them.
+		var gone []string
+		if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+			if k != subsKey && !listed[k] && !at.Before(fs.At) {
+				gone = append(gone, k)
+			}
+			return nil
+		}); err != nil {
+			return pr, err
+		}
+		files := tx.Bucket(store.BucketFiles)
+		for _, k := range gone {
+			if err := files.Delete([]byte(k)); err != nil {
+				return pr, err
+			}
+		}
+		sort.Strings(subs)
+		subs = compact(subs)
+		if err := store.Put(tx, store.BucketFiles, subsKey, subs); err != nil {
+			return pr, err
+		}
+		// A racy file must be read again: no "nothing changed" until then.
+		if r.racy {
+			sess.Fingerprint = ""
+		} else if !at.Before(sess.Last) || sess.Synced.IsZero() {
+			sess.Fingerprint = l.FP
+		}
+		if at.After(sess.Synced) {
+			sess.Synced = at
+		}
+	}
+	return pr, store.Put(tx, store.BucketSessions, p.Session, &sess)
+}
+
+func compact(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// recorder records sightings for one session in one transaction. Records
+// are written at the end in key order: bbolt inserts sorted keys far
+// faster than random ones.
+type recorder struct {
+	tx               *bolt.Tx
+	seen             *bolt.Bucket
+	at               time.Time
+	session          string
+	agent, agentType string
+	puts             map[string]store.Entry
+	marked           map[string]bool // seen in this session by this pass
+	seenPuts         []string
+	racy             bool // a file read in this pass had a racy fingerprint
+}
+
+// entry returns the record of id as this pass left it.
+func (r *recorder) entry(id string) (store.Entry, bool, error) {
+	if rec, ok := r.puts[id]; ok {
+		return rec, true, nil
+	}
+	var rec store.Entry
+	ok, err := store.Get(r.tx, store.BucketEntries, id, &rec)
+	return rec, ok, err
+}
+
+// fresh reports whether id is yet to be counted for the session.
+func (r *recorder) fresh(id string) bool {
+	return !r.marked[id] && r.seen.Get([]byte(id)) == nil
+}
+
+// count adds the session to rec.
+func (r *recorder) count(rec *store.Entry) {
+	r.marked[rec.ID] = true
+	r.seenPuts = append(r.seenPuts, rec.ID)
+	rec.Sessions++
+	rec.LastSession = r.session
+	if r.at.Before(rec.FirstSeen) {
+		rec.FirstSeen = r.at
+	}
+	if !r.at.Before(rec.LastSeen) {
+		rec.LastSeen = r.at
+	}
+	r.puts[rec.ID] = *rec
+}
+
+// freshOf returns the ids yet to be counted for the session.
+func (r *recorder) freshOf(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if r.fresh(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// readInto is read for Sync: the file's sub-folder links replace those
+// its old state named in subs.
+func (r *recorder) readInto(dir string, f File, key string, st *store.FileState, had bool, subs *[]string, pr *Progress) error {
+	sub, err := r.read(dir, f, key, st, had)
+	if err != nil {
+		return err
+	}
+	*subs = append((*subs)[:len(*subs)-len(st.Sub)], sub...)
+	pr.Read++
+	return nil
+}
+
+// markAll counts the session for every id of an unchanged file. It
+// returns false, marking nothing, when the store has no record of one of
+// them (the file must then be read).
+func (r *recorder) markAll(ids []string) (bool, error) {
+	var todo []store.Entry
+	for _, id := range ids {
+		rec, ok, err := r.entry(id)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, nil
+		}
+		todo = append(todo, rec)
+	}
+	for i := range todo {
+		if r.fresh(todo[i].ID) {
+			r.count(&todo[i])
+		}
+	}
+	return true, nil
+}
+
+// read reads and parses a changed file and records its entries, as Record
+// does for the file in an observation. It returns the sub-folder files
+// the file's pointers name.
+func (r *recorder) read(dir string, f File, key string, st *store.FileState, had bool) ([]string, error) {
+	racy := false
+	content, err := readFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
+	if err != nil {
+		// Gone or changed into something else since the listing: the next
+		// pass sees it as it is then.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read memory file %s: %w", key, err)
+	}
+	// A file written within the clock's granularity of this read could be
+	// written again without changing its fingerprint: read it next time too.
+	if !f.mod.IsZero() && time.Since(f.mod) < RacyWindow {
+		racy = true
+		r.racy = true
+	}
+	mf := automem.Parse(f.Name, content)
+	cur := make([]Seen, 0, len(mf.Entries))
+	var sub []string
+	for _, e := range mf.Entries {
+		cur = append(cur, SeenOf(e, nil))
+		if e.Kind == automem.Pointer && e.RawLink() == e.Link {
+			link := e.Link
+			if d := pathDir(f.Name); d != "" {
+				link = d + "/" + link
+			}
+			if strings.Contains(link, "/") {
+				sub = append(sub, link)
+			}
+		}
+	}
+	newer := !had || !r.at.Before(st.At)
+	present := make(map[string]bool, len(cur))
+	for _, e := range cur {
+		present[e.ID] = true
+	}
+	var vanished []store.Entry
+	if newer && had {
+		for _, id := range st.IDs {
+			if present[id] {
+				continue
+			}
+			if v, ok, _ := r.entry(id); ok {
+				vanished = append(vanished, v)
+			}
+		}
+	}
+	for i := range cur {
+		e := &cur[i]
+		if !r.fresh(e.ID) {
+			continue
+		}
+		rec, exists, err := r.entry(e.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			rec = store.Entry{ID: e.ID, FirstSeen: r.at, LastSeen: r.at, Agent: r.agent, AgentType: r.agentType}
+			if j := bestPredecessor(e, vanished); j >= 0 {
+				rec.Prev = vanished[j].ID
+				vanished = append(vanished[:j], vanished[j+1:]...)
+			}
+		}
+		if !r.at.Before(rec.LastSeen) || !exists {
+			rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
+			rec.Preview, rec.Type, rec.Name = e.preview(), e.Type, e.Name
+		}
+		r.count(&rec)
+	}
+	if newer {
+		ids := make([]string, len(cur))
+		for i, e := range cur {
+			ids[i] = e.ID
+		}
+		next := store.FileState{At: r.at, IDs: ids, FP: f.FP, Racy: racy, Sub: sub}
+		if err := store.Put(r.tx, store.BucketFiles, key, &next); err != nil {
+			return nil, err
+		}
+	}
+	return sub, nil
+}
+
+// flush writes the records in key order.
+func (r *recorder) flush() error {
+	sort.Strings(r.seenPuts)
+	for _, id := range r.seenPuts {
+		if err := r.seen.Put([]byte(id), seenMark); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, 0, len(r.puts))
+	for id := range r.puts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rec := r.puts[id]
+		if err := store.Put(r.tx, store.BucketEntries, id, &rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pathDir(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
