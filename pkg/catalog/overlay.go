@@ -87,6 +87,14 @@ func overlayOf(tx *store.CatalogTx, id string) Overlay {
 	}
 	if s, ok := tx.Seen(id); ok {
 		o.FirstSeen, o.LastSeen, o.Sessions, o.Replaced = s.FirstSeen, s.LastSeen, s.Sessions, s.Prev
+		// The Stop hook records who first saw an auto-memory entry with its
+		// sightings (an overlay write there would bump the generation).
+		if o.Agent == "" && o.AgentType == "" {
+			o.Agent, o.AgentType = s.Agent, s.AgentType
+		}
+		if o.Session == "" {
+			o.Session = s.FirstSession
+		}
 	}
 	if p, ok := tx.Promoted(id); ok {
 		o.Promoted = &p

@@ -57,7 +57,7 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 		unlock()
 		return nil, storeError(err)
 	}
-	if _, err := snapshot.Ingest(w.store, p.StateDir, w.log.Printf); err != nil {
+	if _, err := snapshot.Ingest(w.store, p.StateDir, p.MemoryDir, w.log.Printf); err != nil {
 		w.log.Printf("%v", err)
 	}
 	w.journal, err = newJournal(env, p, w.store, now, w.log.Printf, true)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/redact"
 )
@@ -177,4 +179,50 @@ func readFile(p string) ([]byte, error) {
 		return nil, fmt.Errorf("over the %d-byte limit", automem.MaxFileBytes)
 	}
 	return b, nil
+}
+
+// Spoolable returns the listing's files as a spool file keeps them: by
+// their redacted names. Never nil, so that an empty listing is still one.
+func (l *Listing) Spoolable() []File {
+	out := make([]File, len(l.Files))
+	for i, f := range l.Files {
+		out[i] = File{Name: safeName(f.Name), FP: f.FP, Skip: f.Skip}
+	}
+	return out
+}
+
+// spooledListing turns the files of a spooled listing (redacted names,
+// and hostile input like every spool byte) back into memory files: each
+// is looked up by its redacted name among the files List finds in memDir
+// now, and carries the fingerprint it had when it was spooled, so Sync
+// reads it only if it still has that fingerprint. No path is ever built
+// from a spooled name. A name that matches no file, or two, is left out
+// and counted in missing.
+func spooledListing(tx *bolt.Tx, memDir string, spooled []File) (l *Listing, missing int) {
+	l = &Listing{Dir: memDir}
+	if memDir == "" {
+		return l, len(spooled)
+	}
+	cur, err := List(memDir, Subs(tx))
+	if err != nil {
+		return l, len(spooled)
+	}
+	bySafe := make(map[string]string, len(cur.Files))
+	for _, f := range cur.Files {
+		k := safeName(f.Name)
+		if _, dup := bySafe[k]; dup {
+			bySafe[k] = "" // two files redact alike: neither can be told
+			continue
+		}
+		bySafe[k] = f.Name
+	}
+	for _, sf := range spooled {
+		name := bySafe[sf.Name]
+		if name == "" {
+			missing++
+			continue
+		}
+		l.Files = append(l.Files, File{Name: name, FP: sf.FP, Skip: sf.Skip})
+	}
+	return l, missing
 }

@@ -78,10 +78,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		// listing. The next writer marks the session's sightings of every
 		// file still as it was then.
 		obs := Observation{SessionID: h.Input.SessionID, Event: h.Input.Event, At: h.Now.UTC(), Fingerprint: l.FP,
-			Ending: ending, Agent: h.Input.AgentID, AgentType: h.Input.AgentType, Listing: l.Files}
-		if obs.Listing == nil {
-			obs.Listing = []File{}
-		}
+			Ending: ending, Agent: h.Input.AgentID, AgentType: h.Input.AgentType, Listing: l.Spoolable()}
 		if errors.Is(err, store.ErrLocked) {
 			if serr := Spool(p.StateDir, obs); serr != nil {
 				return nil, fmt.Errorf("store busy and spool failed: %w", serr)
@@ -96,7 +93,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return nil, fmt.Errorf("store unavailable, observation spooled: %w", err)
 	}
 	defer s.Close()
-	if _, err := Ingest(s, p.StateDir, h.Logf); err != nil {
+	if _, err := Ingest(s, p.StateDir, p.MemoryDir, h.Logf); err != nil {
 		h.Logf("%v", err)
 	}
 	pass := Pass{Session: h.Input.SessionID, Event: h.Input.Event, At: h.Now, Agent: h.Input.AgentID, AgentType: h.Input.AgentType,

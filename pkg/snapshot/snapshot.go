@@ -50,6 +50,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -70,9 +71,10 @@ type Observation struct {
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
 	// Listing, set instead of Files and Entries, is what a hook spools
-	// when the store is busy: the files and their fingerprints, no entry.
+	// when the store is busy: the files, named by their redacted names (a
+	// spool file never holds a secret), and their fingerprints, no entry.
 	// Ingest marks the session's sightings of every file whose recorded
-	// state still has that fingerprint (Sync with Pass.NoRead).
+	// state still has that fingerprint (Sync with Pass.Spooled).
 	Listing []File `json:"listing,omitempty"`
 }
 
@@ -252,7 +254,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				return err
 			}
 			if !exists {
-				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At, Agent: obs.Agent, AgentType: obs.AgentType}
+				rec = store.Entry{ID: e.ID, FirstSeen: obs.At, LastSeen: obs.At, Agent: obs.Agent, AgentType: obs.AgentType, FirstSession: obs.SessionID}
 				if j := bestPredecessor(e, vanished); j >= 0 {
 					rec.Prev = vanished[j].ID
 					vanished = append(vanished[:j], vanished[j+1:]...)
@@ -438,7 +440,7 @@ func Pending(stateDir string) bool {
 // must be real (realDir), only regular files are read, each opened without
 // following a link and without blocking on a FIFO, and what is moved or
 // deleted is always the directory entry itself, never a link's target.
-func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, error) {
+func Ingest(s *store.Store, stateDir, memDir string, logf func(string, ...any)) (int, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -475,8 +477,11 @@ func Ingest(s *store.Store, stateDir string, logf func(string, ...any)) (int, er
 	err = s.Update(func(tx *bolt.Tx) error {
 		for _, o := range obs {
 			if o.Listing != nil {
-				l := &Listing{Files: o.Listing, FP: o.Fingerprint}
-				p := Pass{Session: o.SessionID, Event: o.Event, At: o.At, Agent: o.Agent, AgentType: o.AgentType, NoRead: true}
+				l, missing := spooledListing(tx, memDir, o.Listing)
+				if missing > 0 {
+					logf("spool: %d %s listed by a busy %s hook not found in the memory directory now", missing, cli.Plural(missing, "file", "files"), o.Event)
+				}
+				p := Pass{Session: o.SessionID, Event: o.Event, At: o.At, Agent: o.Agent, AgentType: o.AgentType, Spooled: true, Logf: logf}
 				if _, err := Sync(tx, l, p); err != nil {
 					return err
 				}

@@ -64,7 +64,7 @@ func TestIngestRefusesLinkedSpool(t *testing.T) {
 	if err := os.Symlink(outside, SpoolDir(state)); err != nil {
 		t.Fatal(err)
 	}
-	n, err := Ingest(s, state, nil)
+	n, err := Ingest(s, state, "", nil)
 	if n != 0 || !errors.Is(err, confine.ErrLink) {
 		t.Fatalf("Ingest = %d, %v; want 0 and ErrLink", n, err)
 	}
@@ -104,7 +104,7 @@ func TestIngestReadsOnlyRegularFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logged []string
-	n, err := Ingest(s, state, func(f string, a ...any) { logged = append(logged, f) })
+	n, err := Ingest(s, state, "", func(f string, a ...any) { logged = append(logged, f) })
 	if err != nil || n != 1 {
 		t.Fatalf("Ingest = %d, %v; want the one real observation", n, err)
 	}
@@ -116,7 +116,7 @@ func TestIngestReadsOnlyRegularFiles(t *testing.T) {
 	}
 	// With a real bad/, the odd entries are set aside as they are.
 	os.Remove(filepath.Join(spool, "bad"))
-	if _, err := Ingest(s, state, nil); err != nil {
+	if _, err := Ingest(s, state, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(t, filepath.Join(spool, "bad")); len(got) != 2 || got[0] != "fifo.json" || got[1] != "link.json" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -63,10 +64,11 @@ type Pass struct {
 	// is started; Sync returns with Complete false and the rest is left for
 	// the next pass.
 	Deadline time.Time
-	// NoRead marks a listing spooled while the store was busy: files
-	// whose state matches are marked seen, changed ones are left for a
-	// later pass (the content they had then is gone).
-	NoRead bool
+	// Spooled marks a listing spooled while the store was busy: files
+	// whose state matches are marked seen; a changed file is read only if
+	// it still has the listed fingerprint (it then holds what the spooling
+	// hook would have read), else left for a later pass.
+	Spooled bool
 	// Logf receives one line per skipped file (once per fingerprint).
 	Logf func(string, ...any)
 	// now reads the wall clock (tests replace it).
@@ -79,7 +81,7 @@ type Progress struct {
 	Done     int // brought up to date in this pass (or already)
 	Read     int // read and parsed
 	Entries  int // newly marked seen in the session
-	Unread   int // changed files a spooled listing could not mark
+	Unread   int // changed files a spooled listing could not mark (changed again since)
 	Complete bool
 }
 
@@ -186,18 +188,23 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 			if ok {
 				break
 			}
-			if p.NoRead {
-				pr.Unread++
-				continue
+			if p.Spooled {
+				if f, ok = stillAsListed(l.Dir, f); !ok {
+					pr.Unread++
+					continue
+				}
 			}
 			// An entry the store lost: read the file.
 			if err := r.readInto(l.Dir, f, key, &st, had, &subs, &pr); err != nil {
 				return pr, err
 			}
 		default:
-			if p.NoRead {
-				pr.Unread++
-				continue
+			if p.Spooled {
+				var ok bool
+				if f, ok = stillAsListed(l.Dir, f); !ok {
+					pr.Unread++
+					continue
+				}
 			}
 			if late() {
 				continue
@@ -212,7 +219,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	if err := r.flush(); err != nil {
 		return pr, err
 	}
-	if stopped || p.NoRead {
+	if stopped || p.Spooled {
 		sess.Fingerprint = "" // the next turn goes on
 	} else {
 		pr.Complete = true
@@ -249,6 +256,20 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 	}
 	return pr, store.Put(tx, store.BucketSessions, p.Session, &sess)
+}
+
+// stillAsListed reports whether the file a spooled listing named still
+// has the fingerprint it had then, so that reading it now reads what the
+// spooling hook would have read. The returned File carries the
+// modification time just taken, for RacyWindow.
+func stillAsListed(dir string, f File) (File, bool) {
+	p := filepath.Join(dir, filepath.FromSlash(f.Name))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return f, false
+	}
+	now := file(p, f.Name, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil })
+	return now, now.Skip == "" && now.FP == f.FP
 }
 
 func compact(s []string) []string {
@@ -413,7 +434,7 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 			return nil, err
 		}
 		if !exists {
-			rec = store.Entry{ID: e.ID, FirstSeen: r.at, LastSeen: r.at, Agent: r.agent, AgentType: r.agentType}
+			rec = store.Entry{ID: e.ID, FirstSeen: r.at, LastSeen: r.at, Agent: r.agent, AgentType: r.agentType, FirstSession: r.session}
 			if j := bestPredecessor(e, vanished); j >= 0 {
 				rec.Prev = vanished[j].ID
 				vanished = append(vanished[:j], vanished[j+1:]...)

@@ -14,6 +14,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -314,21 +316,95 @@ func TestSyncReadsLinkedSubfolderFiles(t *testing.T) {
 	}
 }
 
-// The agent whose hook first saw an entry is recorded with it.
+// The agent whose hook first saw an entry, and its session, are recorded
+// with it, and the catalog's provenance overlay shows them.
 func TestSyncRecordsTheAgent(t *testing.T) {
 	m := newMemDir(t)
 	m.write("MEMORY.md", "# M\n- Main agent's fact.\n")
 	m.pass("A", Pass{})
 	m.write("MEMORY.md", "# M\n- Main agent's fact.\n- The reviewer's fact.\n")
-	m.pass("A", Pass{Event: "SubagentStop", Agent: "a22e7ed820bad72a4", AgentType: "general-purpose"})
+	m.pass("B", Pass{Event: "SubagentStop", Agent: "a22e7ed820bad72a4", AgentType: "general-purpose"})
 	got := map[string]string{}
-	m.s.View(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(_ string, e *store.Entry) error {
-			got[e.Preview] = e.Agent + "/" + e.AgentType
-			return nil
-		})
-	})
-	if got["Main agent's fact."] != "/" || got["The reviewer's fact."] != "a22e7ed820bad72a4/general-purpose" {
-		t.Fatalf("agents %v", got)
+	if err := m.s.View(func(tx *bolt.Tx) error {
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: source.Env{Root: filepath.Dir(m.dir), MemoryDir: m.dir}, Now: m.at})
+		if err != nil {
+			return err
+		}
+		for _, e := range c.Entries() {
+			o := c.Overlay(e.ID)
+			got[e.Text] = o.Agent + "/" + o.AgentType + "/" + o.Session
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Main agent's fact.": "//A", "The reviewer's fact.": "a22e7ed820bad72a4/general-purpose/B"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("provenance %v, want %v", got, want)
+	}
+}
+
+// A listing spooled while the store was busy is ingested by the next
+// writer: files as the store last read them count from their state; a file
+// read too soon after it was written (racy), or changed since it was last
+// read, is read at ingestion while it still has the listed fingerprint;
+// one changed again since is left alone. The spool names files by their
+// redacted names (a secret in a file name never reaches it), and a name
+// matching no memory file is never read.
+func TestIngestSpooledListing(t *testing.T) {
+	m := newMemDir(t)
+	state := filepath.Join(filepath.Dir(m.dir), "state")
+	if err := os.MkdirAll(SpoolDir(state), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secretName := "ghp_FAKEvDyxE7GZrdQsFvpnJAaar5pqZBqujEy2.md"
+	if safeName(secretName) == secretName {
+		t.Fatalf("%s is not redacted: pick a name that is", secretName)
+	}
+	m.write("a.md", "# A\n- Alpha stays.\n")
+	m.write("b.md", "# B\n- Beta one.\n")
+	m.write("c.md", "# C\n- Gamma one.\n")
+	m.write(secretName, "# E\n- Epsilon one.\n")
+	racy := filepath.Join(m.dir, "d.md")
+	os.WriteFile(racy, []byte("# D\n- Delta, just written.\n"), 0o644)
+	m.pass("A", Pass{})
+
+	// B's hook meets a busy store: b.md, c.md and the secretly named file
+	// changed before it listed, and c.md again after.
+	m.write("b.md", "# B\n- Beta two.\n")
+	m.write("c.md", "# C\n- Gamma two.\n")
+	m.write(secretName, "# E\n- Epsilon two.\n")
+	l, err := List(m.dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(m.dir), "secret.md")
+	os.WriteFile(outside, []byte("- Outside the memory directory.\n"), 0o644)
+	files := append(l.Spoolable(), File{Name: "../secret.md", FP: "x"})
+	if err := Spool(state, Observation{SessionID: "B", Event: "Stop", At: m.at.Add(time.Minute), Fingerprint: l.FP, Listing: files}); err != nil {
+		t.Fatal(err)
+	}
+	spooled, _ := filepath.Glob(filepath.Join(SpoolDir(state), "*.json"))
+	for _, p := range spooled {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), "ghp_") {
+			t.Fatalf("the spool holds the secret file name: %s", b)
+		}
+	}
+	m.write("c.md", "# C\n- Gamma three, written later.\n")
+
+	var logged []string
+	if n, err := Ingest(m.s, state, m.dir, func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }); err != nil || n != 1 {
+		t.Fatalf("ingest: %d, %v", n, err)
+	}
+	got := m.sessions()
+	// Gamma two was in the file B listed, but what it held then is gone:
+	// the session's next pass (or none) decides.
+	want := map[string]int{"Alpha stays.": 2, "Beta one.": 1, "Beta two.": 1, "Gamma one.": 1, "Delta, just written.": 2,
+		"Epsilon one.": 1, "Epsilon two.": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sessions\n%v\nwant\n%v", got, want)
+	}
+	if strings.Join(logged, "\n") != "spool: 1 file listed by a busy Stop hook not found in the memory directory now" {
+		t.Fatalf("log %q", logged)
 	}
 }

@@ -43,6 +43,8 @@ type Entry struct {
 	// a main thread started with --agent); empty for the main agent.
 	Agent     string `json:"agent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
+	// FirstSession is the session whose hook first saw the entry.
+	FirstSession string `json:"first_session,omitempty"`
 }
 
 // FileState is the set of entry ids a memory file held at its latest
