@@ -7,6 +7,10 @@
 #
 #   scripts/bench.sh                     300 runs per row
 #   INTERMEM_BENCH_RUNS=1000 scripts/bench.sh
+#   INTERMEM_BENCH_HOOKS=1 scripts/bench.sh   the hook rows alone
+#   INTERMEM_BENCH_LARGE=0 scripts/bench.sh   without the 20,000-entry and 100,000-file scales
+#   INTERMEM_BENCH_SRC=DIR scripts/bench.sh   time the binaries of another checkout (a
+#                                             before/after comparison in one table's terms)
 #
 # Binaries are built into a temporary directory (static, stripped, as
 # scripts/build.sh builds them); bin/ is not touched. Rows are defined in
@@ -20,7 +24,8 @@ runs=${INTERMEM_BENCH_RUNS:-300}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/intermem-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/bin" "$tmp/floor"
-CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w" -o "$tmp/bin/" ./cmd/...
+src=${INTERMEM_BENCH_SRC:-$root}
+(cd "$src" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w" -o "$tmp/bin/" ./cmd/...)
 printf 'package main\n\nfunc main() {}\n' > "$tmp/floor/main.go"
 (cd "$tmp/floor" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w" -o "$tmp/bin/floor" main.go)
 "$GO" build -o "$tmp/bench" ./scripts/bench

@@ -92,6 +92,7 @@ func run(bin, work, demo string, runs int) error {
 	}
 	now := time.Now().UTC()
 	large := os.Getenv("INTERMEM_BENCH_LARGE") != "0"
+	hooksOnly := os.Getenv("INTERMEM_BENCH_HOOKS") == "1"
 	scales := []scale{
 		{name: "~50", opts: benchgen.Options{IndexLines: 30, FactFiles: 1, FactsEach: 10, MemoryFiles: 10, DocLines: 100, Now: now}},
 		// About 1,000 memory entries and 1,000 in the other sources.
@@ -153,7 +154,7 @@ func run(bin, work, demo string, runs int) error {
 			row{name: "Stop, a checkpoint every turn, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s2"),
 				env: append([]string{"INTERMEM_CHECKPOINT_INTERVAL=1"}, env...), runs: hookRuns, hook: true},
 		)
-		if sc.files {
+		if sc.files || hooksOnly {
 			continue
 		}
 		projects = append(projects, pr)
@@ -165,6 +166,15 @@ func run(bin, work, demo string, runs int) error {
 				}},
 		)
 	}
+	if !hooksOnly {
+		rows = append(rows, cliRows(bin, work, baseEnv, projects, cliRuns)...)
+	}
+	return report(bin, work, demo, baseEnv, rows, runs, fileRuns, cliRuns, projects, hooksOnly)
+}
+
+// cliRows are the rows of plan and apply.
+func cliRows(bin, work string, baseEnv []string, projects []*benchgen.Project, cliRuns int) []row {
+	var rows []row
 	// The design's scale target: every stable entry planned (no cap) for
 	// about 1,000 candidates.
 	mid := projects[min(1, len(projects)-1)]
@@ -193,7 +203,12 @@ func run(bin, work, demo string, runs int) error {
 				panic(err)
 			}
 		}})
+	return rows
+}
 
+// report measures the rows and prints the table, the binary sizes and,
+// unless hooksOnly, the budget fill.
+func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns, cliRuns int, projects []*benchgen.Project, hooksOnly bool) error {
 	if expr := os.Getenv("INTERMEM_BENCH_ROWS"); expr != "" {
 		re, err := regexp.Compile(expr)
 		if err != nil {
@@ -247,6 +262,9 @@ func run(bin, work, demo string, runs int) error {
 		}
 	}
 
+	if hooksOnly {
+		return nil
+	}
 	demoProj := filepath.Join(work, "demo")
 	if err := copyTree(filepath.Join(demo, "project"), demoProj); err != nil {
 		return fmt.Errorf("copy demo: %w", err)

@@ -16,6 +16,7 @@ package benchgen
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -24,7 +25,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -278,13 +278,32 @@ func Write(dir string, o Options) (*Project, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// The memory files as a while after they were written (a fingerprint
+	// taken within snapshot.RacyWindow of a write is not trusted), and the
+	// sessions as Stop hooks record them: complete passes.
+	settled := o.Now
+	if now := time.Now(); now.Before(settled) {
+		settled = now
+	}
+	settled = settled.Add(-time.Hour)
+	if err := filepath.WalkDir(p.MemoryDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(path, settled, settled)
+	}); err != nil {
+		return nil, err
+	}
 	for i := 0; i < o.Sessions; i++ {
 		at := o.Now.Add(-time.Duration(o.Sessions-i) * 24 * time.Hour)
-		obs, err := snapshot.Observe(p.MemoryDir, fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i), "Stop", at, redact.String)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Update(func(tx *bolt.Tx) error { return snapshot.Record(tx, obs) }); err != nil {
+		if err := s.Update(func(tx *bolt.Tx) error {
+			l, err := snapshot.List(p.MemoryDir, snapshot.Subs(tx))
+			if err != nil {
+				return err
+			}
+			_, err = snapshot.Sync(tx, l, snapshot.Pass{Session: fmt.Sprintf("0000000%d-0000-4000-8000-000000000000", i), Event: "Stop", At: at})
+			return err
+		}); err != nil {
 			return nil, err
 		}
 	}
