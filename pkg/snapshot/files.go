@@ -76,17 +76,12 @@ func List(dir string, subs []string) (*Listing, error) {
 	}
 	var extra []File
 	for _, s := range subs {
-		s = path.Clean(s)
-		if have[s] || !strings.Contains(s, "/") || strings.HasPrefix(s, "../") || path.IsAbs(s) {
+		f, ok := subFile(dir, s)
+		if !ok || have[f.Name] {
 			continue
 		}
-		have[s] = true
-		p := filepath.Join(dir, filepath.FromSlash(s))
-		fi, err := os.Lstat(p)
-		if err != nil {
-			continue // a pointer to no file: nothing to read
-		}
-		extra = append(extra, file(p, s, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil }))
+		have[f.Name] = true
+		extra = append(extra, f)
 	}
 	if len(extra) > 0 {
 		l.Files = append(l.Files, extra...)
@@ -97,6 +92,22 @@ func List(dir string, subs []string) (*Listing, error) {
 	}
 	l.FP = strconv.FormatUint(h.Sum64(), 16)
 	return l, nil
+}
+
+// subFile is the sub-folder file s (slash separated, relative to dir) that
+// a pointer names, fingerprinted; ok is false for a name that is not in a
+// sub-folder of dir, or no file.
+func subFile(dir, s string) (File, bool) {
+	s = path.Clean(s)
+	if !strings.Contains(s, "/") || strings.HasPrefix(s, "../") || path.IsAbs(s) {
+		return File{}, false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(s))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return File{}, false // a pointer to no file: nothing to read
+	}
+	return file(p, s, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil }), true
 }
 
 // file fingerprints one directory entry of type typ at p.

@@ -103,7 +103,7 @@ func Subs(tx *bolt.Tx) []string {
 // files whose fingerprint changed, until p.Deadline. It runs in one write
 // transaction; what it did stands even when it stops early.
 func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
-	pr := Progress{Files: len(l.Files)}
+	pr := Progress{}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -150,7 +150,32 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		stopped = true
 		return true
 	}
-	for _, f := range l.Files {
+	// The files to bring up to date: the listing, then the sub-folder
+	// files that pointers in files read by this pass name (as automem.Scan
+	// reads them in the same scan), each once.
+	files := l.Files
+	names := make(map[string]bool, len(files))
+	for _, f := range files {
+		names[f.Name] = true
+	}
+	drained := 0
+	discover := func() {
+		if p.Spooled {
+			return
+		}
+		for ; drained < len(r.found); drained++ {
+			if f, ok := subFile(l.Dir, r.found[drained]); ok && !names[f.Name] {
+				names[f.Name] = true
+				files = append(files, f)
+			}
+		}
+	}
+	for i := 0; ; i++ {
+		discover()
+		if i >= len(files) {
+			break
+		}
+		f := files[i]
 		key := safeName(f.Name)
 		listed[key] = true
 		if stopped {
@@ -215,6 +240,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 		pr.Done++
 	}
+	pr.Files = len(files)
 	pr.Entries = len(r.seenPuts)
 	if err := r.flush(); err != nil {
 		return pr, err
@@ -294,7 +320,8 @@ type recorder struct {
 	puts             map[string]store.Entry
 	marked           map[string]bool // seen in this session by this pass
 	seenPuts         []string
-	racy             bool // a file read in this pass had a racy fingerprint
+	racy             bool     // a file read in this pass had a racy fingerprint
+	found            []string // sub-folder files named by pointers of files read
 }
 
 // entry returns the record of id as this pass left it.
@@ -346,6 +373,7 @@ func (r *recorder) readInto(dir string, f File, key string, st *store.FileState,
 		return err
 	}
 	*subs = append((*subs)[:len(*subs)-len(st.Sub)], sub...)
+	r.found = append(r.found, sub...)
 	pr.Read++
 	return nil
 }

@@ -300,13 +300,18 @@ func TestSyncRereadsRacyFiles(t *testing.T) {
 }
 
 // A file a pointer brings in from a sub-folder is read like the others,
-// as automem.Scan reads it.
+// in the same pass, as automem.Scan reads it.
 func TestSyncReadsLinkedSubfolderFiles(t *testing.T) {
 	m := newMemDir(t)
 	m.write("MEMORY.md", "# M\n- [Debugging](notes/debugging.md) — how to debug\n")
 	m.write("notes/debugging.md", "# Debugging\n- Use dlv.\n")
+	if pr := m.pass("A", Pass{}); pr.Read != 2 || pr.Files != 2 {
+		t.Fatalf("first pass: %+v, want MEMORY.md and the file its pointer names read", pr)
+	}
+	if got := m.sessions(); got["Use dlv."] != 1 {
+		t.Fatalf("sessions %v", got)
+	}
 	m.pass("A", Pass{})
-	m.pass("A", Pass{}) // the second pass lists the sub-folder file
 	m.write("notes/debugging.md", "# Debugging\n- Use dlv.\n- Set GOTRACEBACK=all.\n")
 	if pr := m.pass("A", Pass{}); pr.Read != 1 || pr.Entries != 1 {
 		t.Fatalf("sub-folder file changed: %+v", pr)
