@@ -9,9 +9,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -109,6 +112,19 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if !pr.Complete {
 		h.Logf("%s: %s of %s memory files up to date after %v; the rest on the next turns",
 			h.Input.Event, cli.Thousands(pr.Done), cli.Thousands(pr.Files), time.Since(start).Round(time.Millisecond))
+	}
+	if ending && ctx.Err() == nil {
+		// The session is over: bring the other sources up to date in the
+		// catalog, for the next session start to read.
+		cfg, err := config.Read(p.StateDir)
+		if err != nil {
+			return nil, err
+		}
+		env := source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: h.Env.Get("HOME"), ConfigDir: project.ConfigDir(h.Env)}
+		if _, err := RefreshCatalog(s, Refresh{Env: env, Switches: cfg.Sources, Now: h.Now,
+			Deadline: time.Now().Add(CatalogBudget), Logf: h.Logf}); err != nil {
+			return nil, err
+		}
 	}
 	return nil, nil
 }

@@ -1,0 +1,87 @@
+package snapshot
+
+import (
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/sources"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// CatalogBudget bounds what one SessionEnd spends bringing the catalog's
+// other sources up to date: no source is started past it, and sources not
+// reached are brought up to date at the next session's end.
+const CatalogBudget = 2 * time.Second
+
+// maxProblemLines bounds the log lines of one refresh: the problems it
+// found first, then a count.
+const maxProblemLines = 10
+
+// Refresh is what RefreshCatalog needs.
+type Refresh struct {
+	Env source.Env
+	// Switches are the "sources" of .intermem/config.json.
+	Switches map[string]bool
+	Now      time.Time
+	// Deadline: no source is started after it (zero: none).
+	Deadline time.Time
+	Logf     func(string, ...any)
+}
+
+// RefreshCatalog brings every enabled source but auto-memory up to date in
+// the catalog (package catalog: incrementally, an unchanged file costs a
+// stat), one source per write transaction, so that what one session end
+// did stands when the next one goes on. SessionStart reads what it stored
+// without scanning a file. Auto-memory is left to Sync, which records
+// what sessions see of it, and to the commands that read it whole.
+// Problems are logged once, when the file content that has them is
+// parsed. It reports whether every source was reached.
+func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
+	if r.Logf == nil {
+		r.Logf = func(string, ...any) {}
+	}
+	reg := sources.Registry()
+	if unknown := reg.Unknown(r.Switches); len(unknown) > 0 {
+		return false, fmt.Errorf("catalog: .intermem/config.json switches unknown sources %q", unknown)
+	}
+	logged := 0
+	for _, src := range reg.Enabled(r.Switches) {
+		name := src.Name()
+		if name == automemory.Name {
+			continue
+		}
+		if !r.Deadline.IsZero() && time.Now().After(r.Deadline) {
+			r.Logf("catalog: %s and the sources after it are brought up to date at the next session end", name)
+			return false, nil
+		}
+		only := map[string]bool{}
+		for _, n := range reg.Names() {
+			only[n] = n == name
+		}
+		if err := s.Update(func(tx *bolt.Tx) error {
+			c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now})
+			if err != nil {
+				return err
+			}
+			fresh := c.Fresh()
+			for _, p := range fresh {
+				if logged < maxProblemLines {
+					r.Logf("catalog: %s:%d: %s", p.Path, p.Line, p.Message)
+				}
+				logged++
+			}
+			return nil
+		}); err != nil {
+			return false, err
+		}
+	}
+	if logged > maxProblemLines {
+		r.Logf("catalog: %d more problems: intermem sources lists them", logged-maxProblemLines)
+	}
+	return true, nil
+}

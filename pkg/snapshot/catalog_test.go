@@ -1,0 +1,82 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// A session's end stores the other sources in the catalog, one source per
+// transaction; a later session start reads them without a scan. Past its
+// deadline it starts no source and says so; auto-memory and switched-off
+// sources are left alone; a file's problems are logged once.
+func TestRefreshCatalog(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("docs/solutions/a/retry.md", "---\ncomponent: billing\n---\n# Retries stormed\n\n## Root Cause\nNo jitter.\n")
+	write("docs/solutions/a/broken.md", "---\ncomponent: [billing\n---\n# Broken frontmatter\n")
+	write(".clavain/learnings/pay.md", "The pay handler stays idempotent.\n\nEvidence: src/pay.go:1-2\n")
+	write(".interfluence/learnings-raw.log", "--- 2026-10-30T10:00:00Z | src/pay.go | CONTEXT:code ---\nOLD: a\nNEW: b\n")
+	mem := filepath.Join(root, "memory")
+	write("memory/MEMORY.md", "# M\n- A memory.\n")
+	s, err := store.Open(filepath.Join(root, "intermem.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	env := source.Env{Root: root, MemoryDir: mem}
+	var log []string
+	logf := func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+	// Past its deadline: nothing started.
+	done, err := RefreshCatalog(s, Refresh{Env: env, Now: now, Deadline: time.Now().Add(-time.Second), Logf: logf})
+	if err != nil || done {
+		t.Fatalf("past the deadline: %v, %v", done, err)
+	}
+	if len(log) != 1 || log[0] != "catalog: clavain and the sources after it are brought up to date at the next session end" {
+		t.Fatalf("log %q", log)
+	}
+
+	log = nil
+	switches := map[string]bool{"interfluence": false}
+	for i := 0; i < 2; i++ {
+		done, err := RefreshCatalog(s, Refresh{Env: env, Switches: switches, Now: now, Logf: logf})
+		if err != nil || !done {
+			t.Fatalf("refresh %d: %v, %v", i, done, err)
+		}
+	}
+	// The broken frontmatter is logged once, by the first refresh.
+	if len(log) != 1 || !strings.HasPrefix(log[0], "catalog: docs/solutions/a/broken.md:") {
+		t.Fatalf("log %q", log)
+	}
+	got := map[string]int{}
+	if err := s.View(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		for _, src := range []string{"auto-memory", "clavain", "compound", "interfluence"} {
+			_ = ct.Files(src, func(f *store.CatalogFile) error { got[src] += len(f.IDs); return nil })
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "map[clavain:1 compound:2]" {
+		t.Fatalf("stored entries by source %v, want clavain 1, compound 2 (auto-memory and switched-off interfluence left alone)", got)
+	}
+}
