@@ -146,7 +146,18 @@ func run(bin, work, demo string, runs int) error {
 					os.Remove(filepath.Join(state, inject.RenderCacheName))
 					os.Remove(filepath.Join(state, inject.IndexName))
 				}},
-			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true},
+			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
+				setup: func() error {
+					// The session's first turns record what it sees (a
+					// memory of many files over several turns): then
+					// nothing has changed.
+					for range 20 {
+						if err := runHook(bin, env, "intermem-snapshot", payload(pr.Root, "Stop", "s1")); err != nil {
+							return err
+						}
+					}
+					return nil
+				}},
 			row{name: "Stop, one memory file changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { touchAppend(changed) }},
 			// The worst case of session checkpoints (package continuity):
@@ -307,6 +318,17 @@ func touchAppend(path string) {
 	}
 	fmt.Fprintf(f, "- Bench note %d.\n", time.Now().UnixNano())
 	f.Close()
+}
+
+// runHook runs a hook binary once with stdin.
+func runHook(bin string, env []string, name string, stdin []byte) error {
+	cmd := exec.Command(filepath.Join(bin, name))
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(stdin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", name, err, out)
+	}
+	return nil
 }
 
 func runCLI(bin string, env []string, name string, args ...string) error {
