@@ -338,22 +338,33 @@ func renderValidUntil(in *Inputs, now time.Time) time.Time {
 	if due, since := in.SweepDue(); !due && !since.IsZero() {
 		until = since.Add(SweepEvery).Add(time.Nanosecond)
 	}
-	for i := range in.Candidates {
-		for _, c := range in.Candidates[i].Cites {
-			if !c.Exists {
-				continue
-			}
-			age := now.Sub(c.ModTime)
-			for _, b := range recencyBounds {
-				if age <= b {
-					t := c.ModTime.Add(b).Add(time.Nanosecond)
-					if until.IsZero() || t.Before(until) {
-						until = t
-					}
-					break
+	tier := func(c Cited) {
+		if !c.Exists {
+			return
+		}
+		age := now.Sub(c.ModTime)
+		for _, b := range recencyBounds {
+			if age <= b {
+				t := c.ModTime.Add(b).Add(time.Nanosecond)
+				if until.IsZero() || t.Before(until) {
+					until = t
 				}
+				break
 			}
 		}
+	}
+	for i := range in.Candidates {
+		for _, c := range in.Candidates[i].Cites {
+			tier(c)
+		}
+	}
+	for i := range in.Related {
+		for _, c := range in.Related[i].Cites {
+			tier(c)
+		}
+	}
+	for i := range in.Corrections {
+		tier(in.Corrections[i].State)
 	}
 	return until
 }

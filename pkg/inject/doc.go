@@ -55,6 +55,13 @@
 //     (its body, clipped to 280 bytes) on the next line. An entry whose
 //     citations are broken (the recorded confidence, or a cited path
 //     gone) ranks last, marked "[stale: …]".
+//   - Related knowledge from the project's other sources (related.go),
+//     as the catalog stored them at the last session end (the hook
+//     scans no source): compound solutions whose component, module,
+//     title or tags hold the branch's words or that cite a file changed
+//     within RecentFor, with their root cause; clavain learnings citing
+//     such a file; interfluence's corrections of such files in one line.
+//     They get the budget right after the memories that matter now.
 //
 // # Ranking
 //
@@ -107,7 +114,10 @@
 // # Speed and failure
 //
 // The hook opens the store read-only with a 50 ms lock wait and reads only
-// the fields it needs. What is derived from each memory file and document
+// the fields it needs. It reads MEMORY.md and at most maxMemFiles-1 other
+// memory files (the first by name): a memory directory of 100,000 files
+// still gets its context in time, the files past the bound counted in one
+// health line, never stat'ed. What is derived from each memory file and document
 // (entries, normalized keys, citations, markers, imports) is cached in
 // .intermem/context.index, keyed by file name or real path, size and
 // modification time, so a session start re-derives only files that

@@ -32,6 +32,15 @@ const (
 	maxCitesPerItem = 8    // cited files looked at per entry
 	maxStats        = 2000 // distinct cited files stat'ed
 	maxDetails      = 64   // docs/intermem documents listed
+	// maxMemFiles bounds the memory files a session start reads: MEMORY.md
+	// and the first others by name. A memory directory of 100,000 files
+	// still gets its context within the hook's time (and a render cache
+	// that re-checks a few thousand files, not 100,000); the files past
+	// the bound are counted in a health line, never read or stat'ed.
+	maxMemFiles = 2000
+	// maxSearched is how many entries readEntries looks up one by one
+	// rather than in one pass over the store's entries.
+	maxSearched = 4096
 )
 
 // Env is what Gather needs from the process: where things are and the
@@ -54,9 +63,12 @@ type Env struct {
 	// Deps, when set, records every filesystem fact Gather relies on
 	// (for the render cache).
 	Deps *Deps
+	// Sources are the "sources" of .intermem/config.json: a source mapped
+	// to false is switched off, and nothing of it is named.
+	Sources map[string]bool
 	// mem, when set, are the memory files already listed and derived
 	// (with Deps) by the hook before it took the store's lock.
-	mem []*memFile
+	mem *memSet
 }
 
 // Gather reads everything Render needs: auto-memory, the curated
@@ -107,14 +119,16 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 		in.CwdRel = filepath.ToSlash(rel)
 	}
 
-	mem := e.mem
-	if mem == nil {
+	ms := e.mem
+	if ms == nil {
 		var err error
-		if mem, err = memFiles(e.Deps, e.MemoryDir, ix); err != nil {
+		if ms, err = memFiles(e.Deps, e.MemoryDir, ix); err != nil {
 			return nil, err
 		}
 	}
-	orphans := orphanPointers(mem)
+	mem := ms.files
+	in.MemFilesUnread = len(ms.beyond)
+	orphans := orphanPointers(mem, ms.beyond)
 	isPointer := func(en *memEntry) bool { return en.Kind == string(automem.Pointer) && !orphans[en.ID] }
 	ds := discover(e, cwd, ix)
 
@@ -212,6 +226,7 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 	rec := &records{idx: make(map[string]int32, n), recs: make([]entryRec, 0, n)}
 	promoted := map[string]bool{}
 	rejected := map[string]bool{}
+	sourceOn := func(name string) bool { on, set := e.Sources[name]; return on || !set }
 	s, release, err := open()
 	if err != nil {
 		return nil, err
@@ -238,6 +253,7 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
 			}
 			readEntries(tx, mem, rec)
+			in.Related, in.Corrections = readRelated(store.Catalog(tx), sourceOn)
 			return nil
 		})
 		release()
@@ -345,6 +361,9 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 			in.Candidates = append(in.Candidates, c)
 		}
 	}
+	// Other sources' entries, after the memories: the bound on stats goes
+	// to memory first.
+	in.Corrections = statRelated(in.Related, in.Corrections, &st)
 	return in, nil
 }
 
@@ -374,22 +393,41 @@ func citedScore(recorded float64, cites []string, st *statCache) plan.Evidence {
 	return plan.Recorded(-1)
 }
 
+// memSet is the memory files a session start reads, and the names of
+// those past maxMemFiles, which it does not.
+type memSet struct {
+	files  []*memFile
+	beyond []string
+}
+
 // memFiles lists the memory files the way automem.Scan does (top-level
 // *.md regular files or symlinks to them, no dot files, at most
-// automem.MaxFileBytes, sorted by name) and returns their derived records.
-func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
+// automem.MaxFileBytes, sorted by name) and returns the derived records of
+// MEMORY.md and the first others by name, up to maxMemFiles; the names of
+// the rest are listed apart, unread.
+func memFiles(deps *Deps, dir string, ix *Index) (*memSet, error) {
 	des, err := deps.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+			return &memSet{}, nil
 		}
 		return nil, err
 	}
-	var out []*memFile
+	out := &memSet{}
+	taken := 0
 	for _, de := range des {
 		name := de.Name()
 		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
 			continue
+		}
+		if name != automem.IndexName {
+			if taken >= maxMemFiles-1 {
+				if t := de.Type(); t.IsRegular() || t&fs.ModeSymlink != 0 {
+					out.beyond = append(out.beyond, name)
+				}
+				continue
+			}
+			taken++
 		}
 		path := filepath.Join(dir, name)
 		var fi fs.FileInfo
@@ -412,7 +450,7 @@ func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
 		if f.Safe != f.Name && deps != nil {
 			deps.secret = true
 		}
-		out = append(out, f)
+		out.files = append(out.files, f)
 	}
 	return out, nil
 }
@@ -421,9 +459,13 @@ func memFiles(deps *Deps, dir string, ix *Index) ([]*memFile, error) {
 // memory directory but whose text says something: the hook is the only copy
 // of that memory, so it counts as a fact (automem.Dir.resolve is the same
 // rule for every other command). A pointer into a sub-folder is taken to
-// name a file: the hook reads only the top level.
-func orphanPointers(mem []*memFile) map[string]bool {
-	have := make(map[string]bool, 2*len(mem))
+// name a file: the hook reads only the top level. Files past
+// maxMemFiles (beyond, unread) exist all the same.
+func orphanPointers(mem []*memFile, beyond []string) map[string]bool {
+	have := make(map[string]bool, 2*len(mem)+len(beyond))
+	for _, name := range beyond {
+		have[strings.ToLower(name)] = true
+	}
 	for _, f := range mem {
 		have[strings.ToLower(f.Safe)] = true // links are redacted like names
 		for _, en := range f.Entries {
@@ -528,9 +570,18 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
 		}
 	}
 	// One pass over the bucket in key order costs less than a B+tree
-	// search per entry; records of entries no longer in memory are
-	// skipped by the map lookup.
-	if eb != nil {
+	// search per entry, while the entries read are most of the bucket;
+	// records of entries no longer in memory are skipped by the map
+	// lookup. For a few thousand entries of a far larger store (a memory
+	// directory past maxMemFiles), a search each touches far fewer pages.
+	if eb != nil && len(rec.idx) <= maxSearched {
+		for id, i := range rec.idx {
+			if v := eb.Get([]byte(id)); v != nil {
+				r := &rec.recs[i]
+				r.sessions, r.lastSeen = entryFields(v)
+			}
+		}
+	} else if eb != nil {
 		c := eb.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			i, ok := rec.idx[string(k)]

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -499,3 +500,37 @@ func (interruptingKinds) Undo(*journal.Step, []byte, bool, journal.Reader) ([]by
 	return nil, false, errors.New("interrupted")
 }
 func (interruptingKinds) Commit(*bolt.Tx, *journal.Op) error { return nil }
+
+// A memory directory of more files than a session start reads: MEMORY.md
+// and the first others by name are read, the rest counted (never stat'ed)
+// and said in one health line; a pointer to an unread file stays a
+// pointer.
+func TestGatherBoundsMemoryFiles(t *testing.T) {
+	mem := map[string]string{"MEMORY.md": "# M\n- [Last](zz_last.md) — the last topic\n"}
+	for i := 0; i < maxMemFiles+4; i++ {
+		mem[fmt.Sprintf("t%05d.md", i)] = fmt.Sprintf("# T\n- Fact %d.\n", i)
+	}
+	mem["zz_last.md"] = "# Z\n- The last fact.\n"
+	f := newFixture(t, nil, mem, nil)
+	in, err := Gather(f.env, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2,005 topic files: the first 1,999 by name are read, 6 are not.
+	if in.MemFilesUnread != 6 {
+		t.Fatalf("%d files unread, want 6", in.MemFilesUnread)
+	}
+	texts := strings.Join(candidateTexts(in), "\n")
+	if !strings.Contains(texts, "Fact 1998.") || strings.Contains(texts, "Fact 1999.") || strings.Contains(texts, "The last fact.") {
+		t.Fatalf("read past the bound")
+	}
+	for _, c := range in.Candidates {
+		if strings.Contains(c.Text, "[Last]") {
+			t.Fatalf("a pointer to an unread file became a fact: %q", c.Text)
+		}
+	}
+	want := "- The memory directory holds 6 more topic files than a session start reads (2,000): they are not shown here; Read or grep " + f.mem + " when needed."
+	if got := Render(in).Text; !strings.Contains(got, want) {
+		t.Fatalf("no health line %q in\n%s", want, got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
@@ -68,12 +69,17 @@ func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget 
 	}
 	// Without a readable key no operation verifies: none is described.
 	key, _ := userstate.Key(env, false)
-	return Env{
+	e := Env{
 		Root: p.Root, MemoryDir: p.MemoryDir, Cwd: cwd,
 		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"),
 		Now: now, Budget: budget, Threshold: stability.Threshold(env.Get),
 		Key: key, Places: p.Places(),
 	}
+	// An unusable config switches nothing off here: the commands report it.
+	if cfg, err := config.Read(p.StateDir); err == nil {
+		e.Sources = cfg.Sources
+	}
+	return e
 }
 
 // Hook renders the context for a SessionStart payload. When the store
@@ -103,10 +109,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// Derive (parse, redact, screen) what changed in memory before taking
 	// the store's lock, not under it: a Stop hook waiting to write would
 	// otherwise wait for that work, and spool. Gather uses these records.
-	if mem, err := memFiles(deps, env.MemoryDir, ix); err == nil && mem != nil {
+	if mem, err := memFiles(deps, env.MemoryDir, ix); err == nil {
 		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
+	deps.Stat(p.Path(config.Name))   // its sources switches (EnvFor)
 	// The user's key decides which interrupted operations verify.
 	if dir, err := userstate.Dir(h.Env); err == nil {
 		deps.Stat(filepath.Join(dir, userstate.KeyName))

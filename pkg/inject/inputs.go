@@ -27,6 +27,9 @@ type Inputs struct {
 
 	// Index describes MEMORY.md; nil when there is none.
 	Index *IndexInfo
+	// MemFilesUnread counts the memory files past the most a session
+	// start reads (MEMORY.md and the first others by name).
+	MemFilesUnread int
 	// Ready counts the entries /intermem:synthesize would offer (to
 	// promote, or to prune what Claude Code already loads): plan.Judge's
 	// verdicts, citations judged as Gather says.
@@ -55,6 +58,11 @@ type Inputs struct {
 	// Candidates are the memory entries Claude Code did not load, in any
 	// order: Render ranks them.
 	Candidates []Candidate
+	// Related are the other sources' solutions and learnings, and
+	// Corrections interfluence's newest observations, as the catalog
+	// stored them (see related.go): Render names those that matter now.
+	Related     []Related
+	Corrections []Correction
 
 	// Redact scrubs secrets from every printed line; nil means
 	// redact.String. Any other function must return exactly what

@@ -79,6 +79,7 @@ const (
 	secHealth = iota
 	secIndex
 	secMemories
+	secRelated
 )
 
 // Priorities: which items get the budget first.
@@ -86,6 +87,7 @@ const (
 	prioHealth   = iota // one line per health finding
 	prioStale           // names of stale promoted facts
 	prioRelevant        // memories that matter now
+	prioRelated         // other sources' knowledge that matters now
 	prioIndex           // where promoted knowledge lives
 	prioLedger          // MEMORY.md entries past the cap
 	prioOther           // the remaining memories, best first
@@ -98,6 +100,7 @@ const (
 	listLedger
 	listIndex
 	listMemories
+	listRelated
 )
 
 type item struct {
@@ -142,6 +145,7 @@ func Render(in *Inputs) Result {
 		"Health:",
 		"Promoted knowledge (curated documents):",
 		cli.Escape(rd.safe("Memories not loaded (topic files in " + clean(in.MemoryDir) + "/; Read for detail):")),
+		"Related knowledge (other sources in this project; Read for detail):",
 	}
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1
@@ -167,7 +171,7 @@ func Render(in *Inputs) Result {
 	lines := make([]string, len(items))
 	selected := make([]bool, len(items))
 	cost := make([][2]int, len(items)) // bytes and characters a selected item added
-	opened := [3]bool{}
+	opened := [len(secHeaders)]bool{}
 	omitted, omittedBytes := 0, 0
 	// A list (the ledger, the stale facts, the index, the memories) is
 	// shown as a prefix of its own order: once one of its items does not
@@ -324,6 +328,8 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			list = listIndex
 		case prioRelevant, prioOther:
 			list = listMemories
+		case prioRelated:
+			list = listRelated
 		}
 		items = append(items, item{sec: sec, prio: prio, list: list, parent: parent, build: build, est: est})
 		return len(items) - 1
@@ -399,6 +405,12 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			})
 			from(i, f.Doc, 0, "stale fact", sc.flags(f.Section, f.Text))
 		}
+		worth = true
+	}
+	if n := in.MemFilesUnread; n > 0 {
+		s := fmt.Sprintf("- The memory directory holds %s more topic %s than a session start reads (%s): they are not shown here; Read or grep %s when needed.",
+			cli.Thousands(n), cli.Plural(n, "file", "files"), cli.Thousands(maxMemFiles), clean(in.MemoryDir))
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	}
 	if a := in.Agents; a != nil {
@@ -518,6 +530,28 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			from(j, c.File, c.Line, c.Kind, nil)
 		}
 		worth = true
+	}
+
+	// Other sources' knowledge that matters now.
+	for _, it := range rankRelated(in, Words(in.Branch)) {
+		line := relatedLine(rd, it)
+		i := add(secRelated, prioRelated, -1, len(line), func() string { return line })
+		what := "solution"
+		if it.r.Source != "compound" {
+			what = "learning"
+		}
+		from(i, it.r.Path, 0, what, append(append([]Flag(nil), it.r.Flags...), sc.flags(it.r.Title, it.r.Detail)...))
+		worth = true
+	}
+	if line, shown, flagged := correctionsLine(rd, in); line != "" || len(flagged) > 0 {
+		for _, c := range flagged {
+			withheld = append(withheld, Withheld{File: c.Path, Line: c.Line, What: "correction", Flags: c.Flags})
+		}
+		if line != "" {
+			i := add(secRelated, prioRelated, -1, len(line), func() string { return line })
+			from(i, shown.Path, shown.Line, "corrections", sc.flags(shown.Old, shown.New))
+			worth = true
+		}
 	}
 	return items, worth, withheld
 }

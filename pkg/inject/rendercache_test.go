@@ -13,6 +13,8 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
+	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -146,6 +148,27 @@ func TestRenderCacheIsExact(t *testing.T) {
 			// What git checkout -b writes (the generated project's .git
 			// holds only HEAD).
 			write(filepath.Join(pr.Root, ".git", "HEAD"), "ref: refs/heads/fix/ledger-rounding\n")
+		}},
+		{"a session end stored a solution for the branch", func() {
+			write(filepath.Join(pr.Root, "docs", "solutions", "logic", "ledger-rounding.md"),
+				"---\ncomponent: ledger\n---\n# Ledger rounding drifted\n\n## Root Cause\nRounding ran twice; see `src/zz.go`.\n")
+			old := now.Add(-400 * 24 * time.Hour)
+			write(filepath.Join(pr.Root, "src", "zz.go"), "package src\n")
+			os.Chtimes(filepath.Join(pr.Root, "src", "zz.go"), old, old)
+			s, err := store.Open(filepath.Join(pr.Root, ".intermem", "intermem.db"), store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := snapshot.RefreshCatalog(s, snapshot.Refresh{Env: source.Env{Root: pr.Root, MemoryDir: pr.MemoryDir}, Now: now}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a shown solution's cited file changed", func() {
+			os.Chtimes(filepath.Join(pr.Root, "src", "zz.go"), now.Add(-time.Minute), now.Add(-time.Minute))
+		}},
+		{"config.json switched the solutions off", func() {
+			write(filepath.Join(pr.Root, ".intermem", "config.json"), `{"sources": {"compound": false}}`)
 		}},
 		{"a shown memory's cited file aged", func() {
 			_, cited := shown()
