@@ -48,9 +48,10 @@ func Main(env *cli.Env, args []string) int {
 	return hookio.Run(env, args, HookOptions, continuity.WithCheckpoint(Hook))
 }
 
-// StopBudget bounds what one Stop, SubagentStop or SessionEnd does after
-// the memory changed: no file is started past it, and files not reached
-// are read on the next turn (see Sync). The hook's deadline is far beyond
+// StopBudget bounds what one Stop, SubagentStop or SessionEnd spends
+// bringing files up to date after the memory changed (Sync, after the
+// listing): no file is started past it (but a few, see minWork), and files
+// not reached are read on the next turn. The hook's deadline is far beyond
 // it; this is what keeps a turn's added time small on a huge memory.
 const StopBudget = 800 * time.Millisecond
 
@@ -100,7 +101,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		h.Logf("%v", err)
 	}
 	pass := Pass{Session: h.Input.SessionID, Event: h.Input.Event, At: h.Now, Agent: h.Input.AgentID, AgentType: h.Input.AgentType,
-		Deadline: start.Add(StopBudget), Logf: h.Logf}
+		Deadline: time.Now().Add(StopBudget), Logf: h.Logf}
 	var pr Progress
 	if err := s.Update(func(tx *bolt.Tx) error {
 		var err error

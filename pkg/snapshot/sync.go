@@ -49,6 +49,10 @@ import (
 // and passes (Sync) mix freely: a state Record wrote has no fingerprint,
 // and the next pass reads that file again.
 
+// minWork is how many files needing work a pass does whatever its
+// deadline (a variable for tests).
+var minWork = 64
+
 // RacyWindow is how recently before a pass a file may have been modified
 // for its fingerprint to be trusted at the next pass.
 const RacyWindow = 2 * time.Second
@@ -141,9 +145,10 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	var subs []string
 	stopped, worked := false, 0
 	// late reports, before a file that needs work, whether the pass is
-	// past its deadline; a pass always does at least one such file.
+	// past its deadline; a pass always does at least minWork such files,
+	// so that every turn makes progress however slow the machine.
 	late := func() bool {
-		if p.Deadline.IsZero() || worked == 0 || !p.now().After(p.Deadline) {
+		if p.Deadline.IsZero() || worked < minWork || !p.now().After(p.Deadline) {
 			worked++
 			return false
 		}
@@ -175,12 +180,12 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		if i >= len(files) {
 			break
 		}
+		if stopped {
+			break // the files not reached are the next turn's; listed no longer matters
+		}
 		f := files[i]
 		key := safeName(f.Name)
 		listed[key] = true
-		if stopped {
-			continue
-		}
 		var st store.FileState
 		had, err := store.Get(tx, store.BucketFiles, key, &st)
 		if err != nil {

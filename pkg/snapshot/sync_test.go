@@ -133,6 +133,8 @@ func TestSyncReadsOnlyChangedFiles(t *testing.T) {
 // completes, so the hook's "nothing changed" check never skips a file no
 // pass read.
 func TestSyncResumesAfterItsDeadline(t *testing.T) {
+	defer func(n int) { minWork = n }(minWork)
+	minWork = 1
 	m := newMemDir(t)
 	for i := 0; i < 10; i++ {
 		m.write(fmt.Sprintf("t%02d.md", i), fmt.Sprintf("# T\n- Fact %d a.\n- Fact %d b.\n", i, i))
@@ -180,6 +182,8 @@ func TestSyncResumesAfterItsDeadline(t *testing.T) {
 // random edits, sessions and passes cut short by deadlines end in the same
 // counts, previews and lineage as Observe and Record of the same states.
 func TestSyncAgreesWithRecord(t *testing.T) {
+	defer func(n int) { minWork = n }(minWork)
+	minWork = 1
 	rng := rand.New(rand.NewSource(7))
 	m := newMemDir(t)
 	ref, err := store.Open(filepath.Join(t.TempDir(), "ref.db"), store.Options{NoSync: true})
@@ -411,5 +415,21 @@ func TestIngestSpooledListing(t *testing.T) {
 	}
 	if strings.Join(logged, "\n") != "spool: 1 file listed by a busy Stop hook not found in the memory directory now" {
 		t.Fatalf("log %q", logged)
+	}
+}
+
+// However late a pass starts (a slow listing, a loaded machine), it does
+// minWork files: every turn makes progress.
+func TestSyncProgressesPastItsDeadline(t *testing.T) {
+	m := newMemDir(t)
+	for i := 0; i < 70; i++ {
+		m.write(fmt.Sprintf("t%02d.md", i), fmt.Sprintf("# T\n- Fact %d.\n", i))
+	}
+	past := time.Now().Add(-time.Hour)
+	if pr := m.pass("A", Pass{Deadline: past}); pr.Read != minWork || pr.Complete {
+		t.Fatalf("first pass: %+v, want %d files read", pr, minWork)
+	}
+	if pr := m.pass("A", Pass{Deadline: past}); pr.Read != 70-minWork || !pr.Complete {
+		t.Fatalf("second pass: %+v, want the other %d read and the pass complete", pr, 70-minWork)
 	}
 }
