@@ -101,7 +101,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		h.Logf("%v", err)
 	}
 	pass := Pass{Session: h.Input.SessionID, Event: h.Input.Event, At: h.Now, Agent: h.Input.AgentID, AgentType: h.Input.AgentType,
-		Deadline: time.Now().Add(StopBudget), Logf: h.Logf}
+		Deadline: time.Now().Add(passBudget(ctx)), Logf: h.Logf}
 	var pr Progress
 	if err := s.Update(func(tx *bolt.Tx) error {
 		var err error
@@ -128,6 +128,17 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		}
 	}
 	return nil, nil
+}
+
+// passBudget is StopBudget, or less when the hook's own deadline is near
+// (a slow listing of a huge memory on a loaded machine): half of what is
+// left, so that what the pass did is committed before the hook gives up.
+func passBudget(ctx context.Context) time.Duration {
+	b := StopBudget
+	if dl, ok := ctx.Deadline(); ok {
+		b = min(b, time.Until(dl)/2)
+	}
+	return b
 }
 
 // lastPass reads the session's record and the sub-folder files pointers
