@@ -189,3 +189,41 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadyAgreesDocumented: a memory entry a solution document of the
+// project already says is offered for pruning, "documented in" it, and
+// every count of what is ready still agrees (a documented entry is as
+// ready as the promotion it replaces, so SessionStart, which does not
+// read solution documents, counts it the same).
+func TestReadyAgreesDocumented(t *testing.T) {
+	d := newDemo(t)
+	_, before, _, _ := d.counts("the demo")
+	doc := filepath.Join(d.proj, "docs", "solutions", "test-failures", "golden-files-drift-20261101.md")
+	if err := os.MkdirAll(filepath.Dir(doc), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, []byte(`---
+module: invoice
+date: 2026-11-01
+problem_type: test_failure
+tags: [golden, tests]
+---
+
+# Golden files drift after a template change
+
+## Solution
+Golden files live in `+"`internal/invoice/testdata/`"+`; regenerate them with `+"`go test ./internal/invoice -update`"+` and review the diff before committing, because a regenerated golden file can hide a real change.
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	c := gjson.Get(pl, `candidates.#(text%"*Golden files live*")`)
+	if c.Get("action").String() != "prune" || c.Get("documented_in").String() != "docs/solutions/test-failures/golden-files-drift-20261101.md" {
+		t.Errorf("the golden-files entry is not offered for pruning as documented: %s", c.Raw)
+	}
+	s, p, ctx, h := d.counts("with a solution document")
+	t.Logf("with a solution document: status %d, plan %d, context %d, SessionStart %d", s, p, ctx, h)
+	if s != p || ctx != p || h != p || p != before {
+		t.Errorf("status says %d ready, plan --max 0 offers %d, context says %d, SessionStart %d; %d before the document", s, p, ctx, h, before)
+	}
+}

@@ -11,7 +11,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/project"
-	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -24,7 +24,7 @@ func catalogConfig(env *cli.Env, p *project.Project, now time.Time) (catalog.Con
 		return catalog.Config{}, cli.WithHint(err, "fix .intermem/config.json (a JSON object; \"sources\" maps a source's name to false to switch it off), or remove it for the defaults")
 	}
 	return catalog.Config{
-		Env:      source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: project.ConfigDir(env)},
+		Env:      retrieve.SourceEnv(env, p),
 		Switches: file.Sources, Now: now,
 	}, nil
 }
@@ -45,17 +45,20 @@ func buildCatalog(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, 
 }
 
 // readCatalog is buildCatalog for a command that writes nothing: the
-// store opened read-only (none yet: the catalog of the files alone).
-func readCatalog(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog) error) error {
+// store opened read-only (none yet: the catalog of the files alone, and
+// tx nil). fn also gets the transaction, for the store's other records.
+func readCatalog(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog, tx *bolt.Tx) error) error {
 	s, err := openRead(p)
 	if err != nil {
 		return err
 	}
 	if s == nil {
-		return buildCatalog(env, p, nil, now, fn)
+		return buildCatalog(env, p, nil, now, func(c *catalog.Catalog) error { return fn(c, nil) })
 	}
 	defer s.Close()
-	return s.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, fn) })
+	return s.View(func(tx *bolt.Tx) error {
+		return buildCatalog(env, p, tx, now, func(c *catalog.Catalog) error { return fn(c, tx) })
+	})
 }
 
 // catalogError gives a catalog failure its hint.

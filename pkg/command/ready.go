@@ -12,6 +12,8 @@ import (
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/compound"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/tier"
@@ -28,36 +30,41 @@ func loadedSet(env *cli.Env, p *project.Project) *loaded.Set[*mdoc.Doc] {
 	return loaded.ReadAll(loadedEnv(env, p), nil)
 }
 
-// planInputs loads what a plan is judged against: the catalog and the
-// store's promotions and rejections (tx may be nil: no store yet), the
-// curated documents, what Claude Code loads, the layout. plan and status
-// both start here, so they judge the same things the same way.
-func planInputs(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, max int) (plan.Inputs, error) {
+// planInputs loads what a plan is judged against, from the catalog cat
+// built in tx (nil: no store yet): auto-memory with its history (what a
+// plan offers), the solution documents (what "documented in" means), the
+// store's promotions and rejections, the curated documents, what Claude
+// Code loads, the layout. plan and status both start here, so they judge
+// the same things the same way. Everything returned outlives tx.
+//
+// The entries a plan offers are auto-memory's (cat.Memory). A source
+// whose entries are offered for promotion the same way (issue 14's
+// written memories) joins here, as Items of in.Catalog.
+func planInputs(env *cli.Env, p *project.Project, cat *catalog.Catalog, tx *bolt.Tx, now time.Time, max int) (plan.Inputs, error) {
 	ts, err := loadTargets(p)
 	if err != nil {
 		return plan.Inputs{}, err
 	}
 	in := plan.Inputs{
-		Targets: ts, Checker: cite.NewChecker(p.Root), Max: max, Now: now,
-		Promoted: map[string]bool{}, Rejected: map[string]bool{}, Screen: screenText,
+		Targets: ts, Checker: cite.NewChecker(p.Root), Max: max, Now: now, Screen: screenText,
 		Loaded: loadedSet(env, p), Layout: tier.Load(env.Get, p.StateDir),
+		Documents: plan.NewDocuments(solutions(cat)),
 	}
-	in.Catalog, err = catalog.LoadMemory(tx, p.MemoryDir, stability.Threshold(env.Get))
+	in.Catalog, err = cat.Memory(stability.Threshold(env.Get))
 	if err != nil {
 		return plan.Inputs{}, memoryError(p, err)
 	}
-	if tx == nil {
-		return in, nil
-	}
-	if err := store.Each(tx, store.BucketPromoted, func(id string, _ *store.Promoted) error {
-		in.Promoted[id] = true
-		return nil
-	}); err != nil {
-		return plan.Inputs{}, err
-	}
-	err = store.Each(tx, store.BucketDecisions, func(id string, _ *store.Decision) error {
-		in.Rejected[id] = true
-		return nil
-	})
+	in.Promoted, in.Rejected, err = store.PlanDecisions(tx)
 	return in, err
+}
+
+// solutions are the catalog's solution documents (the compound source).
+func solutions(cat *catalog.Catalog) []catalog.Entry {
+	var out []catalog.Entry
+	for _, e := range cat.Entries(compound.Name) {
+		if e.Kind == source.Solution {
+			out = append(out, e)
+		}
+	}
+	return out
 }

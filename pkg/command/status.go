@@ -112,10 +112,6 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openRead(p)
-	if err != nil {
-		return err
-	}
 	threshold := stability.Threshold(env.Get)
 	now, err := env.Now()
 	if err != nil {
@@ -123,20 +119,14 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	var cat *catalog.Memory
 	ready := 0
-	load := func(tx *bolt.Tx) error {
-		in, err := planInputs(env, p, tx, now, 0)
+	err = readCatalog(env, p, now, func(c *catalog.Catalog, tx *bolt.Tx) error {
+		in, err := planInputs(env, p, c, tx, now, 0)
 		if err != nil {
 			return err
 		}
 		cat, ready = in.Catalog, plan.Ready(in)
 		return nil
-	}
-	if s != nil {
-		defer s.Close()
-		err = s.View(load)
-	} else {
-		err = load(nil)
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("read memory: %w", err)
 	}

@@ -8,16 +8,19 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/promote"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -138,13 +141,15 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot string) (*plan.Plan, error) {
 	var in plan.Inputs
 	var homes map[string]string
-	err := w.store.View(func(tx *bolt.Tx) error {
-		var err error
-		if in, err = planInputs(env, w.p, tx, w.now, max); err != nil {
+	err := w.update(func(tx *bolt.Tx) error {
+		return buildCatalog(env, w.p, tx, w.now, func(cat *catalog.Catalog) error {
+			var err error
+			if in, err = planInputs(env, w.p, cat, tx, w.now, max); err != nil {
+				return err
+			}
+			homes, err = promotedHomes(tx)
 			return err
-		}
-		homes, err = promotedHomes(tx)
-		return err
+		})
 	})
 	in.Checker, in.CiteRoot = checker, citeRoot
 	if err != nil {
@@ -169,6 +174,24 @@ func promotedHomes(tx *bolt.Tx) (map[string]string, error) {
 		return nil
 	})
 	return homes, err
+}
+
+// solutionPaths are the paths of the project's solution documents now,
+// read through the catalog in a read-only transaction of st (nil: no
+// store), so nothing is written: a prune of an entry
+// "documented in" one needs it still there.
+func solutionPaths(env *cli.Env, p *project.Project, st *store.Store, now time.Time) (map[string]bool, error) {
+	paths := map[string]bool{}
+	collect := func(c *catalog.Catalog) error {
+		for _, e := range solutions(c) {
+			paths[e.Path] = true
+		}
+		return nil
+	}
+	if st == nil {
+		return paths, buildCatalog(env, p, nil, now, collect)
+	}
+	return paths, st.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, collect) })
 }
 
 // recordScores keeps the confidences a plan computed from citations, for
@@ -204,7 +227,10 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	group := ""
 	for _, c := range pl.Candidates {
 		g := c.Target
-		if c.Action == plan.ActionPrune {
+		switch {
+		case c.Action == plan.ActionPrune && c.DocumentedIn != "":
+			g = "Documented in the project's solution docs (approve to prune from memory; the documents stay as they are)"
+		case c.Action == plan.ActionPrune:
 			g = "Already loaded every session (approve to prune from memory; nothing is added)"
 		}
 		if g != group {
@@ -291,7 +317,9 @@ func printCandidate(w io.Writer, c plan.Candidate, extra string) {
 	}
 	sessions := fmt.Sprintf("stable in %d %s", c.Sessions, cli.Plural(c.Sessions, "session", "sessions"))
 	var meta string
-	if c.Action == plan.ActionPrune {
+	if c.Action == plan.ActionPrune && c.DocumentedIn != "" {
+		meta = fmt.Sprintf("documented in %s · %s · from %s:%d%s", c.DocumentedIn, sessions, c.File, c.Line, extra)
+	} else if c.Action == plan.ActionPrune {
 		meta = fmt.Sprintf("already in %s · %s · from %s:%d%s", c.LoadedIn, sessions, c.File, c.Line, extra)
 	} else {
 		meta = fmt.Sprintf("%s · confidence %.2f · %s · from %s:%d%s", sessions, c.Confidence, c.Route, c.File, c.Line, extra)
@@ -372,7 +400,7 @@ type ApplyReport struct {
 	DryRun         bool                `json:"dry_run"`
 	Op             string              `json:"op,omitempty"`
 	Promoted       []promote.Promotion `json:"promoted"`
-	Pruned         []PrunedEntry       `json:"pruned_only"` // already loaded elsewhere: removed from memory only
+	Pruned         []PrunedEntry       `json:"pruned_only"` // already loaded elsewhere, or documented: removed from memory only
 	Rejected       []int               `json:"rejected"`
 	PrunedLines    int                 `json:"pruned_lines"`
 	MemoryMDLines  int                 `json:"memory_md_lines"`
@@ -393,6 +421,9 @@ type PrunedEntry struct {
 	Text     string `json:"text"`
 	Origin   string `json:"origin"`
 	LoadedIn string `json:"loaded_in"`
+	// DocumentedIn is the solution document that says it, for an entry
+	// pruned because it is documented (LoadedIn is then empty).
+	DocumentedIn string `json:"documented_in,omitempty"`
 }
 
 // Change is one file change of an apply.
@@ -560,6 +591,9 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	req.Said = loaded.Said(loadedSet(env, p))
+	if req.Documents, err = solutionPaths(env, p, st, now); err != nil {
+		return err
+	}
 	prep, err := promote.Prepare(&pl, req, mem, ts, tier.Load(env.Get, p.StateDir))
 	if err != nil {
 		if errors.Is(err, promote.ErrStale) {
@@ -583,7 +617,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		rep.Rejected = append(rep.Rejected, c.N)
 	}
 	for _, c := range prep.Pruned {
-		rep.Pruned = append(rep.Pruned, PrunedEntry{N: c.N, ID: c.ID, Text: c.Text, Origin: c.File, LoadedIn: c.LoadedIn})
+		rep.Pruned = append(rep.Pruned, PrunedEntry{N: c.N, ID: c.ID, Text: c.Text, Origin: c.File, LoadedIn: c.LoadedIn, DocumentedIn: c.DocumentedIn})
 	}
 	memBefore := fileLines(mem)
 	op := prep.Op
@@ -851,9 +885,29 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 		fmt.Fprintf(w, "%s %s (remembered; not proposed again unless the text changes).\n", verb, joinInts(r.Rejected))
 	}
 	if len(r.Pruned) > 0 && !r.DryRun {
-		fmt.Fprintf(w, "Pruned %d %s Claude Code already loads every session:\n", len(r.Pruned), cli.Plural(len(r.Pruned), "entry", "entries"))
+		var loadedN, documentedN int
 		for _, pe := range r.Pruned {
-			fmt.Fprintf(w, "  %d (in %s): %s\n", pe.N, pe.LoadedIn, clip(firstLine(pe.Text), 70))
+			if pe.DocumentedIn != "" {
+				documentedN++
+			} else {
+				loadedN++
+			}
+		}
+		if loadedN > 0 {
+			fmt.Fprintf(w, "Pruned %d %s Claude Code already loads every session:\n", loadedN, cli.Plural(loadedN, "entry", "entries"))
+			for _, pe := range r.Pruned {
+				if pe.DocumentedIn == "" {
+					fmt.Fprintf(w, "  %d (in %s): %s\n", pe.N, pe.LoadedIn, clip(firstLine(pe.Text), 70))
+				}
+			}
+		}
+		if documentedN > 0 {
+			fmt.Fprintf(w, "Pruned %d %s the project's solution docs already say:\n", documentedN, cli.Plural(documentedN, "entry", "entries"))
+			for _, pe := range r.Pruned {
+				if pe.DocumentedIn != "" {
+					fmt.Fprintf(w, "  %d (documented in %s): %s\n", pe.N, pe.DocumentedIn, clip(firstLine(pe.Text), 70))
+				}
+			}
 		}
 	}
 	if len(r.Promoted) > 0 || len(r.Pruned) > 0 {

@@ -27,6 +27,11 @@
 //  6. exact duplicates of a statement of a curated document Claude Code
 //     does not load are skipped and counted (pruning them would move
 //     knowledge out of what sessions load);
+//     An entry a solution document of the project already says (the
+//     catalog's compound source, docs/solutions/**; see Documents) is
+//     offered for pruning, "documented in" that document, never for
+//     promotion; that is decided after 7 and 8, so a stale entry is
+//     still blocked and a secret still kept private;
 //  7. citations are validated; a cited path git recorded as renamed is
 //     rewritten to the path that exists now (the candidate's text, with
 //     the original kept beside it), and the rewritten text is what is
@@ -141,6 +146,10 @@ type Candidate struct {
 	// removes it from memory and adds nothing.
 	Action   string `json:"action"`
 	LoadedIn string `json:"loaded_in,omitempty"`
+	// DocumentedIn is the solution document (docs/solutions/…) that
+	// already says a "prune" candidate: approving it removes the entry
+	// from memory; the document stays as it is.
+	DocumentedIn string `json:"documented_in,omitempty"`
 	// Tokens estimates what approving the candidate adds to the text
 	// Claude Code loads every session (loaded.Tokens of what lands in a
 	// loaded document: the entry and its marker, or a new line of the
@@ -229,6 +238,10 @@ type Inputs struct {
 	Loaded *loaded.Set[*mdoc.Doc]
 	// Layout is where promoted facts land (for the per-session cost).
 	Layout tier.Config
+	// Documents are the project's solution documents (the catalog's
+	// compound entries): a memory entry one of them already says is
+	// offered for pruning, "documented in" it (NewDocuments; nil: none).
+	Documents *Documents
 }
 
 // Build makes a plan.
@@ -311,9 +324,12 @@ func Build(in Inputs) *Plan {
 			c.FirstSeen = it.Rec.FirstSeen
 		}
 		c.TokensSaved = savedTokens(cat.Dir, &it.Entry)
-		if d.Verdict == PruneOnly {
+		switch d.Verdict {
+		case PruneOnly:
 			c.Action, c.LoadedIn, c.Confidence = ActionPrune, d.Reason, score.Base
-		} else {
+		case Documented:
+			c.Action, c.DocumentedIn = ActionPrune, d.Reason
+		default:
 			c.Target, c.Route = Route(it.Entry)
 			c.Section = Section(it.Entry, cat.Dir)
 			c.Annotations = append(c.Annotations, d.Score.Reasons...)
@@ -402,6 +418,14 @@ func judgeWorld(in Inputs) *World {
 	if in.Loaded != nil {
 		w.Loaded = loaded.Said(in.Loaded)
 	}
+	if in.Documents.Len() > 0 {
+		w.Documented = map[string]string{}
+		for i := range in.Catalog.Items {
+			if doc := in.Documents.Covering(in.Catalog.Items[i].Entry); doc != "" {
+				w.Documented[in.Catalog.Items[i].ID] = doc
+			}
+		}
+	}
 	return w
 }
 
@@ -447,6 +471,9 @@ func isTarget(ts *targets.Set, real string) bool {
 
 // group orders the plan: AGENTS.md, CLAUDE.md, then prunes.
 func group(c Candidate) int {
+	if c.Action == ActionPrune && c.DocumentedIn != "" {
+		return 3
+	}
 	if c.Action == ActionPrune {
 		return 2
 	}

@@ -50,6 +50,11 @@ const (
 	Duplicate Verdict = "duplicate"
 	// Stale: its citations make it stale; listed as blocked.
 	Stale Verdict = "stale"
+	// Documented: a solution document of the project already says it
+	// (Documents); it is offered for pruning from memory, never for
+	// promotion. Judged after the citations: a stale entry is blocked, a
+	// secret kept private, as if no document said it.
+	Documented Verdict = "documented"
 	// Private: it holds a secret, so it is kept in memory, listed apart
 	// (numbered after the candidates, for apply --promote-redacted) and
 	// never approved by --approve.
@@ -59,7 +64,7 @@ const (
 )
 
 // Ready reports whether a plan numbers entries with this verdict.
-func (v Verdict) Ready() bool { return v == Offer || v == PruneOnly }
+func (v Verdict) Ready() bool { return v == Offer || v == PruneOnly || v == Documented }
 
 // Subject is what readiness reads of one memory entry. SubjectOf makes
 // it from the entry; the SessionStart hook keeps one per entry in its
@@ -113,13 +118,18 @@ type World struct {
 	// Curated holds the keys of every statement of the curated documents
 	// (CLAUDE.md, AGENTS.md, docs/intermem/), loaded or not.
 	Curated map[uint64]bool
+	// Documented maps the id of an entry a solution document already says
+	// to that document's path (Documents.Covering). A Documented verdict
+	// is ready like the Offer it replaces, so a caller that cannot afford
+	// to fill it (the SessionStart hook) still counts the same.
+	Documented map[string]string
 }
 
 // Decision is Judge's answer for one entry.
 type Decision struct {
 	Verdict Verdict
 	// Reason is why an entry is Withheld, or the name of the file that
-	// already says a PruneOnly one.
+	// already says a PruneOnly or Documented one.
 	Reason string
 	// Score is the citation evidence, set for Stale and Offer.
 	Score score.Score
@@ -180,6 +190,9 @@ func (w *World) After(s *Subject, ev Evidence) Decision {
 		return Decision{Verdict: Stale, Score: ev.Score}
 	case s.Secret:
 		return Decision{Verdict: Private, Score: ev.Score}
+	}
+	if doc, ok := w.Documented[s.ID]; ok {
+		return Decision{Verdict: Documented, Reason: doc, Score: ev.Score}
 	}
 	return Decision{Verdict: Offer, Score: ev.Score}
 }

@@ -49,6 +49,10 @@ type Request struct {
 	// Said is what Claude Code loads every session now (loaded.Said): an
 	// approved prune must still be said there, or pruning would lose it.
 	Said map[uint64]string
+	// Documents holds the paths of the project's solution documents now
+	// (the catalog's compound entries): a prune of an entry "documented
+	// in" one needs the document still there.
+	Documents map[string]bool
 }
 
 // ErrSpec is returned for a malformed or out-of-range selection.
@@ -183,7 +187,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	}
 	for n := range req.Edits {
 		if c := valid[n]; c.Action == plan.ActionPrune {
-			return nil, fmt.Errorf("%w: --edit %d: %d is already loaded from %s and is only pruned, never written anywhere", ErrSpec, n, n, c.LoadedIn)
+			return nil, fmt.Errorf("%w: --edit %d: %d is already %s and is only pruned, never written anywhere", ErrSpec, n, n, saidWhere(c))
 		}
 	}
 	for n, t := range req.Targets {
@@ -191,7 +195,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 			return nil, fmt.Errorf("%w: --target %d is not a number in the plan", ErrSpec, n)
 		}
 		if c := valid[n]; c.Action == plan.ActionPrune {
-			return nil, fmt.Errorf("%w: --target %d: %d is already loaded from %s and is only pruned, never written anywhere", ErrSpec, n, n, c.LoadedIn)
+			return nil, fmt.Errorf("%w: --target %d: %d is already %s and is only pruned, never written anywhere", ErrSpec, n, n, saidWhere(c))
 		}
 		if t != targets.Agents && t != targets.Claude {
 			return nil, fmt.Errorf("%w: --target %d=%s: the target must be AGENTS.md or CLAUDE.md", ErrSpec, n, t)
@@ -249,6 +253,12 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	}
 	for n := range approved {
 		c := valid[n]
+		if c.Action == plan.ActionPrune && c.DocumentedIn != "" {
+			if !req.Documents[c.DocumentedIn] {
+				stale = append(stale, fmt.Sprintf("%d (%q): %s is no longer a solution document of the project", n, short(c.Text), c.DocumentedIn))
+			}
+			continue
+		}
 		if c.Action == plan.ActionPrune {
 			if _, ok := req.Said[match.Key(c.Block)]; !ok {
 				stale = append(stale, fmt.Sprintf("%d (%q) is no longer said in %s", n, short(c.Text), c.LoadedIn))
@@ -427,4 +437,12 @@ func Lines(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// saidWhere says where a prune candidate is already said.
+func saidWhere(c *plan.Candidate) string {
+	if c.DocumentedIn != "" {
+		return "documented in " + c.DocumentedIn
+	}
+	return "loaded from " + c.LoadedIn
 }
