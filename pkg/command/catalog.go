@@ -45,9 +45,14 @@ func buildCatalog(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, 
 }
 
 // readCatalog is buildCatalog for a command that writes nothing: the
-// store opened read-only (none yet: the catalog of the files alone, and
-// tx nil). fn also gets the transaction, for the store's other records.
-func readCatalog(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog, tx *bolt.Tx) error) error {
+// store opened read-only (none yet: the catalog of the files alone).
+func readCatalog(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog) error) error {
+	return readCatalogTx(env, p, now, func(c *catalog.Catalog, _ *bolt.Tx) error { return fn(c) })
+}
+
+// readCatalogTx is readCatalog that also hands fn the read transaction
+// (nil: no store yet), for the store's other records.
+func readCatalogTx(env *cli.Env, p *project.Project, now time.Time, fn func(c *catalog.Catalog, tx *bolt.Tx) error) error {
 	s, err := openRead(p)
 	if err != nil {
 		return err

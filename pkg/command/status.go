@@ -119,7 +119,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	var cat *catalog.Memory
 	ready := 0
-	err = readCatalog(env, p, now, func(c *catalog.Catalog, tx *bolt.Tx) error {
+	err = readCatalogTx(env, p, now, func(c *catalog.Catalog, tx *bolt.Tx) error {
 		in, err := planInputs(env, p, c, tx, now, 0)
 		if err != nil {
 			return err
