@@ -53,7 +53,12 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 	var out []source.Entry
 	seen := map[string]bool{}
 	for _, m := range d.Marked() {
-		if m.Heading || seen[m.ID] {
+		// intermem writes markers with entry ids (16 hex digits); mdoc
+		// reads any 8 to 64. A marker of another length is not one of
+		// intermem's facts — typed by hand or planted — and an id of the
+		// wrong shape would not be an entry id the rest of the catalog
+		// can key.
+		if m.Heading || seen[m.ID] || !entryID(m.ID) {
 			continue
 		}
 		seen[m.ID] = true
@@ -84,4 +89,19 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 func LineAt(content []byte, off int) int {
 	off = min(max(off, 0), len(content))
 	return 1 + bytes.Count(content[:off], []byte{'\n'})
+}
+
+// entryID reports whether id has the shape of an entry id: 16 lower-case
+// hex digits.
+func entryID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
