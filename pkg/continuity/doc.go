@@ -39,12 +39,14 @@
 // note and nothing else. A manual checkpoint (intermem checkpoint, the
 // checkpoint skill after the user's "save") is of scope project.
 //
-// # Resume note
+// # What SessionStart says
 //
-// At SessionStart, the latest valid checkpoint of another session on the
-// same branch (any branch when the session's has none) becomes a short
-// note ahead of the rest of the context, within the token budget, screened
-// and escaped like everything injected.
+// Ahead of the rest of the context, within at most a quarter of the token
+// budget (Bootstrap): the current phase, the resume note — the latest
+// valid checkpoint of another session on the same branch (any branch when
+// the session's has none) — and the latest decisions with why, screened
+// and escaped like everything injected. A resumed or compacted session
+// gets none: it continues its own history.
 //
 // # Invariants
 //

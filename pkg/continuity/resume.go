@@ -81,24 +81,82 @@ func resumeNote(h *hookio.Hook, budget int) string {
 		cwd = p.Root
 	}
 	branch, _ := Git(cwd)
-	var c store.Checkpoint
-	var ok bool
+	var (
+		c     store.Checkpoint
+		ok    bool
+		phase *store.Phase
+		ds    []store.PhaseDecision
+	)
 	if err := s.View(func(tx *bolt.Tx) error {
 		var err error
-		c, ok, err = Latest(tx, branch, h.Input.SessionID)
+		if c, ok, err = Latest(tx, branch, h.Input.SessionID); err != nil {
+			return err
+		}
+		hd, err := store.GetHead(tx)
+		if err != nil {
+			return err
+		}
+		if hd.Phase != nil {
+			if p, had, err := store.GetPhase(tx, *hd.Phase); err == nil && had && p.Status == store.StatusValid {
+				phase = &p
+			}
+		}
+		ds, err = Decisions(tx, Filter{})
 		return err
 	}); err != nil {
 		h.Logf("resume note: %v", err)
-		return ""
-	}
-	if !ok {
 		return ""
 	}
 	max := budget / 4
 	if max > maxNoteTokens {
 		max = maxNoteTokens
 	}
-	return Note(c, max*bytesPerToken)
+	var cp *store.Checkpoint
+	if ok {
+		cp = &c
+	}
+	return Bootstrap(phase, cp, ds, max*bytesPerToken)
+}
+
+// recentDecisions is how many of the latest decisions SessionStart names.
+const recentDecisions = 3
+
+// Bootstrap renders where the work stands for SessionStart in at most
+// maxBytes: the current phase (when one is started), the resume note of
+// checkpoint c (Note; nil: none), and the latest decisions with why, each
+// line escaped and what screening flags left out. Lines are cut or dropped
+// from the end until it fits: decisions first, the phase line last. ""
+// when there is nothing to say.
+func Bootstrap(phase *store.Phase, c *store.Checkpoint, ds []store.PhaseDecision, maxBytes int) string {
+	var lines []string
+	if phase != nil {
+		l := fmt.Sprintf("Current phase: %d", phase.N)
+		if phase.Name != "" {
+			l += " (" + phase.Name + ")"
+		}
+		if phase.Closed.IsZero() {
+			l += ", started " + phase.Started.UTC().Format("2006-01-02")
+		} else {
+			l += ", closed " + phase.Closed.UTC().Format("2006-01-02")
+		}
+		if len(screen.Check(l)) == 0 {
+			lines = append(lines, cli.Escape(l+"."))
+		}
+	}
+	if c != nil {
+		lines = append(lines, noteLines(*c)...)
+	}
+	var named []string
+	for i := len(ds) - 1; i >= 0 && len(named) < recentDecisions; i-- {
+		d := strings.Join(strings.Fields(ds[i].Text+" (why: "+ds[i].Why+")"), " ")
+		if len(screen.Check(d)) == 0 {
+			named = append(named, cli.Escape(clip(d, 160)))
+		}
+	}
+	if len(named) > 0 {
+		lines = append(lines, "Recent decisions (intermem decisions lists them all): "+strings.Join(named, "; "))
+	}
+	return fit(lines, maxBytes)
 }
 
 // Note renders checkpoint c as a resume note of at most maxBytes: a
@@ -107,6 +165,11 @@ func resumeNote(h *hookio.Hook, budget int) string {
 // recorded), and the files changed, each line escaped. "" when even the
 // heading does not fit.
 func Note(c store.Checkpoint, maxBytes int) string {
+	return fit(noteLines(c), maxBytes)
+}
+
+// noteLines are the lines of checkpoint c's resume note.
+func noteLines(c store.Checkpoint) []string {
 	var head strings.Builder
 	head.WriteString("Resume from the last session")
 	var where []string
@@ -128,6 +191,8 @@ func Note(c store.Checkpoint, maxBytes int) string {
 		where = append(where, "at its end")
 	case store.CheckpointManual:
 		where = append(where, "a saved checkpoint")
+	case store.CheckpointCloseout:
+		where = append(where, "its closeout")
 	}
 	fmt.Fprintf(&head, " (%s):", strings.Join(where, ", "))
 	lines := []string{cli.Escape(head.String())}
@@ -153,7 +218,16 @@ func Note(c store.Checkpoint, maxBytes int) string {
 	if len(files) > 0 {
 		lines = append(lines, "Files changed: "+strings.Join(files, ", "))
 	}
-	// Drop or cut the longest lines until the note fits.
+	return lines
+}
+
+// fit cuts or drops lines from the end until they fit in maxBytes (a line
+// is cut while at least 20 bytes of it stay) and joins them; "" when not
+// even the first line fits.
+func fit(lines []string, maxBytes int) string {
+	if len(lines) == 0 {
+		return ""
+	}
 	for {
 		n := 0
 		for _, l := range lines {
