@@ -14,6 +14,7 @@ import (
 	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/promoted"
 	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/validate"
@@ -185,20 +186,16 @@ func (b *Catalog) Validate(ctx context.Context, req ValidateRequest) (*Validatio
 	return out, nil
 }
 
-// checkText is the text whose citations validate an entry. Auto-memory
-// and intermem's own facts are checked as written, like `intermem
-// validate` does; a source entry by the citations its source found (an
-// Evidence line's "path:lines, Symbol()" is split there), each in
-// backticks so that cite.Extract reads it as one reference.
+// checkText is the text whose citations validate an entry, as `intermem
+// validate` reads it: auto-memory and intermem's own promoted facts as
+// written; any other source's entry by the citations its source found (an
+// Evidence line's "path:lines, Symbol()" is split there), through
+// validate.CitesOf.
 func checkText(e *source.Entry) string {
-	if e.Source == automemory.Name || len(e.Citations) == 0 {
+	if e.Source == automemory.Name || e.Source == promoted.Name || len(e.Citations) == 0 {
 		return e.Text
 	}
-	var b strings.Builder
-	for _, c := range e.Citations {
-		b.WriteString("`" + strings.ReplaceAll(c, "`", "") + "`\n")
-	}
-	return b.String()
+	return validate.CitesOf(e.Citations)
 }
 
 // fixFor suggests what to do about a citation that does not hold.

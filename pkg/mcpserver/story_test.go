@@ -73,4 +73,33 @@ func TestOneStory(t *testing.T) {
 	if got.Entry.ID != e.ID || got.Entry.Source != e.Source || !strings.HasPrefix(e.Where, got.Entry.Path+":") || got.Entry.Title != cli.Escape(e.Title) {
 		t.Errorf("intermem get %+v, memory_get %+v", got.Entry, e)
 	}
+
+	// memory_validate checks an entry as intermem validate does: the same
+	// status and confidence for every entry validate reports.
+	env = f.envAt(now)
+	out.Reset()
+	env.Stdout = &out
+	if code := command.Main(context.Background(), env, []string{"validate", "--json", "--project", f.root}); code != 0 && code != 1 {
+		t.Fatalf("intermem validate exited %d: %s", code, env.Stderr)
+	}
+	var rep struct {
+		Entries []struct {
+			ID, Source, Status string
+			Confidence         float64
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	srcs := map[string]bool{}
+	for _, r := range rep.Entries {
+		v, _ := result[validationOut](t, cs, "memory_validate", map[string]any{"id": r.ID})
+		if v.Status != r.Status || v.Confidence != round2(r.Confidence) {
+			t.Errorf("%s (%s): intermem validate %s %.2f, memory_validate %s %.2f", r.ID, r.Source, r.Status, r.Confidence, v.Status, v.Confidence)
+		}
+		srcs[r.Source] = true
+	}
+	if !srcs["auto-memory"] || !srcs["clavain"] || !srcs["compound"] {
+		t.Errorf("validate reported the sources %v; the fixture has auto-memory, clavain and compound entries that cite", srcs)
+	}
 }
