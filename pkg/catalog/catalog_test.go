@@ -459,3 +459,54 @@ func maps(a, b map[string]time.Time) bool {
 	}
 	return true
 }
+
+// TestSettle: a writer's overlay write makes the stored index stale;
+// Settle, last in the writable transaction, stores it again at the
+// current generation, so a read-only search decodes it; with a read-only
+// transaction Settle stores nothing.
+func TestSettle(t *testing.T) {
+	f := newFixture(t)
+	var id string
+	f.update(func(c *Catalog) {
+		id = c.Entries()[0].ID
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if b, at := c.tx.Index(); b == nil || at != c.tx.Generation() {
+			t.Fatalf("after Settle the index is at generation %d of %d", at, c.tx.Generation())
+		}
+	})
+	f.update(func(c *Catalog) {
+		if err := c.tx.PutOverlay(id, &store.Overlay{Confidence: 0.1, Status: StatusStale, Validated: f.now}); err != nil {
+			t.Fatal(err)
+		}
+		if _, at := c.tx.Index(); at == c.tx.Generation() {
+			t.Fatal("an overlay write left the stored index current")
+		}
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.view(func(c *Catalog) {
+		if b, at := c.tx.Index(); b == nil || at != c.tx.Generation() || c.Changed() {
+			t.Fatalf("read-only: index at %d of generation %d, changed %v", at, c.tx.Generation(), c.Changed())
+		}
+		hits, err := c.Search(Query{Text: c.Entries()[0].Title, Now: f.now})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("search: %v %v", hits, err)
+		}
+	})
+	f.update(func(c *Catalog) {
+		if err := c.tx.PutOverlay(id, &store.Overlay{Confidence: 0.9, Status: StatusOK, Validated: f.now}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.view(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if _, at := c.tx.Index(); at == c.tx.Generation() {
+			t.Fatal("Settle in a read-only transaction stored the index")
+		}
+	})
+}

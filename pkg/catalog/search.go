@@ -67,6 +67,23 @@ func (c *Catalog) Search(q Query) ([]Hit, error) {
 	return out, nil
 }
 
+// Settle stores the search index when what it ranks by (the entries, or
+// the overlays' confidence and staleness) changed since it was stored. A
+// writer calls it last in its writable transaction, after its own overlay
+// writes, so that the read-only commands and intermem-mcp, which cannot
+// store it, decode the index in place instead of building it at every
+// search. With a read-only transaction it does nothing.
+func (c *Catalog) Settle() error {
+	if !c.tx.Persistent() {
+		return nil
+	}
+	if b, at := c.tx.Index(); b != nil && at == c.tx.Generation() {
+		return nil
+	}
+	_, err := c.Index()
+	return err
+}
+
 // Index returns the search index over every live entry the catalog holds:
 // the stored one, decoded in place, while it is current; else a new one,
 // stored when the transaction is writable. Its bytes are valid only inside

@@ -41,7 +41,12 @@ func buildCatalog(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, 
 	if err != nil {
 		return catalogError(err)
 	}
-	return fn(c)
+	if err := fn(c); err != nil {
+		return err
+	}
+	// A writer leaves the stored search index current, so that search and
+	// intermem-mcp decode it instead of building it (catalog.Settle).
+	return c.Settle()
 }
 
 // readCatalog is buildCatalog for a command that writes nothing: the
