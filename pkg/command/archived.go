@@ -152,11 +152,11 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		op.ID = journal.NewID(w.now)
 		var pr store.Promoted
 		if err := w.store.View(func(tx *bolt.Tx) error {
-			ok, err := store.Get(tx, store.BucketPromoted, rec.ID, &pr)
-			if !ok {
+			var ok bool
+			if pr, ok = store.GetPromoted(tx, rec.ID); !ok {
 				pr = store.Promoted{ID: rec.ID, Target: rec.From, Section: rec.Section, At: w.now, Text: rec.Block}
 			}
-			return err
+			return nil
 		}); err != nil {
 			return err
 		}

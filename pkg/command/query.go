@@ -107,7 +107,8 @@ func runTopics(ctx context.Context, env *cli.Env, args []string) error {
 	stored := map[string]float64{}
 	if st, err := openRead(p); err == nil && st != nil {
 		_ = st.View(func(tx *bolt.Tx) error {
-			return store.Each(tx, store.BucketPromoted, func(id string, r *store.Promoted) error {
+			return store.EachPromoted(tx, func(r *store.Promoted) error {
+				id := r.ID
 				if r.Confidence > 0 {
 					stored[id] = r.Confidence
 				}

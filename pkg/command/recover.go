@@ -243,9 +243,8 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 			// Promotions it recorded at commit time are void.
 			if err := st.Update(func(tx *bolt.Tx) error {
 				for _, id := range target.Entries {
-					var rec store.Promoted
-					if ok, _ := store.Get(tx, store.BucketPromoted, id, &rec); ok && rec.Op == target.ID {
-						if err := store.Delete(tx, store.BucketPromoted, id); err != nil {
+					if rec, ok := store.GetPromoted(tx, id); ok && rec.Op == target.ID {
+						if err := store.DeletePromoted(tx, id); err != nil {
 							return err
 						}
 					}

@@ -2,19 +2,18 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/sweep"
@@ -93,33 +92,42 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What evidence a promoted fact has: the sessions that saw it in
+	// auto-memory (the store), and auto-memory now (the catalog, read
+	// without writing: a dry run writes nothing).
 	recs := map[string]*store.Promoted{}
 	seen := map[string]time.Time{}
-	if st != nil {
-		err = st.View(func(tx *bolt.Tx) error {
-			if err := store.Each(tx, store.BucketPromoted, func(id string, r *store.Promoted) error {
-				recs[id] = r
+	load := func(tx *bolt.Tx) error {
+		if tx != nil {
+			if err := store.EachPromoted(tx, func(r *store.Promoted) error {
+				recs[r.ID] = r
 				return nil
 			}); err != nil {
 				return err
 			}
-			return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
+			if err := store.EachSeen(tx, func(e *store.Entry) error {
 				if e.Sessions > 0 {
-					seen[id] = e.LastSeen
+					seen[e.ID] = e.LastSeen
 				}
 				return nil
-			})
+			}); err != nil {
+				return err
+			}
+		}
+		return buildCatalog(env, p, tx, now, func(cat *catalog.Catalog) error {
+			for _, e := range cat.Entries(automemory.Name) {
+				seen[e.ID] = now
+			}
+			return nil
 		})
-		if err != nil {
-			return err
-		}
 	}
-	if mem, err := automem.Scan(p.MemoryDir); err == nil {
-		for _, e := range mem.Entries() {
-			seen[e.ID] = now
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return memoryError(p, err)
+	if st != nil {
+		err = st.View(load)
+	} else {
+		err = load(nil)
+	}
+	if err != nil {
+		return err
 	}
 
 	res := sweep.Evaluate(ts, recs, seen, checker, sweep.Options{
@@ -169,7 +177,10 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if err := w.update(func(tx *bolt.Tx) error {
 			for id, r := range res.Records {
-				if err := store.Put(tx, store.BucketPromoted, id, r); err != nil {
+				if r.ID == "" {
+					r.ID = id
+				}
+				if err := store.PutPromoted(tx, r); err != nil {
 					return err
 				}
 			}

@@ -126,7 +126,7 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 		if err := recordScores(tx, pl); err != nil {
 			return err
 		}
-		return store.Put(tx, store.BucketPlans, "current", pl)
+		return store.PutPlan(tx, pl)
 	}); err != nil {
 		return fmt.Errorf("save plan: %w", err)
 	}
@@ -167,7 +167,7 @@ func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot
 // they went to (relative to the root): a link to one points there.
 func promotedHomes(tx *bolt.Tx) (map[string]string, error) {
 	homes := map[string]string{}
-	err := store.Each(tx, store.BucketPromoted, func(_ string, r *store.Promoted) error {
+	err := store.EachPromoted(tx, func(r *store.Promoted) error {
 		if r.Kind == string(automem.Memory) && !r.Archived && r.Origin != "" {
 			homes[r.Origin] = r.Target
 		}
@@ -199,7 +199,7 @@ func solutionPaths(env *cli.Env, p *project.Project, st *store.Store, now time.T
 // citations itself: that may run git).
 func recordScores(tx *bolt.Tx, pl *plan.Plan) error {
 	for id, conf := range pl.Scores {
-		if err := store.Put(tx, store.BucketFacts, id, &store.Fact{Confidence: conf, At: pl.Created}); err != nil {
+		if err := store.PutFact(tx, id, &store.Fact{Confidence: conf, At: pl.Created}); err != nil {
 			return err
 		}
 	}
@@ -509,7 +509,7 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		err = st.View(func(tx *bolt.Tx) error {
 			var err error
-			if found, err = store.Get(tx, store.BucketPlans, "current", &pl); err != nil {
+			if found, err = store.GetPlan(tx, &pl); err != nil {
 				return err
 			}
 			sc, err := jr.Scan(tx)

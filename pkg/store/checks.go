@@ -84,3 +84,28 @@ func PlanDecisions(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) 
 	}
 	return promoted, rejected, nil
 }
+
+// DeletePromoted forgets the promotion record of id.
+func DeletePromoted(tx *bolt.Tx, id string) error { return Delete(tx, BucketPromoted, id) }
+
+// EachSeen calls fn with what the hooks recorded of every auto-memory
+// entry (BucketEntries).
+func EachSeen(tx *bolt.Tx, fn func(e *Entry) error) error {
+	return Each(tx, BucketEntries, func(id string, e *Entry) error {
+		if e.ID == "" {
+			e.ID = id
+		}
+		return fn(e)
+	})
+}
+
+// currentPlan is the key of the plan "apply" acts on.
+const currentPlan = "current"
+
+// PutPlan saves the plan apply acts on (BucketPlans; the value is the
+// plan package's Plan, which the store does not know).
+func PutPlan(tx *bolt.Tx, plan any) error { return Put(tx, BucketPlans, currentPlan, plan) }
+
+// GetPlan decodes the saved plan into plan; ok is false when there is
+// none.
+func GetPlan(tx *bolt.Tx, plan any) (ok bool, err error) { return Get(tx, BucketPlans, currentPlan, plan) }
