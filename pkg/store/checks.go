@@ -108,4 +108,6 @@ func PutPlan(tx *bolt.Tx, plan any) error { return Put(tx, BucketPlans, currentP
 
 // GetPlan decodes the saved plan into plan; ok is false when there is
 // none.
-func GetPlan(tx *bolt.Tx, plan any) (ok bool, err error) { return Get(tx, BucketPlans, currentPlan, plan) }
+func GetPlan(tx *bolt.Tx, plan any) (ok bool, err error) {
+	return Get(tx, BucketPlans, currentPlan, plan)
+}
