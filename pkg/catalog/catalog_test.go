@@ -510,3 +510,36 @@ func TestSettle(t *testing.T) {
 		}
 	})
 }
+
+// TestSettleStore: a writable transaction that did not build the catalog
+// (validate recording its results) leaves the index current with
+// SettleStore.
+func TestSettleStore(t *testing.T) {
+	f := newFixture(t)
+	var id string
+	f.update(func(c *Catalog) {
+		id = c.Entries()[0].ID
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	err := f.st.Update(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		if err := ct.PutOverlay(id, &store.Overlay{Confidence: 0.1, Status: StatusStale, Validated: f.now}); err != nil {
+			return err
+		}
+		if _, at := ct.Index(); at == ct.Generation() {
+			t.Fatal("an overlay write left the stored index current")
+		}
+		if err := SettleStore(ct); err != nil {
+			return err
+		}
+		if b, at := ct.Index(); b == nil || at != ct.Generation() {
+			t.Fatalf("after SettleStore the index is at %d of %d", at, ct.Generation())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

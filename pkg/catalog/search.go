@@ -84,6 +84,13 @@ func (c *Catalog) Settle() error {
 	return err
 }
 
+// SettleStore is Settle for a writable transaction that did not build the
+// catalog (a command recording validation results, an operation's
+// bookkeeping): it stores the index over what the store holds, if stale.
+func SettleStore(tx *store.CatalogTx) error {
+	return (&Catalog{tx: tx}).Settle()
+}
+
 // Index returns the search index over every live entry the catalog holds:
 // the stored one, decoded in place, while it is current; else a new one,
 // stored when the transaction is writable. Its bytes are valid only inside

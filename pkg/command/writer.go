@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
@@ -145,4 +146,13 @@ func (w *writer) journalOrNil() *journal.Journal {
 	return w.journal
 }
 
-func (w *writer) update(fn func(tx *bolt.Tx) error) error { return w.store.Update(fn) }
+func (w *writer) update(fn func(tx *bolt.Tx) error) error {
+	return w.store.Update(func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		// What fn wrote (overlays, promotions) may have made the stored
+		// search index stale: store it again, so readers decode it.
+		return catalog.SettleStore(store.Catalog(tx))
+	})
+}
