@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/stability"
@@ -33,12 +31,6 @@ type Memory struct {
 	LastSession time.Time
 	Threshold   int
 	Counts      map[stability.Status]int
-}
-
-// LoadMemory scans memDir and joins it with the store through tx (which
-// may be nil: no store yet).
-func LoadMemory(tx *bolt.Tx, memDir string, threshold int) (*Memory, error) {
-	return loadMemory(store.Catalog(tx), memDir, threshold)
 }
 
 // Memory is auto-memory whole, for the plan and status: read afresh with
