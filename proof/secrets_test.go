@@ -160,6 +160,32 @@ type leakIndex struct {
 type piece struct {
 	rec  int
 	text string
+	form string // the form of the secret the piece was cut from
+	off  int    // where in form
+}
+
+// hexOnly reports whether s is only hex digits. Such a piece is judged on
+// 16 bytes, not 8: the store holds many hashes (entry ids, content sums,
+// blob hashes), and with ~10^5 hex positions there against ~10^4 hex
+// pieces of the planted secrets, some 8-digit piece turns up by chance
+// (16^8 ≈ 4·10^9). A hex secret that leaks is longer than 16 digits, or
+// sits among non-hex bytes that the next 8 bytes of the window carry.
+func hexOnly(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
+
+// extends reports whether the 16 bytes of p's form around the piece found
+// at i in s are in s too (compared by eq), or whether the form is too
+// short to tell.
+func (p piece) extends(s string, i int, eq func(a, b string) bool) bool {
+	if len(p.form) < 16 {
+		return true
+	}
+	for k := max(0, p.off+8-16); k <= p.off && k+16 <= len(p.form); k++ {
+		si := i - (p.off - k)
+		if si >= 0 && si+16 <= len(s) && eq(s[si:si+16], p.form[k:k+16]) {
+			return true
+		}
+	}
+	return false
 }
 
 var pemArmor = regexp.MustCompile(`-----(BEGIN|END) [A-Z ]+-----`)
@@ -204,9 +230,9 @@ func newLeakIndex(ps []planted) *leakIndex {
 					continue
 				}
 				w := window(form, i)
-				ix.pieces[w] = append(ix.pieces[w], piece{r, form[i : i+8]})
+				ix.pieces[w] = append(ix.pieces[w], piece{r, form[i : i+8], form, i})
 				lw := window(strings.ToLower(form), i)
-				ix.folded[lw] = append(ix.folded[lw], piece{r, form[i : i+8]})
+				ix.folded[lw] = append(ix.folded[lw], piece{r, form[i : i+8], form, i})
 			}
 		}
 	}
@@ -220,13 +246,13 @@ func (ix *leakIndex) leaks(body []byte) map[int]string {
 	lower := strings.ToLower(s)
 	for i := 0; i+8 <= len(s); i++ {
 		for _, p := range ix.pieces[window(s, i)] {
-			if _, ok := out[p.rec]; !ok && s[i:i+8] == p.text {
+			if _, ok := out[p.rec]; !ok && s[i:i+8] == p.text && (!hexOnly(p.text) || p.extends(s, i, func(a, b string) bool { return a == b })) {
 				out[p.rec] = fmt.Sprintf("%q at byte %d: …%s…", p.text, i, around(s, i))
 			}
 		}
 		if len(lower) == len(s) {
 			for _, p := range ix.folded[window(lower, i)] {
-				if _, ok := out[p.rec]; !ok && lower[i:i+8] == strings.ToLower(p.text) {
+				if _, ok := out[p.rec]; !ok && lower[i:i+8] == strings.ToLower(p.text) && (!hexOnly(p.text) || p.extends(lower, i, strings.EqualFold)) {
 					out[p.rec] = fmt.Sprintf("%q case-folded at byte %d: …%s…", p.text, i, around(s, i))
 				}
 			}
@@ -649,5 +675,27 @@ func checkBackupModes(t *testing.T, f *fixture) {
 	})
 	if n == 0 {
 		t.Errorf("no backup files under .intermem/backups")
+	}
+}
+
+// TestLeakIndexHex holds the leak check to what it must tell apart: a hex
+// secret written out (whole, or 16 of its digits) is a leak; 8 of its
+// digits inside an unrelated hash are not.
+func TestLeakIndexHex(t *testing.T) {
+	secret := "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"
+	ix := newLeakIndex([]planted{{rec: secretRecord{kind: "openrouter-key"}, field: "prose", value: secret, text: "key " + secret}})
+	for _, c := range []struct {
+		body string
+		leak bool
+	}{
+		{`"sum":"` + "05c389febc7d41e476f9566f894d71aa" + `"`, false},
+		{"the key is " + secret, true},
+		{"hash 9d2e6f1a3b8c4d7e9f0a1b2c here", true},
+		{"HASH 9D2E6F1A3B8C4D7E9F0A1B2C HERE", true},
+		{"prefix sk-or-v1-05c3c7d4 only", true},
+	} {
+		if got := len(ix.leaks([]byte(c.body))) > 0; got != c.leak {
+			t.Errorf("%q: leak %v, want %v", c.body, got, c.leak)
+		}
 	}
 }
