@@ -157,7 +157,11 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	if err := w.update(func(tx *bolt.Tx) error {
 		return buildCatalog(env, p, tx, w.now, func(cat *catalog.Catalog) error {
 			items, err = validateItems(cat, ts, only, stability.Threshold(env.Get))
-			return err
+			if err != nil {
+				// Its one failure: the memory directory cannot be read.
+				return memoryError(p, err)
+			}
+			return nil
 		})
 	}); err != nil {
 		return err
