@@ -157,11 +157,11 @@ func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	if err := w.update(func(tx *bolt.Tx) error {
 		return buildCatalog(env, p, tx, w.now, func(cat *catalog.Catalog) error {
 			items, err = validateItems(cat, ts, only, stability.Threshold(env.Get))
-			if err != nil {
-				// Its one failure: the memory directory cannot be read.
-				return memoryError(p, err)
+			var me memoryReadError
+			if errors.As(err, &me) {
+				return memoryError(p, me.err)
 			}
-			return nil
+			return err
 		})
 	}); err != nil {
 		return err
@@ -237,7 +237,7 @@ func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, thresho
 		if n == automemory.Name {
 			mem, err := cat.Memory(threshold)
 			if err != nil {
-				return nil, err
+				return nil, memoryReadError{err}
 			}
 			for _, it := range mem.Items {
 				if it.Kind != automem.Pointer {
@@ -461,3 +461,10 @@ func atCommit(h string) string {
 	}
 	return " at commit " + short(h)
 }
+
+// memoryReadError marks validateItems' failure to read the memory
+// directory, which the command gives memoryError's hint.
+type memoryReadError struct{ err error }
+
+func (e memoryReadError) Error() string { return e.err.Error() }
+func (e memoryReadError) Unwrap() error { return e.err }
