@@ -215,7 +215,7 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 		Branch: branch, Commit: commit, Files: files, Message: msg, Scope: store.ScopeSession,
 		Status: store.StatusValid, Flagged: len(flags) > 0,
 	}
-	s, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: storeWait, Logf: h.Logf, Now: h.Now})
+	s, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: storeWait, Logf: h.Logf, Now: h.Now, Yield: true})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return fmt.Errorf("store busy: the %s checkpoint at turn %d is skipped", kind, n)

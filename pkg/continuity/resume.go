@@ -68,7 +68,7 @@ func resumeNote(h *hookio.Hook, budget int) string {
 		return ""
 	}
 	p := h.Project
-	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond})
+	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond, Yield: true})
 	if err != nil {
 		if !errors.Is(err, store.ErrNotExist) {
 			h.Logf("resume note: %v", err)

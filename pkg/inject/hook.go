@@ -122,7 +122,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// holds the store's lock only for its one read transaction.
 	var openErr error
 	in, err := GatherOpen(env, func() (*store.Store, error) {
-		s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait})
+		s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait, Yield: true})
 		if errors.Is(err, store.ErrNotExist) {
 			return nil, nil
 		}

@@ -55,6 +55,10 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 		if name == automemory.Name {
 			continue
 		}
+		if s.Waited() {
+			r.Logf("catalog: a command is waiting for the store; %s and the sources after it are brought up to date at the next session end", name)
+			return false, nil
+		}
 		if !r.Deadline.IsZero() && time.Now().After(r.Deadline) {
 			r.Logf("catalog: %s and the sources after it are brought up to date at the next session end", name)
 			return false, nil

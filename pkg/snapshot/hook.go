@@ -76,7 +76,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	s, err := store.Open(dbPath, store.Options{Timeout: writeWait, Logf: h.Logf, Now: h.Now})
+	s, err := store.Open(dbPath, store.Options{Timeout: writeWait, Logf: h.Logf, Now: h.Now, Yield: true})
 	if err != nil {
 		// Busy or unusable: keep what can be kept without the store, the
 		// listing. The next writer marks the session's sightings of every
@@ -145,7 +145,7 @@ func passBudget(ctx context.Context) time.Duration {
 // named, with a read-only open that waits briefly. known is false when
 // either cannot be read: the writer path sorts it out.
 func lastPass(dbPath, sessionID string) (sess store.Session, subs []string, known bool) {
-	s, err := store.Open(dbPath, store.Options{ReadOnly: true, Timeout: readWait})
+	s, err := store.Open(dbPath, store.Options{ReadOnly: true, Timeout: readWait, Yield: true})
 	if err != nil {
 		return sess, nil, false
 	}

@@ -101,6 +101,10 @@ type Options struct {
 	// NoSync skips fsync on commit. Only benchmarks and tests that measure
 	// something else should set it.
 	NoSync bool
+	// Yield is for hooks: while a command waits for the store (wait.go),
+	// Open returns ErrLocked at once instead of competing with it. A
+	// writable Open without Yield announces its own wait.
+	Yield bool
 }
 
 // Store is an open database.
@@ -129,6 +133,13 @@ func Open(path string, o Options) (*Store, error) {
 		if err := create(path, o.Now); err != nil {
 			return nil, err
 		}
+	}
+	if o.Yield && commandWaiting(path) {
+		return nil, ErrLocked
+	}
+	if !o.ReadOnly && !o.Yield {
+		release := announceWait(path)
+		defer release()
 	}
 	s, err := open(path, o)
 	if err == nil {
