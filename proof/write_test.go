@@ -136,7 +136,9 @@ func TestConcurrentWrites(t *testing.T) {
 			cmd := exec.Command(filepath.Join(binDir, "intermem-mcp"))
 			cmd.Dir = f.root
 			cmd.Env = f.env("CLAUDE_PROJECT_DIR=" + f.root)
-			var stderr bytes.Buffer
+			// The server writes stderr from its own goroutine while this
+			// one reads it: a locked buffer.
+			var stderr lockedBuffer
 			cmd.Stderr = &stderr
 			ctx := context.Background()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "proof", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -172,8 +174,8 @@ func TestConcurrentWrites(t *testing.T) {
 					break
 				}
 			}
-			if stderr.Len() > 0 {
-				t.Errorf("%s: intermem-mcp wrote to stderr: %s", name, stderr.String())
+			if out := stderr.String(); out != "" {
+				t.Errorf("%s: intermem-mcp wrote to stderr: %s", name, out)
 			}
 		}()
 	}
@@ -233,4 +235,22 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 	t.Logf("%d writers (%d CLI, %d MCP), %d writes, %d distinct memories stored once each, %d busy retries; %d Stop hooks, %d sessions counted",
 		cliWriters+mcpWriters, cliWriters, mcpWriters, len(plan)*(perWriter+1), len(want), busy, hooks, st.Sessions)
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
