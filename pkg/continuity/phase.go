@@ -244,100 +244,64 @@ func randomHex(n int) string {
 // setLater gives every valid record of a phase above n the status to,
 // and returns how many it changed.
 func setLater(tx *bolt.Tx, n int, to string) (int, error) {
-	count := 0
-	later := func(ph *int, status string) bool {
+	return restatus(tx, func(ph *int, status string) bool {
 		return ph != nil && *ph > n && status == store.StatusValid
-	}
-	phases, err := store.Phases(tx)
-	if err != nil {
-		return 0, err
-	}
-	for i := range phases {
-		p := &phases[i]
-		if later(&p.N, p.Status) {
-			p.Status = to
-			if err := store.PutPhase(tx, p); err != nil {
-				return 0, err
-			}
-			count++
-		}
-	}
-	cps, err := store.Checkpoints(tx)
-	if err != nil {
-		return 0, err
-	}
-	for i := range cps {
-		c := &cps[i]
-		if later(c.Phase, c.Status) {
-			c.Status = to
-			if err := store.PutCheckpoint(tx, c); err != nil {
-				return 0, err
-			}
-			count++
-		}
-	}
-	ds, err := store.Decided(tx)
-	if err != nil {
-		return 0, err
-	}
-	for i := range ds {
-		d := &ds[i]
-		if later(d.Phase, d.Status) {
-			d.Status = to
-			if err := store.PutDecided(tx, d); err != nil {
-				return 0, err
-			}
-			count++
-		}
-	}
-	return count, nil
+	}, to)
 }
 
 // RestorePhase brings the archived records of phase n back as
 // invalidated (they are still of an abandoned timeline: searchable with
 // --all, never recalled) and returns how many.
 func RestorePhase(tx *bolt.Tx, n int) (int, error) {
-	count := 0
-	of := func(ph *int, status string) bool { return ph != nil && *ph == n && status == store.StatusArchived }
-	p, had, err := store.GetPhase(tx, n)
+	if _, had, err := store.GetPhase(tx, n); err != nil {
+		return 0, err
+	} else if !had {
+		return 0, fmt.Errorf("phase %d: %w", n, ErrNoPhase)
+	}
+	return restatus(tx, func(ph *int, status string) bool {
+		return ph != nil && *ph == n && status == store.StatusArchived
+	}, store.StatusInvalidated)
+}
+
+// restatus gives every phase, checkpoint and decision that match selects
+// (by the phase it belongs to and its status) the status to, and returns
+// how many it changed. A backtrack and a restore are the same walk over
+// the three kinds of record with a different selection.
+func restatus(tx *bolt.Tx, match func(phase *int, status string) bool, to string) (int, error) {
+	ps, err := restatusEach(tx, store.Phases, store.PutPhase, func(p *store.Phase) (*int, *string) { return &p.N, &p.Status }, match, to)
 	if err != nil {
 		return 0, err
 	}
-	if !had {
-		return 0, fmt.Errorf("phase %d: %w", n, ErrNoPhase)
+	cs, err := restatusEach(tx, store.Checkpoints, store.PutCheckpoint, func(c *store.Checkpoint) (*int, *string) { return c.Phase, &c.Status }, match, to)
+	if err != nil {
+		return 0, err
 	}
-	if of(&p.N, p.Status) {
-		p.Status = store.StatusInvalidated
-		if err := store.PutPhase(tx, &p); err != nil {
+	ds, err := restatusEach(tx, store.Decided, store.PutDecided, func(d *store.PhaseDecision) (*int, *string) { return d.Phase, &d.Status }, match, to)
+	if err != nil {
+		return 0, err
+	}
+	return ps + cs + ds, nil
+}
+
+// restatusEach is restatus over one kind of record: list reads them,
+// fields names a record's phase and status, put stores a changed one.
+func restatusEach[T any](tx *bolt.Tx, list func(*bolt.Tx) ([]T, error), put func(*bolt.Tx, *T) error,
+	fields func(*T) (*int, *string), match func(*int, string) bool, to string) (int, error) {
+	recs, err := list(tx)
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	for i := range recs {
+		ph, status := fields(&recs[i])
+		if !match(ph, *status) {
+			continue
+		}
+		*status = to
+		if err := put(tx, &recs[i]); err != nil {
 			return 0, err
 		}
 		count++
-	}
-	cps, err := store.Checkpoints(tx)
-	if err != nil {
-		return 0, err
-	}
-	for i := range cps {
-		if of(cps[i].Phase, cps[i].Status) {
-			cps[i].Status = store.StatusInvalidated
-			if err := store.PutCheckpoint(tx, &cps[i]); err != nil {
-				return 0, err
-			}
-			count++
-		}
-	}
-	ds, err := store.Decided(tx)
-	if err != nil {
-		return 0, err
-	}
-	for i := range ds {
-		if of(ds[i].Phase, ds[i].Status) {
-			ds[i].Status = store.StatusInvalidated
-			if err := store.PutDecided(tx, &ds[i]); err != nil {
-				return 0, err
-			}
-			count++
-		}
 	}
 	return count, nil
 }
