@@ -1,18 +1,15 @@
 package inject
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
@@ -95,276 +92,402 @@ func GatherOpen(e Env, open func() (*store.Store, error), ix *Index) (*Inputs, e
 	}, ix)
 }
 
+// gatherer holds one Gather's state between its steps. Each step reads
+// one kind of input into in (and the maps the later steps need); the
+// order matters only where a step says what it needs.
+type gatherer struct {
+	e   Env
+	ix  *Index
+	in  *Inputs
+	cwd string // the session's cwd, symlinks resolved
+	wt  string // the work tree holding it
+	st  statCache
+
+	// memory: the memory files read, and the pointers that are facts.
+	mem     []*memFile
+	orphans map[string]bool
+	// documents: what Claude Code loaded (statement keys, marker ids),
+	// and where each promoted id is marked in a curated document.
+	ds         *docSet
+	loadedKeys map[uint64]bool
+	loadedIDs  map[string]bool
+	marked     map[string]bool
+	where      map[string]mark
+	whereDoc   map[string]string
+	pointed    map[string]bool // memory files a loaded MEMORY.md line points to
+	// store: what the hooks and plans recorded.
+	haveStore bool
+	rec       *records
+	promoted  map[string]bool
+	rejected  map[string]bool
+}
+
 func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Inputs, error) {
+	g := newGatherer(e, ix)
+	if err := g.memory(); err != nil {
+		return nil, err
+	}
+	g.documents()
+	g.memoryIndex()
+	if err := g.readStore(open); err != nil {
+		return nil, err
+	}
+	g.ready()
+	g.candidates()
+	// Other sources' entries, after the memories: the bound on stats goes
+	// to memory first.
+	g.in.Corrections = statRelated(g.in.Related, g.in.Corrections, &g.st)
+	return g.in, nil
+}
+
+// newGatherer starts a Gather: where the session is (its cwd below the
+// work tree, the branch).
+func newGatherer(e Env, ix *Index) *gatherer {
 	if ix == nil {
 		ix = NewIndex()
 	}
-	in := &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir}
 	if e.Threshold <= 0 {
 		e.Threshold = stability.DefaultThreshold
 	}
-	cwd := e.Cwd
-	if cwd == "" {
-		cwd = e.Root
+	g := &gatherer{e: e, ix: ix, in: &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir},
+		loadedKeys: make(map[uint64]bool, 512), loadedIDs: map[string]bool{}, marked: map[string]bool{},
+		where: map[string]mark{}, whereDoc: map[string]string{}, pointed: map[string]bool{},
+		promoted: map[string]bool{}, rejected: map[string]bool{}}
+	g.cwd = e.Cwd
+	if g.cwd == "" {
+		g.cwd = e.Root
 	}
-	if real, err := e.Deps.EvalSymlinks(cwd); err == nil {
-		cwd = real
+	if real, err := e.Deps.EvalSymlinks(g.cwd); err == nil {
+		g.cwd = real
 	}
-	wt, branch := gitInfo(e.Deps, cwd)
+	wt, branch := gitInfo(e.Deps, g.cwd)
 	if wt == "" {
 		wt = e.Root
 	}
-	in.Branch = branch
-	if rel, err := filepath.Rel(wt, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		in.CwdRel = filepath.ToSlash(rel)
+	g.wt, g.in.Branch = wt, branch
+	if rel, err := filepath.Rel(wt, g.cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		g.in.CwdRel = filepath.ToSlash(rel)
 	}
+	g.st = statCache{root: wt, m: map[string]Cited{}, deps: e.Deps}
+	return g
+}
 
-	ms := e.mem
+// memory reads the memory files (those the hook listed before taking the
+// store's lock, when it did) and finds the pointers that are facts.
+func (g *gatherer) memory() error {
+	ms := g.e.mem
 	if ms == nil {
 		var err error
-		if ms, err = memFiles(e.Deps, e.MemoryDir, ix); err != nil {
-			return nil, err
+		if ms, err = memFiles(g.e.Deps, g.e.MemoryDir, g.ix); err != nil {
+			return err
 		}
 	}
-	mem := ms.files
-	in.MemFilesUnread = len(ms.beyond)
-	orphans := orphanPointers(mem, ms.beyond)
-	isPointer := func(en *memEntry) bool { return en.Kind == string(automem.Pointer) && !orphans[en.ID] }
-	ds := discover(e, cwd, ix)
+	g.mem = ms.files
+	g.in.MemFilesUnread = len(ms.beyond)
+	g.orphans = orphanPointers(g.mem, ms.beyond)
+	return nil
+}
 
-	// What Claude Code loaded: statements (as exact keys) and markers.
-	loadedKeys := make(map[uint64]bool, 512)
-	loadedIDs := map[string]bool{}
-	for _, f := range ds.set.Files {
+// isPointer reports whether en is an index line pointing to a memory
+// file (a pointer to no file is the memory itself).
+func (g *gatherer) isPointer(en *memEntry) bool {
+	return en.Kind == string(automem.Pointer) && !g.orphans[en.ID]
+}
+
+// documents reads the curated documents and what Claude Code loads: the
+// statements and markers already in context, where each promoted id is
+// marked, and the index of promoted knowledge less what is loaded.
+func (g *gatherer) documents() {
+	g.ds = discover(g.e, g.cwd, g.ix)
+	for _, f := range g.ds.set.Files {
 		for _, k := range f.Doc.Keys {
-			loadedKeys[k] = true
+			g.loadedKeys[k] = true
 		}
 		for _, m := range f.Doc.Marks {
-			loadedIDs[m.ID] = true
+			g.loadedIDs[m.ID] = true
 		}
 	}
-
 	// Everything marked in a curated document is promoted.
-	marked := map[string]bool{}
-	where := map[string]mark{}
-	whereDoc := map[string]string{}
-	for _, td := range ds.targets() {
+	for _, td := range g.ds.targets() {
 		for _, m := range td.d.Marks {
-			marked[m.ID] = true
-			if _, ok := where[m.ID]; !ok {
-				where[m.ID], whereDoc[m.ID] = m, td.name
+			g.marked[m.ID] = true
+			if _, ok := g.where[m.ID]; !ok {
+				g.where[m.ID], g.whereDoc[m.ID] = m, td.name
 			}
 		}
 	}
+	g.agentsIndex()
+	g.details()
+}
 
-	// The index of promoted knowledge, less what Claude Code loaded: a
-	// loaded document's sections, and the detail documents a loaded
-	// document's topic index already lists, are in the context already.
+// agentsIndex lists AGENTS.md's sections when Claude Code does not load
+// it, and says when it holds promoted facts not every client loads.
+func (g *gatherer) agentsIndex() {
+	ds := g.ds
+	if ds.agents == nil || ds.same {
+		return
+	}
+	if !ds.agentsLoaded {
+		if di := docIndex(targets.Agents, ds.agents, false); di != nil {
+			g.in.Docs = append(g.in.Docs, *di)
+		}
+	}
+	// Promoted facts AGENTS.md holds, or indexes in the detail documents
+	// (the tiered layout).
+	facts := len(ds.agents.Marks)
+	if ds.agents.TopicIdx {
+		for _, dt := range ds.details {
+			facts += len(dt.d.Marks)
+		}
+	}
+	if ds.agentsStrict || facts == 0 {
+		return
+	}
+	why := "CLAUDE.md does not import it"
+	if ds.claude == nil {
+		why = "without a CLAUDE.md only Claude Code 2.1.332 and later load it"
+	}
+	g.in.Agents = &AgentsInfo{Facts: facts, Why: why}
+}
+
+// details lists the detail documents no loaded document's topic index
+// already names.
+func (g *gatherer) details() {
 	indexed := map[string]bool{}
-	for _, f := range ds.set.Files {
+	for _, f := range g.ds.set.Files {
 		for _, p := range f.Doc.Indexed {
 			indexed[p] = true
 		}
 	}
-	if ds.agents != nil && !ds.same {
-		if !ds.agentsLoaded {
-			if di := docIndex(targets.Agents, ds.agents, false); di != nil {
-				in.Docs = append(in.Docs, *di)
-			}
-		}
-		// Promoted facts AGENTS.md holds, or indexes in the detail
-		// documents (the tiered layout).
-		facts := len(ds.agents.Marks)
-		if ds.agents.TopicIdx {
-			for _, dt := range ds.details {
-				facts += len(dt.d.Marks)
-			}
-		}
-		if !ds.agentsStrict && facts > 0 {
-			why := "CLAUDE.md does not import it"
-			if ds.claude == nil {
-				why = "without a CLAUDE.md only Claude Code 2.1.332 and later load it"
-			}
-			in.Agents = &AgentsInfo{Facts: facts, Why: why}
+	for _, dt := range g.ds.details {
+		if !indexed[dt.name] {
+			g.in.Details = append(g.in.Details, Detail{Name: dt.name, Title: dt.d.Title, Facts: len(dt.d.Marks)})
 		}
 	}
-	for _, dt := range ds.details {
-		if indexed[dt.name] {
-			continue
-		}
-		in.Details = append(in.Details, Detail{Name: dt.name, Title: dt.d.Title, Facts: len(dt.d.Marks)})
-	}
+}
 
-	// MEMORY.md against its cap, and what its loaded part already says.
-	pointed := map[string]bool{}
-	for _, f := range mem {
+// memoryIndex measures MEMORY.md against its load cap: the entries past
+// it go to the ledger, those before it are in context already (with the
+// files their pointers name).
+func (g *gatherer) memoryIndex() {
+	for _, f := range g.mem {
 		if f.Name != automem.IndexName {
 			continue
 		}
 		l := f.Load
-		in.Index = &IndexInfo{
-			Path: filepath.Join(e.MemoryDir, automem.IndexName), Lines: l.Lines, Chars: l.Chars,
+		g.in.Index = &IndexInfo{
+			Path: filepath.Join(g.e.MemoryDir, automem.IndexName), Lines: l.Lines, Chars: l.Chars,
 			LoadedLines: l.LoadedLines, Truncated: l.Truncated,
 		}
 		for _, en := range f.Entries {
 			if en.Line > l.LoadedLines {
-				in.Index.Beyond = append(in.Index.Beyond, LedgerEntry{Line: en.Line, Text: en.Text, Flags: en.Flags})
+				g.in.Index.Beyond = append(g.in.Index.Beyond, LedgerEntry{Line: en.Line, Text: en.Text, Flags: en.Flags})
 				continue
 			}
-			loadedKeys[en.Key] = true
+			g.loadedKeys[en.Key] = true
 			if en.Link != "" {
-				pointed[en.Link] = true
+				g.pointed[en.Link] = true
 			}
 		}
 	}
+}
 
-	// The store: sessions and sightings, promotions, the journal.
+// readStore reads the store in one read transaction: the last sweep,
+// promotions (and the stale ones still marked), interrupted operations,
+// rejections, each memory entry's sightings and confidence, and the
+// other sources' entries. The store is released right after.
+func (g *gatherer) readStore(open func() (*store.Store, func(), error)) error {
 	n := 0
-	for _, f := range mem {
+	for _, f := range g.mem {
 		n += len(f.Entries)
 	}
-	rec := &records{idx: make(map[string]int32, n), recs: make([]entryRec, 0, n)}
-	promoted := map[string]bool{}
-	rejected := map[string]bool{}
-	sourceOn := func(name string) bool { on, set := e.Sources[name]; return on || !set }
+	g.rec = &records{idx: make(map[string]int32, n), recs: make([]entryRec, 0, n)}
 	s, release, err := open()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if s != nil {
-		err := s.View(func(tx *bolt.Tx) error {
-			in.LastSweep = store.LastSweep(tx)
-			readPromoted(tx, promoted, func(id, text string, conf float64, at time.Time) {
-				if !at.IsZero() && (in.FirstPromoted.IsZero() || at.Before(in.FirstPromoted)) {
-					in.FirstPromoted = at
-				}
-				m, ok := where[id]
-				if !ok || conf < 0 || conf >= score.StaleBelow {
-					return
-				}
-				t := m.Text
-				if t == "" {
-					t = text
-				}
-				in.Stale = append(in.Stale, StaleFact{ID: id, Doc: whereDoc[id], Section: m.Section, Text: t, Confidence: conf})
-			})
-			in.Interrupted, in.Refused = interrupted(tx, e.Key, e.Places)
-			if b := tx.Bucket(store.BucketDecisions); b != nil {
-				_ = b.ForEach(func(k, _ []byte) error { rejected[string(k)] = true; return nil })
-			}
-			readEntries(tx, mem, rec)
-			in.Related, in.Corrections = readRelated(store.Catalog(tx), sourceOn)
-			return nil
-		})
-		release()
-		if err != nil {
-			return nil, err
+	if s == nil {
+		return nil
+	}
+	g.haveStore = true
+	err = s.View(func(tx *bolt.Tx) error {
+		in := g.in
+		in.LastSweep = store.LastSweep(tx)
+		if err := g.readPromoted(tx); err != nil {
+			return err
 		}
-	}
-	haveStore := s != nil
-	sort.Slice(in.Stale, func(i, j int) bool {
-		a, b := in.Stale[i], in.Stale[j]
+		in.Interrupted, in.Refused = interrupted(tx, g.e.Key, g.e.Places)
+		var err error
+		if g.rejected, err = store.Rejected(tx); err != nil {
+			return err
+		}
+		readEntries(tx, g.mem, g.rec)
+		in.Related, in.Corrections = readRelated(store.Catalog(tx), g.sourceOn)
+		return nil
+	})
+	release()
+	sort.Slice(g.in.Stale, func(i, j int) bool {
+		a, b := g.in.Stale[i], g.in.Stale[j]
 		if a.Confidence != b.Confidence {
 			return a.Confidence < b.Confidence
 		}
 		return a.ID < b.ID
 	})
+	return err
+}
 
-	// Entries ready for synthesis: what a plan would number, decided by
-	// the plan's own Judge over the cached Subjects. Citations are the
-	// one input judged differently: by the verdict a plan or validate
-	// recorded, or, for an entry none has judged yet, by whether its
-	// cited project paths exist (see citedStale).
-	st := statCache{root: wt, m: map[string]Cited{}, deps: e.Deps}
-	if haveStore && len(rec.recs) > 0 {
-		w := plan.World{Threshold: e.Threshold, Promoted: promoted, Rejected: rejected, Marked: marked,
-			Loaded: map[uint64]string{}, Curated: map[uint64]bool{}}
-		for _, td := range ds.targets() {
-			for _, k := range td.d.Keys {
-				w.Curated[k] = true
-			}
+// sourceOn reports whether .intermem/config.json leaves a source on.
+func (g *gatherer) sourceOn(name string) bool {
+	on, set := g.e.Sources[name]
+	return on || !set
+}
+
+// readPromoted records every promoted id, when the first was promoted,
+// and the live (not archived) facts still marked in a curated document
+// whose recorded confidence fell below score.StaleBelow.
+func (g *gatherer) readPromoted(tx *bolt.Tx) error {
+	in := g.in
+	return store.EachPromoted(tx, func(p *store.Promoted) error {
+		g.promoted[p.ID] = true
+		if p.Archived {
+			return nil
 		}
-		for _, f := range ds.set.Files {
-			if f.Strict && !f.Below(e.Root) {
-				for _, k := range f.Doc.Keys {
-					w.Loaded[k] = ""
-				}
-			}
+		if !p.At.IsZero() && (in.FirstPromoted.IsZero() || p.At.Before(in.FirstPromoted)) {
+			in.FirstPromoted = p.At
 		}
-		// A one-memory file an index line holding a secret points to
-		// holds it too (pruning removes the line), as automem marks it.
-		secretLinks := map[string]bool{}
-		for _, f := range mem {
-			for i := range f.Entries {
-				if en := &f.Entries[i]; en.Secret && en.Kind == string(automem.Pointer) {
-					secretLinks[en.Link] = true
-				}
-			}
+		m, ok := g.where[p.ID]
+		if !ok || p.Confidence < 0 || p.Confidence >= score.StaleBelow {
+			return nil
 		}
-		for _, f := range mem {
-			for i := range f.Entries {
-				en := &f.Entries[i]
-				r := rec.get(en.ID)
-				if r == nil || r.counted {
-					continue
-				}
-				r.counted = true
-				kind := automem.Kind(en.Kind)
-				if kind == automem.Pointer && !isPointer(en) {
-					kind = automem.Fact // a pointer to no file is the memory itself
-				}
-				subj := plan.Subject{ID: en.ID, Kind: kind, Sessions: r.sessions, Secret: en.Secret || (kind == automem.Memory && secretLinks[f.Name]),
-					Key: en.BKey, DescKey: en.DescKey, HasDesc: en.hasDesc, Withhold: en.Withhold}
-				d, decided := w.Before(&subj)
-				if !decided {
-					d = w.After(&subj, citedScore(r.confidence, en.Cites, &st))
-				}
-				if d.Verdict.Ready() {
-					in.Ready++
-				}
+		t := m.Text
+		if t == "" {
+			t = p.Text
+		}
+		in.Stale = append(in.Stale, StaleFact{ID: p.ID, Doc: g.whereDoc[p.ID], Section: m.Section, Text: t, Confidence: p.Confidence})
+		return nil
+	})
+}
+
+// ready counts the entries ready for synthesis: what a plan would number,
+// decided by the plan's own Judge over the cached Subjects. Citations are
+// the one input judged differently: by the verdict a plan or validate
+// recorded, or, for an entry none has judged yet, by whether its cited
+// project paths exist (see citedScore).
+func (g *gatherer) ready() {
+	if !g.haveStore || len(g.rec.recs) == 0 {
+		return
+	}
+	w := g.world()
+	// A one-memory file an index line holding a secret points to holds
+	// it too (pruning removes the line), as automem marks it.
+	secretLinks := map[string]bool{}
+	for _, f := range g.mem {
+		for i := range f.Entries {
+			if en := &f.Entries[i]; en.Secret && en.Kind == string(automem.Pointer) {
+				secretLinks[en.Link] = true
 			}
 		}
 	}
+	for _, f := range g.mem {
+		for i := range f.Entries {
+			en := &f.Entries[i]
+			r := g.rec.get(en.ID)
+			if r == nil || r.counted {
+				continue
+			}
+			r.counted = true
+			if g.judge(&w, en, r, secretLinks[f.Name]).Verdict.Ready() {
+				g.in.Ready++
+			}
+		}
+	}
+}
 
-	// Candidates: topic-file entries that nothing loaded already says.
-	in.Candidates = make([]Candidate, 0, min(n, maxCandidates))
-	for _, f := range mem {
+// world is what plan.World.Judge needs beside the entry: the threshold,
+// promotions and rejections, the marked ids, the statements of the curated
+// documents and of what every client loads above the project.
+func (g *gatherer) world() plan.World {
+	w := plan.World{Threshold: g.e.Threshold, Promoted: g.promoted, Rejected: g.rejected, Marked: g.marked,
+		Loaded: map[uint64]string{}, Curated: map[uint64]bool{}}
+	for _, td := range g.ds.targets() {
+		for _, k := range td.d.Keys {
+			w.Curated[k] = true
+		}
+	}
+	for _, f := range g.ds.set.Files {
+		if f.Strict && !f.Below(g.e.Root) {
+			for _, k := range f.Doc.Keys {
+				w.Loaded[k] = ""
+			}
+		}
+	}
+	return w
+}
+
+// judge is plan.World.Judge of one memory entry (secretLink: an index
+// line holding a secret points to its file).
+func (g *gatherer) judge(w *plan.World, en *memEntry, r *entryRec, secretLink bool) plan.Decision {
+	kind := automem.Kind(en.Kind)
+	if kind == automem.Pointer && !g.isPointer(en) {
+		kind = automem.Fact // a pointer to no file is the memory itself
+	}
+	subj := plan.Subject{ID: en.ID, Kind: kind, Sessions: r.sessions, Secret: en.Secret || (kind == automem.Memory && secretLink),
+		Key: en.BKey, DescKey: en.DescKey, HasDesc: en.hasDesc, Withhold: en.Withhold}
+	d, decided := w.Before(&subj)
+	if !decided {
+		d = w.After(&subj, citedScore(r.confidence, en.Cites, &g.st))
+	}
+	return d
+}
+
+// candidates are the topic-file entries nothing loaded already says, with
+// their history, cited files and staleness.
+func (g *gatherer) candidates() {
+	n := 0
+	for _, f := range g.mem {
+		n += len(f.Entries)
+	}
+	g.in.Candidates = make([]Candidate, 0, min(n, maxCandidates))
+	for _, f := range g.mem {
 		if f.Name == automem.IndexName {
 			continue
 		}
 		for i := range f.Entries {
-			en := &f.Entries[i]
-			if len(in.Candidates) >= maxCandidates {
-				break
+			if len(g.in.Candidates) >= maxCandidates {
+				return
 			}
-			if isPointer(en) || loadedIDs[en.ID] || loadedKeys[en.Key] || (en.hasDesc && loadedKeys[en.DescKey]) {
-				continue
+			if en := &f.Entries[i]; g.shows(en) {
+				g.in.Candidates = append(g.in.Candidates, g.candidate(f, en))
 			}
-			c := Candidate{ID: en.ID, File: f.Safe, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
-			if orphans[en.ID] {
-				c.Kind = string(automem.Fact)
-			}
-			if en.Kind == string(automem.Memory) {
-				c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
-				c.Content = en.Text
-				c.Pointed = pointed[f.Safe] // links are redacted like names
-			}
-			if r := rec.get(en.ID); r != nil {
-				c.Sessions, c.Confidence = r.sessions, r.confidence
-				c.LastSeen, _ = time.Parse(time.RFC3339Nano, r.lastSeen)
-			}
-			c.Cites = st.cites(en.Cites)
-			// A memory whose citations are broken is shown last, marked:
-			// judged as readiness judges it (the recorded verdict, else
-			// the cited paths on disk).
-			c.Stale = citedScore(c.Confidence, en.Cites, &st).Score.Stale
-			in.Candidates = append(in.Candidates, c)
 		}
 	}
-	// Other sources' entries, after the memories: the bound on stats goes
-	// to memory first.
-	in.Corrections = statRelated(in.Related, in.Corrections, &st)
-	return in, nil
+}
+
+// shows reports whether a topic-file entry may be shown: not a pointer,
+// and nothing loaded says it already.
+func (g *gatherer) shows(en *memEntry) bool {
+	return !g.isPointer(en) && !g.loadedIDs[en.ID] && !g.loadedKeys[en.Key] && !(en.hasDesc && g.loadedKeys[en.DescKey])
+}
+
+func (g *gatherer) candidate(f *memFile, en *memEntry) Candidate {
+	c := Candidate{ID: en.ID, File: f.Safe, Line: en.Line, Kind: en.Kind, Text: en.Text, Confidence: -1, Flags: en.Flags}
+	if g.orphans[en.ID] {
+		c.Kind = string(automem.Fact)
+	}
+	if en.Kind == string(automem.Memory) {
+		c.Text, c.Body, c.Type = memoryLine(en), en.Name+"\n"+en.Text, en.Type
+		c.Content = en.Text
+		c.Pointed = g.pointed[f.Safe] // links are redacted like names
+	}
+	if r := g.rec.get(en.ID); r != nil {
+		c.Sessions, c.Confidence, c.LastSeen = r.sessions, r.confidence, r.lastSeen.LastSeen()
+	}
+	c.Cites = g.st.cites(en.Cites)
+	// A memory whose citations are broken is shown last, marked: judged
+	// as readiness judges it (the recorded verdict, else the cited paths
+	// on disk).
+	c.Stale = citedScore(c.Confidence, en.Cites, &g.st).Score.Stale
+	return c
 }
 
 // citedScore is the citation evidence the hook has for an entry: the
@@ -528,9 +651,9 @@ func memoryLine(en *memEntry) string {
 
 type entryRec struct {
 	sessions   int
-	lastSeen   string  // RFC 3339, parsed only for candidates
-	confidence float64 // -1: unknown
-	counted    bool    // in Inputs.Ready already
+	lastSeen   store.Glance // its time parsed only for candidates
+	confidence float64      // -1: unknown
+	counted    bool         // in Inputs.Ready already
 }
 
 // records holds an entryRec for every current entry id.
@@ -546,19 +669,11 @@ func (r *records) get(id string) *entryRec {
 	return nil
 }
 
-// readEntries reads, for every current entry, the fields of its
-// store.Entry that ranking needs (and a confidence from the facts bucket
-// when one is recorded), without decoding whole records: a JSON decode per
-// entry would cost more than the rest of the hook at 1,000 entries.
+// readEntries reads, for every current entry, what ranking needs of its
+// record (store.Glance) and its validated confidence when one is recorded.
 func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
-	eb := tx.Bucket(store.BucketEntries)
-	fb := tx.Bucket(store.BucketFacts)
-	if fb != nil {
-		if k, _ := fb.Cursor().First(); k == nil {
-			fb = nil
-		}
-	}
-	if eb == nil && fb == nil {
+	gl := store.NewGlancer(tx)
+	if gl.Empty() {
 		return
 	}
 	for _, f := range mem {
@@ -569,113 +684,32 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
 			}
 		}
 	}
-	// One pass over the bucket in key order costs less than a B+tree
-	// search per entry, while the entries read are most of the bucket;
-	// records of entries no longer in memory are skipped by the map
-	// lookup. For a few thousand entries of a far larger store (a memory
-	// directory past maxMemFiles), a search each touches far fewer pages.
-	if eb != nil && len(rec.idx) <= maxSearched {
+	set := func(i int32, g store.Glance) {
+		r := &rec.recs[i]
+		r.sessions, r.lastSeen = g.Sessions, g
+	}
+	// A search per entry touches far fewer pages than a pass over the
+	// bucket for a few thousand entries of a far larger store (a memory
+	// directory past maxMemFiles); past that, one pass in key order costs
+	// less, records of entries no longer in memory skipped by the lookup.
+	if len(rec.idx) <= maxSearched {
 		for id, i := range rec.idx {
-			if v := eb.Get([]byte(id)); v != nil {
-				r := &rec.recs[i]
-				r.sessions, r.lastSeen = entryFields(v)
+			if g, ok := gl.Glance(id); ok {
+				set(i, g)
 			}
 		}
-	} else if eb != nil {
-		c := eb.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			i, ok := rec.idx[string(k)]
-			if !ok || v == nil {
-				continue
+	} else {
+		gl.Each(func(id string, g store.Glance) {
+			if i, ok := rec.idx[id]; ok {
+				set(i, g)
 			}
-			r := &rec.recs[i]
-			r.sessions, r.lastSeen = entryFields(v)
+		})
+	}
+	for id, i := range rec.idx {
+		if c, ok := gl.Confidence(id); ok {
+			rec.recs[i].confidence = c
 		}
 	}
-	if fb != nil {
-		for id, i := range rec.idx {
-			if v := gjson.GetBytes(fb.Get([]byte(id)), "confidence"); v.Exists() {
-				rec.recs[i].confidence = v.Float()
-			}
-		}
-	}
-}
-
-// entryFields reads "sessions" and "last_seen" from an encoding/json
-// store.Entry (compact, known field names); anything unexpected falls back
-// to gjson.
-func entryFields(raw []byte) (int, string) {
-	// Both keys follow the long preview, near the end of the record.
-	tail := raw[max(0, len(raw)-320):]
-	sessions, ok1 := rawInt(tail, `"sessions":`)
-	last, ok2 := rawString(tail, `"last_seen":"`)
-	if !ok1 || !ok2 {
-		sessions, ok1 = rawInt(raw, `"sessions":`)
-		last, ok2 = rawString(raw, `"last_seen":"`)
-	}
-	if !ok1 || !ok2 {
-		v := gjson.GetManyBytes(raw, "sessions", "last_seen")
-		sessions, last = int(v[0].Int()), v[1].String()
-	}
-	return sessions, last
-}
-
-// rawInt and rawString find a key: a key with its closing quote and
-// colon cannot occur inside a JSON string (a quote there is escaped), so
-// its one occurrence is the field.
-func rawInt(raw []byte, key string) (int, bool) {
-	i := bytes.Index(raw, []byte(key))
-	if i < 0 {
-		return 0, false
-	}
-	j := i + len(key)
-	k := j
-	for k < len(raw) && raw[k] >= '0' && raw[k] <= '9' {
-		k++
-	}
-	n, err := strconv.Atoi(string(raw[j:k]))
-	return n, err == nil
-}
-
-func rawString(raw []byte, key string) (string, bool) {
-	i := bytes.Index(raw, []byte(key))
-	if i < 0 {
-		return "", false
-	}
-	j := i + len(key)
-	k := bytes.IndexByte(raw[j:], '"')
-	if k < 0 || bytes.IndexByte(raw[j:j+k], '\\') >= 0 {
-		return "", false
-	}
-	return string(raw[j : j+k]), true
-}
-
-// readPromoted records every promoted id and reports each live (not
-// archived) one with its confidence (negative when none is recorded)
-// and when it was promoted.
-func readPromoted(tx *bolt.Tx, ids map[string]bool, each func(id, text string, conf float64, at time.Time)) {
-	b := tx.Bucket(store.BucketPromoted)
-	if b == nil {
-		return
-	}
-	_ = b.ForEach(func(k, raw []byte) error {
-		if raw == nil {
-			return nil
-		}
-		id := string(k)
-		ids[id] = true
-		v := gjson.GetManyBytes(raw, "confidence", "archived", "text", "at")
-		if v[1].Bool() {
-			return nil
-		}
-		conf := -1.0
-		if v[0].Exists() {
-			conf = v[0].Float()
-		}
-		at, _ := time.Parse(time.RFC3339Nano, v[3].String())
-		each(id, v[2].String(), conf, at)
-		return nil
-	})
 }
 
 // interrupted lists the summaries of the incomplete journal operations

@@ -76,10 +76,7 @@ func PlanDecisions(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) 
 	}); err != nil {
 		return nil, nil, err
 	}
-	if err := Each(tx, BucketDecisions, func(id string, _ *Decision) error {
-		rejected[id] = true
-		return nil
-	}); err != nil {
+	if rejected, err = Rejected(tx); err != nil {
 		return nil, nil, err
 	}
 	return promoted, rejected, nil
