@@ -115,6 +115,15 @@ func gitHere(env *cli.Env, p *project.Project) (string, string) {
 	return continuity.Git(dir)
 }
 
+// statusMark is how a list marks a record that is not valid (" [invalidated]",
+// " [archived]"); a valid one is unmarked.
+func statusMark(status string) string {
+	if status == store.StatusValid {
+		return ""
+	}
+	return " [" + status + "]"
+}
+
 func phaseText(ph *int) string {
 	if ph == nil {
 		return "no phase"
@@ -233,12 +242,11 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := CheckpointsReport{Checkpoints: []store.Checkpoint{}}
-	if err := readContinuity(p, func(tx *bolt.Tx) error {
-		var err error
-		rep.Checkpoints, err = continuity.ListCheckpoints(tx, continuity.Filter{Phase: phase.v, All: *all})
-		return err
-	}); err != nil {
+	var rep CheckpointsReport
+	rep.Checkpoints, err = viewContinuity(p, []store.Checkpoint{}, func(tx *bolt.Tx) ([]store.Checkpoint, error) {
+		return continuity.ListCheckpoints(tx, continuity.Filter{Phase: phase.v, All: *all})
+	})
+	if err != nil {
 		return err
 	}
 	if c.json {
@@ -250,11 +258,7 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 		return nil
 	}
 	for _, cp := range rep.Checkpoints {
-		status := ""
-		if cp.Status != store.StatusValid {
-			status = " [" + cp.Status + "]"
-		}
-		fmt.Fprintf(out, "%s  %s  %s, %s%s\n", cp.ID, cp.Time.UTC().Format("2006-01-02 15:04"), cp.Kind, phaseText(cp.Phase), status)
+		fmt.Fprintf(out, "%s  %s  %s, %s%s\n", cp.ID, cp.Time.UTC().Format("2006-01-02 15:04"), cp.Kind, phaseText(cp.Phase), statusMark(cp.Status))
 		text := cp.Summary
 		if text == "" {
 			text = cp.Message
@@ -325,6 +329,18 @@ func readContinuity(p *project.Project, fn func(tx *bolt.Tx) error) error {
 	}
 	defer s.Close()
 	return s.View(fn)
+}
+
+// viewContinuity returns what read finds in a read transaction of the
+// project's store; a project without a store has an empty history, none.
+func viewContinuity[T any](p *project.Project, none T, read func(tx *bolt.Tx) (T, error)) (T, error) {
+	v := none
+	err := readContinuity(p, func(tx *bolt.Tx) error {
+		var err error
+		v, err = read(tx)
+		return err
+	})
+	return v, err
 }
 
 const phaseUsage = `Usage: intermem phase start N [--name NAME] [--on-backtrack continue|forget|abort] [--json]
@@ -575,12 +591,8 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := continuity.HeadView{Checkpoints: []continuity.CheckpointRef{}, Phases: []store.Phase{}}
-	if err := readContinuity(p, func(tx *bolt.Tx) error {
-		var err error
-		v, err = continuity.Head(tx)
-		return err
-	}); err != nil {
+	v, err := viewContinuity(p, continuity.HeadView{Checkpoints: []continuity.CheckpointRef{}, Phases: []store.Phase{}}, continuity.Head)
+	if err != nil {
 		return err
 	}
 	if c.json {
@@ -605,11 +617,7 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 		if ph.Name != "" {
 			name = " " + ph.Name
 		}
-		status := ""
-		if ph.Status != store.StatusValid {
-			status = " [" + ph.Status + "]"
-		}
-		fmt.Fprintf(out, "  phase %d%s: %s%s\n", ph.N, name, state, status)
+		fmt.Fprintf(out, "  phase %d%s: %s%s\n", ph.N, name, state, statusMark(ph.Status))
 	}
 	if len(v.Checkpoints) > 0 {
 		fmt.Fprintln(out, "Checkpoints:")
@@ -841,10 +849,6 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 		return nil
 	}
 	for _, d := range rep.Decisions {
-		status := ""
-		if d.Status != store.StatusValid {
-			status = " [" + d.Status + "]"
-		}
 		where := phaseText(d.Phase)
 		if d.Scope == store.ScopeUser {
 			where = "scope user"
@@ -852,7 +856,7 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 		if d.Project != "" {
 			where += ", in " + d.Project
 		}
-		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, where, d.Time.UTC().Format("2006-01-02"), status, d.Text, d.Why)
+		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, where, d.Time.UTC().Format("2006-01-02"), statusMark(d.Status), d.Text, d.Why)
 	}
 	return nil
 }
@@ -871,13 +875,7 @@ func otherDecisions(env *cli.Env, root string, f continuity.Filter) ([]store.Pha
 	if err := op.CheckState(); err != nil {
 		return nil, err
 	}
-	var ds []store.PhaseDecision
-	err = readContinuity(op, func(tx *bolt.Tx) error {
-		var err error
-		ds, err = continuity.Decisions(tx, f)
-		return err
-	})
-	return ds, err
+	return viewContinuity(op, nil, func(tx *bolt.Tx) ([]store.PhaseDecision, error) { return continuity.Decisions(tx, f) })
 }
 
 var _ flag.Value = (*optInt)(nil)
