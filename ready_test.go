@@ -227,3 +227,40 @@ Golden files live in `+"`internal/invoice/testdata/`"+`; regenerate them with `+
 		t.Errorf("status says %d ready, plan --max 0 offers %d, context says %d, SessionStart %d; %d before the document", s, p, ctx, h, before)
 	}
 }
+
+// TestReadyAgreesWritten: memories written through intermem are offered
+// like auto-memory entries, and every count of what is ready agrees with
+// the plan: one citing a file that exists is ready, one citing a file
+// that never existed is blocked as stale, and one promoted leaves every
+// count.
+func TestReadyAgreesWritten(t *testing.T) {
+	d := newDemo(t)
+	_, before, _, _ := d.counts("the demo")
+	d.run("intermem", "write", "--type", "decision", "--title", "Money is integer cents",
+		"--content", "Amounts are int64 cents; never floats.", "--file", "internal/invoice/money.go")
+	d.run("intermem", "write", "--type", "learning", "--title", "The PDF cache",
+		"--content", "Rendered PDFs are cached in `internal/render/cache.go`.")
+	check := func(what string, want int) {
+		t.Helper()
+		s, p, c, h := d.counts(what)
+		t.Logf("%s: status %d, plan %d, context %d, SessionStart %d", what, s, p, c, h)
+		if s != want || p != want || c != want || h != want {
+			t.Errorf("%s: status says %d ready, plan --max 0 offers %d, context says %d, SessionStart %d; want %d", what, s, p, c, h, want)
+		}
+	}
+	check("with two written memories", before+1)
+	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	c := gjson.Get(pl, `candidates.#(title=="Money is integer cents")`)
+	if c.Get("source").String() != "written" || c.Get("type").String() != "decision" || c.Get("confidence").Float() != 0.8 {
+		t.Fatalf("the written decision is not offered as written: %s", c.Raw)
+	}
+	if b := gjson.Get(pl, `blocked.#(text%"*PDF cache*").reason`).String(); !strings.Contains(b, "internal/render/cache.go") {
+		t.Errorf("the written memory citing a missing file is not blocked for it: %q", b)
+	}
+	n := c.Get("n").String()
+	d.run("intermem-synthesize", "apply", "--approve", n, "--target", n+"=CLAUDE.md")
+	check("after promoting it", before)
+	if t.Failed() {
+		t.Log(d.run("intermem-synthesize", "plan", "--max", "0"))
+	}
+}

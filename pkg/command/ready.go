@@ -5,6 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
@@ -14,6 +15,7 @@ import (
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/compound"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/tier"
@@ -37,9 +39,8 @@ func loadedSet(env *cli.Env, p *project.Project) *loaded.Set[*mdoc.Doc] {
 // Code loads, the layout. plan and status both start here, so they judge
 // the same things the same way. Everything returned outlives tx.
 //
-// The entries a plan offers are auto-memory's (cat.Memory). A source
-// whose entries are offered for promotion the same way (issue 14's
-// written memories) joins here, as Items of in.Catalog.
+// The entries a plan offers are auto-memory's (cat.Memory) and the
+// written memories (in.Written, plan.WrittenItem).
 func planInputs(env *cli.Env, p *project.Project, cat *catalog.Catalog, tx *bolt.Tx, now time.Time, max int) (plan.Inputs, error) {
 	ts, err := loadTargets(p)
 	if err != nil {
@@ -54,8 +55,29 @@ func planInputs(env *cli.Env, p *project.Project, cat *catalog.Catalog, tx *bolt
 	if err != nil {
 		return plan.Inputs{}, memoryError(p, err)
 	}
+	in.Written = writtenItems(cat)
 	in.Promoted, in.Rejected, err = store.PlanDecisions(tx)
 	return in, err
+}
+
+// writtenItems are the memories in the written set (the catalog's written
+// source, switched off: none), as a plan judges them.
+func writtenItems(cat *catalog.Catalog) []plan.Written {
+	var out []plan.Written
+	for _, e := range cat.Entries(written.Name) {
+		out = append(out, plan.WrittenItem(e.Entry))
+	}
+	return out
+}
+
+// writtenNow maps the memories in the written set to what apply checks
+// them against (plan.WrittenItem's entries), by id.
+func writtenNow(cat *catalog.Catalog) map[string]automem.Entry {
+	out := map[string]automem.Entry{}
+	for _, w := range writtenItems(cat) {
+		out[w.ID] = w.Entry
+	}
+	return out
 }
 
 // solutions are the catalog's solution documents (the compound source).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/promote"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/tier"
@@ -180,18 +182,23 @@ func promotedHomes(tx *bolt.Tx) (map[string]string, error) {
 // read through the catalog in a read-only transaction of st (nil: no
 // store), so nothing is written: a prune of an entry
 // "documented in" one needs it still there.
-func solutionPaths(env *cli.Env, p *project.Project, st *store.Store, now time.Time) (map[string]bool, error) {
+//
+// It also returns the memories in the written set now (writtenNow): an
+// approved one must still be there.
+func solutionPaths(env *cli.Env, p *project.Project, st *store.Store, now time.Time) (map[string]bool, map[string]automem.Entry, error) {
 	paths := map[string]bool{}
+	var wr map[string]automem.Entry
 	collect := func(c *catalog.Catalog) error {
 		for _, e := range solutions(c) {
 			paths[e.Path] = true
 		}
+		wr = writtenNow(c)
 		return nil
 	}
 	if st == nil {
-		return paths, buildCatalog(env, p, nil, now, collect)
+		return paths, wr, buildCatalog(env, p, nil, now, collect)
 	}
-	return paths, st.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, collect) })
+	return paths, wr, st.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, collect) })
 }
 
 // recordScores keeps the confidences a plan computed from citations, for
@@ -316,13 +323,25 @@ func printCandidate(w io.Writer, c plan.Candidate, extra string) {
 		fmt.Fprintf(w, "        %s\n", l)
 	}
 	sessions := fmt.Sprintf("stable in %d %s", c.Sessions, cli.Plural(c.Sessions, "session", "sessions"))
+	from := fmt.Sprintf("from %s:%d", c.File, c.Line)
+	if c.Source == written.Name {
+		// A written memory is stable once written: say what it is and who
+		// wrote it instead.
+		sessions = fmt.Sprintf("written %s %q", c.Type, clip(c.Title, 60))
+		if c.WrittenBy != "" {
+			sessions += " by " + c.WrittenBy
+		}
+		if !c.FirstSeen.IsZero() {
+			sessions += " on " + c.FirstSeen.UTC().Format("2006-01-02")
+		}
+	}
 	var meta string
 	if c.Action == plan.ActionPrune && c.DocumentedIn != "" {
-		meta = fmt.Sprintf("documented in %s · %s · from %s:%d%s", c.DocumentedIn, sessions, c.File, c.Line, extra)
+		meta = fmt.Sprintf("documented in %s · %s · %s%s", c.DocumentedIn, sessions, from, extra)
 	} else if c.Action == plan.ActionPrune {
-		meta = fmt.Sprintf("already in %s · %s · from %s:%d%s", c.LoadedIn, sessions, c.File, c.Line, extra)
+		meta = fmt.Sprintf("already in %s · %s · %s%s", c.LoadedIn, sessions, from, extra)
 	} else {
-		meta = fmt.Sprintf("%s · confidence %.2f · %s · from %s:%d%s", sessions, c.Confidence, c.Route, c.File, c.Line, extra)
+		meta = fmt.Sprintf("%s · confidence %.2f · %s · %s%s", sessions, c.Confidence, c.Route, from, extra)
 	}
 	if cost := tokenCost(c.Tokens, c.TokensSaved); cost != "" {
 		meta += " · " + cost
@@ -591,9 +610,10 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	req.Said = loaded.Said(loadedSet(env, p))
-	if req.Documents, err = solutionPaths(env, p, st, now); err != nil {
+	if req.Documents, req.Written, err = solutionPaths(env, p, st, now); err != nil {
 		return err
 	}
+	req.WrittenLog, req.Now = filepath.Join(p.StateDir, written.FileName), now
 	prep, err := promote.Prepare(&pl, req, mem, ts, tier.Load(env.Get, p.StateDir))
 	if err != nil {
 		if errors.Is(err, promote.ErrStale) {

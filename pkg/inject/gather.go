@@ -18,6 +18,7 @@ import (
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
@@ -120,6 +121,8 @@ type gatherer struct {
 	rec       *records
 	promoted  map[string]bool
 	rejected  map[string]bool
+	// written: the memories in the written set, as stored in the catalog.
+	written []writtenSubject
 }
 
 func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Inputs, error) {
@@ -323,6 +326,9 @@ func (g *gatherer) readStore(open func() (*store.Store, func(), error)) error {
 		}
 		readEntries(tx, g.mem, g.rec)
 		in.Related, in.Corrections = readRelated(store.Catalog(tx), g.sourceOn)
+		if g.sourceOn(written.Name) {
+			g.written = readWritten(store.Catalog(tx))
+		}
 		return nil
 	})
 	release()
@@ -374,7 +380,7 @@ func (g *gatherer) readPromoted(tx *bolt.Tx) error {
 // recorded, or, for an entry none has judged yet, by whether its cited
 // project paths exist (see citedScore).
 func (g *gatherer) ready() {
-	if !g.haveStore || len(g.rec.recs) == 0 {
+	if !g.haveStore || len(g.rec.recs)+len(g.written) == 0 {
 		return
 	}
 	w := g.world()
@@ -399,6 +405,21 @@ func (g *gatherer) ready() {
 			if g.judge(&w, en, r, secretLinks[f.Name]).Verdict.Ready() {
 				g.in.Ready++
 			}
+		}
+	}
+	// The written memories, as the plan judges them after auto-memory: an
+	// id auto-memory holds too was counted there.
+	for i := range g.written {
+		ws := &g.written[i]
+		if r := g.rec.get(ws.subj.ID); r != nil && r.counted {
+			continue
+		}
+		d, decided := w.Before(&ws.subj)
+		if !decided {
+			d = w.After(&ws.subj, citedScore(ws.confidence, ws.cites, &g.st))
+		}
+		if d.Verdict.Ready() {
+			g.in.Ready++
 		}
 	}
 }
@@ -790,4 +811,38 @@ func (s *statCache) one(p string) (Cited, bool) {
 	}
 	s.m[p] = got
 	return got, true
+}
+
+// writtenSubject is a written memory as readiness judges it: its Subject
+// (plan.WrittenSubject), the confidence a plan or validate recorded (-1:
+// none) and the paths it cites.
+type writtenSubject struct {
+	subj       plan.Subject
+	confidence float64
+	cites      []string
+}
+
+// readWritten reads the written memories from the catalog as stored
+// (every writer and SessionEnd keep it current; the hook never parses the
+// log), at most maxRelatedRead of them.
+func readWritten(ct *store.CatalogTx) []writtenSubject {
+	var out []writtenSubject
+	_ = ct.Files(written.Name, func(f *store.CatalogFile) error {
+		for _, id := range f.IDs {
+			if len(out) >= maxRelatedRead {
+				return nil
+			}
+			e, ok := ct.Entry(id, written.Name)
+			if !ok || !e.Gone.IsZero() {
+				continue
+			}
+			ws := writtenSubject{subj: plan.WrittenSubject(e.Entry), confidence: -1, cites: e.Citations}
+			if fact, ok := ct.Fact(id); ok {
+				ws.confidence = fact.Confidence
+			}
+			out = append(out, ws)
+		}
+		return nil
+	})
+	return out
 }

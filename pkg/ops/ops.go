@@ -124,6 +124,8 @@ var actions = map[string]action{
 	ActTidyIndex:  {applyTidyIndex, nil},
 	// write (write.go)
 	ActWriteAppend: {applyWriteAppend, undoWriteAppend},
+	ActWriteRetire: {applyWriteRetire, undoWriteRetire},
+	ActWriteRevive: {applyWriteRevive, undoWriteAppend},
 }
 
 // ErrUnknownAction is returned for a step whose action no kind defines.

@@ -76,6 +76,12 @@ type PromoteSpec struct {
 	// Index are the detail documents the AGENTS.md index lists, refreshed
 	// at the end of phase 1 when an insert goes to one.
 	Index []string
+	// Retire are the steps (RetireStep, phase 2) that take approved written
+	// memories (package written) out of the written set: promoted ones,
+	// and ones only pruned (listed in RetireOnly too). Like pruning
+	// auto-memory, they run once every insert is durable.
+	Retire     []journal.Step
+	RetireOnly []string
 }
 
 // Promote builds a promotion: phase 1 writes the targets (each file's
@@ -106,6 +112,8 @@ func Promote(ts *targets.Set, mem *automem.Dir, sp PromoteSpec) *journal.Op {
 		op.Entries = append(op.Entries, e.ID)
 		phase2 = append(phase2, pruneSteps(mem, e, pointers)...)
 	}
+	op.Entries = append(op.Entries, sp.RetireOnly...)
+	phase2 = append(phase2, sp.Retire...)
 	if sp.Import {
 		phase1 = append(phase1, journal.Step{Phase: 1, Path: ts.Claude.Path, Action: ActImport})
 	}
@@ -114,7 +122,7 @@ func Promote(ts *targets.Set, mem *automem.Dir, sp PromoteSpec) *journal.Op {
 		phase1 = append(phase1, indexStep(ts, sp.Index))
 	}
 	op.Steps = append(phase1, groupByFile(phase2)...)
-	promoted, pruned := len(sp.Inserts), len(sp.PruneOnly)
+	promoted, pruned := len(sp.Inserts), len(sp.PruneOnly)+len(sp.RetireOnly)
 	op.Summary = fmt.Sprintf("promote %d %s", promoted, cli.Plural(promoted, "entry", "entries"))
 	if promoted == 0 && pruned > 0 {
 		// Still a "promote" operation (its journal kind): only its
@@ -297,6 +305,8 @@ func Describe(s *journal.Step) (detail, text string, ok bool) {
 		detail = "delete the memory file (its content was promoted)"
 	case ActRemovePointers:
 		detail = "remove the index lines pointing to " + s.Extra
+	case ActWriteRetire:
+		detail = "take written memory " + s.ID + " out of the written set (a retire line; the record stays)"
 	case ActEnsureDetail:
 		if s.Before != "" {
 			return "", "", false // the detail document exists: nothing to say

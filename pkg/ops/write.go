@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/source/written"
@@ -62,14 +63,7 @@ func applyWriteAppend(s *journal.Step, cur []byte, exists bool, _ journal.Reader
 	if exists && written.Holds(cur, s.ID) {
 		return cur, true, nil
 	}
-	next := make([]byte, 0, len(cur)+1+len(line))
-	next = append(next, cur...)
-	if len(next) > 0 && next[len(next)-1] != '\n' {
-		// A line cut short (by a hand edit) ends here, so the record starts
-		// a line of its own.
-		next = append(next, '\n')
-	}
-	return append(next, line...), true, nil
+	return appendLine(cur, line), true, nil
 }
 
 // undoWriteAppend removes the memory's line, for discarding an
@@ -79,9 +73,99 @@ func undoWriteAppend(s *journal.Step, cur []byte, exists bool, _ journal.Reader)
 		return cur, exists, nil
 	}
 	line := []byte(s.Block)
-	i := bytes.Index(cur, line)
+	// The last copy: a revive appends a line the log already holds
+	// earlier, retired.
+	i := bytes.LastIndex(cur, line)
 	if i < 0 || (i > 0 && cur[i-1] != '\n') {
 		return cur, exists, nil
 	}
 	return append(append([]byte{}, cur[:i]...), cur[i+len(line):]...), true, nil
+}
+
+// ActWriteRetire (phase 2 of a promotion; phase 1 of a written memory's
+// archive) takes a memory out of the written set by appending a retire
+// line (written.Retire) to the log, unless the memory is no longer in the
+// set. Path: <state dir>/written.jsonl; ID: the memory's id; Block: the
+// retire line. The record stays in the log, so an undo or a restore has
+// its bytes.
+const ActWriteRetire = "write-retire"
+
+// ActWriteRevive (phase 1 of a restore) brings a memory back into the
+// written set by appending its record line again, unless it is in the set.
+// Path: <state dir>/written.jsonl; ID: the memory's id; Block: the record's
+// line, as the log held it.
+const ActWriteRevive = "write-revive"
+
+// RetireStep is the step that takes the memory id out of the written set
+// in the log at logPath, for reason (written.Promoted, Pruned, Archived),
+// at the time at.
+func RetireStep(phase int, logPath, id, reason string, at time.Time) (journal.Step, error) {
+	line, err := written.EncodeRetire(&written.Retire{Retired: id, Reason: reason, At: at.UTC()})
+	if err != nil {
+		return journal.Step{}, err
+	}
+	return journal.Step{Phase: phase, Path: logPath, Action: ActWriteRetire, ID: id, Block: string(line)}, nil
+}
+
+// checkRetire validates a retire step read back from the journal.
+func checkRetire(s *journal.Step) ([]byte, error) {
+	if filepath.Base(s.Path) != written.FileName {
+		return nil, fmt.Errorf("write: %q is not the log of written memories", s.Path)
+	}
+	line := []byte(s.Block)
+	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
+		return nil, fmt.Errorf("write: %w (not one line)", ErrNotWritten)
+	}
+	r, err := written.DecodeRetire(line[:len(line)-1])
+	if err != nil || r.Retired != s.ID {
+		return nil, fmt.Errorf("write: %w", ErrNotWritten)
+	}
+	return line, nil
+}
+
+func applyWriteRetire(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
+	line, err := checkRetire(s)
+	if err != nil {
+		return nil, false, err
+	}
+	if !exists || !written.Holds(cur, s.ID) {
+		return cur, exists, nil // not in the set (never, or retired already)
+	}
+	return appendLine(cur, line), true, nil
+}
+
+// undoWriteRetire removes the retire line the step appended, for
+// discarding an interrupted archive: the memory is in the set again.
+func undoWriteRetire(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
+	if !exists {
+		return cur, exists, nil
+	}
+	line := []byte(s.Block)
+	i := bytes.LastIndex(cur, line)
+	if i < 0 || (i > 0 && cur[i-1] != '\n') {
+		return cur, exists, nil
+	}
+	return append(append([]byte{}, cur[:i]...), cur[i+len(line):]...), true, nil
+}
+
+func applyWriteRevive(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
+	line, err := checkWrite(s)
+	if err != nil {
+		return nil, false, err
+	}
+	if exists && written.Holds(cur, s.ID) {
+		return cur, true, nil
+	}
+	return appendLine(cur, line), true, nil
+}
+
+// appendLine appends line to cur, starting a line of its own when a line
+// cut short (by a hand edit) ends cur.
+func appendLine(cur, line []byte) []byte {
+	next := make([]byte, 0, len(cur)+1+len(line))
+	next = append(next, cur...)
+	if len(next) > 0 && next[len(next)-1] != '\n' {
+		next = append(next, '\n')
+	}
+	return append(next, line...)
 }

@@ -89,7 +89,10 @@ import (
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
+	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
@@ -160,6 +163,14 @@ type Candidate struct {
 	// Link is the memory file a pointer in MEMORY.md names for a Memory
 	// entry (pruning removes those pointers too).
 	FirstSeen time.Time `json:"first_seen"`
+	// Source is "written" for a memory written through intermem (package
+	// written; File is then its log, Line the line that wrote it), with
+	// its Type, Title and the tool or agent that wrote it (WrittenBy);
+	// empty for auto-memory. Approving it takes it out of the written set.
+	Source    string `json:"source,omitempty"`
+	Type      string `json:"type,omitempty"`
+	Title     string `json:"title,omitempty"`
+	WrittenBy string `json:"written_by,omitempty"`
 }
 
 // Blocked is a stable entry that will not be offered.
@@ -242,6 +253,44 @@ type Inputs struct {
 	// compound entries): a memory entry one of them already says is
 	// offered for pruning, "documented in" it (NewDocuments; nil: none).
 	Documents *Documents
+	// Written are the memories in the written set (package written), each
+	// offered like an auto-memory entry (WrittenItem).
+	Written []Written
+}
+
+// Written is a memory written through intermem as a plan judges it.
+type Written struct {
+	// Item is the memory as an auto-memory entry (WrittenItem): a
+	// one-memory entry whose description is the title.
+	catalog.Item
+	// Files are the paths the writer named (--file): citations beyond
+	// those of the text.
+	Files []string
+	// By is who wrote it: the source the writer named, and the agent.
+	By string
+}
+
+// WrittenItem returns the written memory e (an entry of the written
+// source, as the catalog holds it: redacted, Secret set; its Citations the
+// files named and those its text cites) as plan judges it: a one-memory entry whose description is its title and whose type is
+// the memory's, at the log's line. A written memory needs no history to be
+// stable: Subject.Deliberate.
+func WrittenItem(e source.Entry) Written {
+	by := e.Fields["source"]
+	if a := e.Fields["agent_id"]; a != "" {
+		by = strings.TrimSpace(by + " (agent " + a + ")")
+	}
+	var files []string
+	if f := e.Fields["files"]; f != "" {
+		files = strings.Split(f, ", ")
+	}
+	return Written{
+		Item: catalog.Item{Entry: automem.Entry{
+			ID: e.ID, Kind: automem.Memory, File: e.Path, StartLine: e.Line, EndLine: e.EndLine,
+			Section: e.Title, Name: e.Title, Description: e.Title, Text: e.Text, Type: e.Fields["type"], Secret: e.Secret,
+		}, Rec: &store.Entry{FirstSeen: e.Created}, Status: stability.Stable},
+		Files: files, By: by,
+	}
 }
 
 // Build makes a plan.
@@ -259,20 +308,19 @@ func Build(in Inputs) *Plan {
 	w, ix, notes, stmts := world(in)
 
 	cands, private := []Candidate{}, []Candidate{}
-	seen := make(map[string]bool, len(cat.Items))
-	for i := range cat.Items {
-		it := &cat.Items[i]
+	seen := make(map[string]bool, len(cat.Items)+len(in.Written))
+	judge := func(it *catalog.Item, wr *Written) {
 		// Identical entries are one fact (pruning removes every copy):
 		// the first copy in memory stands for it.
 		if seen[it.ID] {
-			continue
+			return
 		}
 		seen[it.ID] = true
 		if it.Status == stability.Stable {
 			p.Stable++
 		}
 		subj := SubjectOf(it.Entry)
-		subj.Sessions = it.Sessions()
+		subj.Sessions, subj.Deliberate = it.Sessions(), wr != nil
 		block := Block(it.Entry)
 		original, fixes := "", []cite.Fix(nil)
 		d := w.Judge(&subj, func() Evidence {
@@ -280,7 +328,7 @@ func Build(in Inputs) *Plan {
 				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
 			}
 			var ev Evidence
-			original, block, fixes, ev = check(in.Checker, it, block, cat.Threshold)
+			original, block, fixes, ev = check(in.Checker, it, wr, block, cat.Threshold)
 			p.Scores[it.ID] = ev.Score.Confidence
 			return ev
 		})
@@ -290,29 +338,29 @@ func Build(in Inputs) *Plan {
 		}
 		switch d.Verdict {
 		case Unstable:
-			continue
+			return
 		case IsPointer:
 			p.Pointers++
-			continue
+			return
 		case Promoted:
 			p.SkippedPromoted++
-			continue
+			return
 		case Rejected:
 			p.SkippedRejected++
-			continue
+			return
 		case Duplicate:
 			p.SkippedDuplicates++
-			continue
+			return
 		case Withheld:
 			b := listed()
 			b.Reason, b.Confidence = d.Reason, 0
 			p.TimeBound = append(p.TimeBound, b)
-			continue
+			return
 		case Stale:
 			b := listed()
 			b.Reason = strings.Join(d.Score.Reasons, "; ")
 			p.Blocked = append(p.Blocked, b)
-			continue
+			return
 		}
 		c := Candidate{
 			ID: it.ID, Kind: string(it.Kind), File: it.File, Line: it.StartLine,
@@ -323,7 +371,12 @@ func Build(in Inputs) *Plan {
 		if it.Rec != nil {
 			c.FirstSeen = it.Rec.FirstSeen
 		}
-		c.TokensSaved = savedTokens(cat.Dir, &it.Entry)
+		if wr != nil {
+			// Nothing of it is loaded at session start: it saves nothing.
+			c.Source, c.Type, c.Title, c.WrittenBy = written.Name, it.Type, it.Description, wr.By
+		} else {
+			c.TokensSaved = savedTokens(cat.Dir, &it.Entry)
+		}
 		switch d.Verdict {
 		case PruneOnly:
 			c.Action, c.LoadedIn, c.Confidence = ActionPrune, d.Reason, score.Base
@@ -337,9 +390,15 @@ func Build(in Inputs) *Plan {
 		if d.Verdict == Private {
 			c.TokensSaved = 0 // it stays in memory
 			private = append(private, c)
-			continue
+			return
 		}
 		cands = append(cands, c)
+	}
+	for i := range cat.Items {
+		judge(&cat.Items[i], nil)
+	}
+	for i := range in.Written {
+		judge(&in.Written[i].Item, &in.Written[i])
 	}
 	p.Baseline = p.Stable == 0
 
@@ -360,26 +419,39 @@ func Ready(in Inputs) int {
 	cat := in.Catalog
 	n := 0
 	seen := make(map[string]bool, len(cat.Items))
-	for i := range cat.Items {
-		it := &cat.Items[i]
+	judge := func(it *catalog.Item, wr *Written) {
 		if seen[it.ID] {
-			continue
+			return
 		}
 		seen[it.ID] = true
 		subj := SubjectOf(it.Entry)
-		subj.Sessions = it.Sessions()
+		subj.Sessions, subj.Deliberate = it.Sessions(), wr != nil
 		d := w.Judge(&subj, func() Evidence {
 			if in.Checker == nil {
 				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
 			}
-			_, _, _, ev := check(in.Checker, it, Block(it.Entry), cat.Threshold)
+			_, _, _, ev := check(in.Checker, it, wr, Block(it.Entry), cat.Threshold)
 			return ev
 		})
 		if d.Verdict.Ready() {
 			n++
 		}
 	}
+	for i := range cat.Items {
+		judge(&cat.Items[i], nil)
+	}
+	for i := range in.Written {
+		judge(&in.Written[i].Item, &in.Written[i])
+	}
 	return n
+}
+
+// WrittenSubject is the Subject of the written memory e (WrittenItem), for
+// a caller that judges entries as stored (the SessionStart hook).
+func WrittenSubject(e source.Entry) Subject {
+	s := SubjectOf(WrittenItem(e).Entry)
+	s.Deliberate = true
+	return s
 }
 
 // check validates an item's citations. A fact citing a file git
@@ -387,8 +459,14 @@ func Ready(in Inputs) int {
 // the original kept: promoting it as written would put a wrong path into
 // a document that validate flags right after. The corrected text is what
 // is scored (and, by Judge, deduplicated).
-func check(c *cite.Checker, it *catalog.Item, block string, threshold int) (original, final string, fixes []cite.Fix, ev Evidence) {
-	results := c.Check(cite.Extract(it.Text))
+//
+// A written memory (wr not nil) also cites the files its writer named.
+func check(c *cite.Checker, it *catalog.Item, wr *Written, block string, threshold int) (original, final string, fixes []cite.Fix, ev Evidence) {
+	cites := it.Text
+	if wr != nil {
+		cites = WrittenCites(it.Text, wr.Files)
+	}
+	results := c.Check(cite.Extract(cites))
 	final = block
 	if fixed, fx := cite.Rewrite(block, results); len(fx) > 0 {
 		text, _ := cite.Rewrite(it.Text, results)
@@ -398,6 +476,22 @@ func check(c *cite.Checker, it *catalog.Item, block string, threshold int) (orig
 	}
 	ev.Score = score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: threshold})
 	return original, final, fixes, ev
+}
+
+// WrittenCites is the text whose citations are a written memory's: its
+// content, then each file its writer named on a line of its own, in
+// backticks (as validate.CitesOf lists them), so cite.Extract reads each
+// as a path.
+func WrittenCites(text string, files []string) string {
+	var b strings.Builder
+	b.WriteString(text)
+	for _, f := range files {
+		if strings.ContainsAny(f, "`\n") {
+			continue
+		}
+		b.WriteString("\n`" + f + "`")
+	}
+	return b.String()
 }
 
 // judgeWorld gathers what entries are judged against.
@@ -690,6 +784,9 @@ func Route(e automem.Entry) (target, why string) {
 		return targets.Claude, e.Type + " memory"
 	case "project", "reference":
 		return targets.Agents, e.Type + " memory"
+	case "style":
+		// A written style rule (package written) is how to work.
+		return targets.Claude, "style memory"
 	}
 	text := strings.TrimSpace(e.Text)
 	if e.Kind == automem.Memory && e.Description != "" {
@@ -750,6 +847,17 @@ func Section(e automem.Entry, d *automem.Dir) string {
 		return "References"
 	case "project":
 		return "Project notes"
+	// The types of written memories (package written).
+	case "decision":
+		return "Decisions"
+	case "solution":
+		return "Solutions"
+	case "learning":
+		return "Learnings"
+	case "insight":
+		return "Insights"
+	case "style":
+		return "Style"
 	}
 	return "Notes"
 }

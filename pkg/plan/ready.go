@@ -83,6 +83,13 @@ type Subject struct {
 	// Secret is automem.Entry.Secret: pruning the entry would remove a
 	// secret from memory.
 	Secret bool
+	// Deliberate marks a memory written through intermem (package
+	// written): stable from the moment it is written. Stability guards
+	// against auto-memory's churn (the model rewrites its notes as it
+	// works); a written memory cannot churn — its id is its type, title
+	// and content, so a changed one is another memory — and its writer
+	// chose to record it, so it waits for no sessions.
+	Deliberate bool
 }
 
 // SubjectOf derives an entry's Subject (Sessions left zero).
@@ -163,7 +170,7 @@ func (w *World) Judge(s *Subject, evidence func() Evidence) Decision {
 // per entry.
 func (w *World) Before(s *Subject) (d Decision, decided bool) {
 	switch {
-	case stability.Of(&store.Entry{Sessions: s.Sessions}, w.Threshold) != stability.Stable:
+	case !s.Deliberate && stability.Of(&store.Entry{Sessions: s.Sessions}, w.Threshold) != stability.Stable:
 		return Decision{Verdict: Unstable}, true
 	case s.Kind == automem.Pointer:
 		return Decision{Verdict: IsPointer}, true

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/journal"
@@ -26,6 +27,7 @@ import (
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
@@ -53,6 +55,13 @@ type Request struct {
 	// (the catalog's compound entries): a prune of an entry "documented
 	// in" one needs the document still there.
 	Documents map[string]bool
+	// Written are the memories in the written set now (package written),
+	// by id, as plan.WrittenItem makes them; WrittenLog is the log's path
+	// (under the state directory). An approved written memory leaves the
+	// set by a retire line, at Now, once every insert is durable.
+	Written    map[string]automem.Entry
+	WrittenLog string
+	Now        time.Time
 }
 
 // ErrSpec is returned for a malformed or out-of-range selection.
@@ -217,6 +226,15 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 			}
 		}
 	}
+	// A written memory is judged by what the written set holds now; an id
+	// both hold is the same text, and auto-memory's copy is the one
+	// pruned.
+	isWritten := func(c *plan.Candidate) bool { return c.Source == written.Name }
+	for id, e := range req.Written {
+		if _, dup := byID[id]; !dup {
+			byID[id] = e
+		}
+	}
 	var stale []string
 	var nums []int
 	for n := range approved {
@@ -228,7 +246,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 		c := valid[n]
 		e, ok := byID[c.ID]
 		switch {
-		case !ok:
+		case !ok, isWritten(c) && req.Written[c.ID].ID == "":
 			stale = append(stale, fmt.Sprintf("%d (%q) changed or vanished from %s", n, short(c.Text), c.File))
 		case e.Secret && kept[n] == nil:
 			// A pointer or heading with a secret appeared since the plan:
@@ -347,7 +365,7 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 			}
 			creates[d.path] = true
 		}
-		if e.Kind == automem.Memory {
+		if e.Kind == automem.Memory && !isWritten(c) {
 			homes[e.File] = d.path
 			// A memory file sits where its pointer sits in the index.
 			if mem != nil && mem.Index != nil {
@@ -376,17 +394,32 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	var sp ops.PromoteSpec
 	for _, d := range dests {
 		c, e, n := valid[d.n], d.e, d.n
-		block, edited := links.rewrite(c.Block, e.File, d.path), false
+		// A written memory's links are not relative to a memory file: they
+		// land as written.
+		block, edited, kind := c.Block, false, string(e.Kind)
+		if isWritten(c) {
+			kind = written.Name
+		} else {
+			block = links.rewrite(c.Block, e.File, d.path)
+		}
 		if t, ok := req.Edits[n]; ok {
 			block, edited = "- "+strings.Join(strings.Fields(redact.String(t)), " "), true
 		}
 		sp.Inserts = append(sp.Inserts, ops.Insert{Path: d.path, ID: c.ID, Section: d.section, Block: block, Detail: d.tiered})
 		pr.Promotions = append(pr.Promotions, Promotion{
 			N: n, ID: c.ID, File: d.file, Section: d.section, Edited: edited,
-			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: string(e.Kind), Kept: e.Secret || kept[n] != nil,
+			Text: strings.TrimPrefix(block, "- "), Origin: e.File, Kind: kind, Kept: e.Secret || kept[n] != nil,
 		})
 		if e.Secret || kept[n] != nil {
 			continue // never pruned: the user's only usable copy of the secret is here
+		}
+		if isWritten(c) {
+			st, err := ops.RetireStep(2, req.WrittenLog, c.ID, written.Promoted, req.Now)
+			if err != nil {
+				return nil, err
+			}
+			sp.Retire = append(sp.Retire, st)
+			continue
 		}
 		// An entry without a secret has none in its file's name either:
 		// e.File is the name on disk.
@@ -397,6 +430,14 @@ func Prepare(pl *plan.Plan, req Request, mem *automem.Dir, ts *targets.Set, layo
 	for _, n := range prunes {
 		c := valid[n]
 		pr.Pruned = append(pr.Pruned, c)
+		if isWritten(c) {
+			st, err := ops.RetireStep(2, req.WrittenLog, c.ID, written.Pruned, req.Now)
+			if err != nil {
+				return nil, err
+			}
+			sp.Retire, sp.RetireOnly = append(sp.Retire, st), append(sp.RetireOnly, c.ID)
+			continue
+		}
 		sp.PruneOnly = append(sp.PruneOnly, byID[c.ID])
 	}
 	if req.ImportAgents {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
@@ -25,7 +26,16 @@ import (
 // It is Prepare's own work, so the two cannot disagree; an error (the
 // plan no longer describes the memory) leaves the plan as it is.
 func Preview(pl *plan.Plan, mem *automem.Dir, ts *targets.Set, layout tier.Config, homes map[string]string) error {
-	req := Request{ImportAgents: true, Homes: homes}
+	req := Request{ImportAgents: true, Homes: homes, Written: map[string]automem.Entry{}}
+	// The written memories the plan offers are there now: it was just
+	// built from them.
+	for _, cs := range [][]plan.Candidate{pl.Candidates, pl.Private} {
+		for _, c := range cs {
+			if c.Source == written.Name {
+				req.Written[c.ID] = automem.Entry{ID: c.ID, Kind: automem.Memory, File: c.File, StartLine: c.Line}
+			}
+		}
+	}
 	for _, c := range pl.Candidates {
 		if c.Action == plan.ActionPromote {
 			req.Approve = append(req.Approve, c.N)

@@ -19,13 +19,28 @@
 // well-formed, and the catalog redacts and screens every entry it keeps
 // from here, as it does for every source but auto-memory.
 //
-// # Records
+// # Records, and memories leaving the set
 //
 // A record's id is ID(type, title, content): the same memory written twice
 // is one memory, whatever its tags or writer, and its id never depends on
 // a field a parse could read differently. Records are never edited in
-// place; the log only grows, so it is a source.Appender: a parse after a
-// write costs the appended line.
+// place; the log only grows.
+//
+// A memory leaves the written set by a retire line appended after it:
+//
+//	{"retired":"…","reason":"promoted","at":"2026-11-26T09:00:00Z"}
+//
+// "promoted" when a synthesis apply put it into CLAUDE.md or AGENTS.md (its
+// text lives on there, under its marker, with the same id), "pruned" when
+// an apply took it out because a file Claude Code loads, or a solution
+// document, already says it, "archived" when a sweep archived it because
+// what it cites stopped holding. The log is read in order: a retire line
+// takes its memory out, a record line of the same id appended later brings
+// it back (a restore, or the same memory written again). Nothing is ever
+// removed from the file, so whatever left the set can come back with its
+// bytes. Because a later line can take back an earlier one, the source is
+// parsed whole (it is not a source.Appender); the log of memories written
+// by hand and by tools stays small.
 //
 // Mapping to an entry: Title, Text (the content), Tags, Created
 // (created_at); Citations are the files the writer named plus the paths
@@ -176,30 +191,141 @@ func Decode(line []byte) (*Record, error) {
 	return &r, nil
 }
 
-// Holds reports whether a complete line of the log content (one ending in
-// a newline: a parse indexes no other) is a record with id.
+// Reasons a memory leaves the written set (Retire.Reason).
+const (
+	// Promoted: a synthesis apply put it into CLAUDE.md or AGENTS.md.
+	Promoted = "promoted"
+	// Pruned: an apply took it out because a file Claude Code loads, or a
+	// solution document, already says it.
+	Pruned = "pruned"
+	// Archived: a sweep archived it because what it cites stopped holding.
+	Archived = "archived"
+)
+
+// Retire is a line of the log that takes the memory Retired out of the
+// written set (see the package comment).
+type Retire struct {
+	Retired string    `json:"retired"`
+	Reason  string    `json:"reason"`
+	At      time.Time `json:"at"`
+}
+
+// EncodeRetire returns the retire line of r, with its final newline.
+func EncodeRetire(r *Retire) ([]byte, error) {
+	if err := checkRetire(r); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode retire line: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// DecodeRetire reads one retire line (without its newline).
+func DecodeRetire(line []byte) (*Retire, error) {
+	var r Retire
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("%w: more than one JSON value on the line", ErrInvalid)
+	}
+	if err := checkRetire(&r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func checkRetire(r *Retire) error {
+	if !isID(r.Retired) {
+		return fmt.Errorf("%w: %q is not a memory id", ErrInvalid, r.Retired)
+	}
+	switch r.Reason {
+	case Promoted, Pruned, Archived:
+		return nil
+	}
+	return fmt.Errorf("%w: %q is not a reason a memory leaves the written set", ErrInvalid, r.Reason)
+}
+
+// isID reports whether s is an id: 16 lowercase hex digits.
+func isID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// line is one line of the log read back: a record or a retire line.
+type line struct {
+	rec    *Record
+	retire *Retire
+}
+
+// decodeLine reads a line of either kind. Only a line naming "retired"
+// is tried as a retire line: a record's fields never include it.
+func decodeLine(b []byte) (line, error) {
+	if bytes.Contains(b, []byte(`"retired"`)) {
+		if r, err := DecodeRetire(b); err == nil {
+			return line{retire: r}, nil
+		}
+	}
+	r, err := Decode(b)
+	if err != nil {
+		return line{}, err
+	}
+	return line{rec: r}, nil
+}
+
+// Holds reports whether the memory id is in the written set at the end
+// of the log content, reading only its complete lines (those ending in a
+// newline: a parse reads no other): its last record line comes after its
+// last retire line.
 func Holds(log []byte, id string) bool {
+	rec, retired := last(log, id)
+	return rec != nil && !retired
+}
+
+// Last returns the last record of the memory id in the log content and
+// whether a retire line came after it (nil: the log never held it).
+func Last(log []byte, id string) (rec *Record, retired bool) { return last(log, id) }
+
+func last(log []byte, id string) (rec *Record, retired bool) {
 	for {
 		i := bytes.IndexByte(log, '\n')
 		if i < 0 {
-			return false
+			return rec, retired
 		}
-		line := log[:i]
+		b := log[:i]
 		log = log[i+1:]
-		// The id is recomputed; the cheap test only skips lines that cannot
-		// be it.
-		if bytes.Contains(line, []byte(id)) {
-			if r, err := Decode(bytes.TrimSuffix(line, []byte("\r"))); err == nil && r.ID == id {
-				return true
-			}
+		// Every line is decoded: a record's id is recomputed, and JSON may
+		// spell an id with escapes, so no byte test can skip a line.
+		l, err := decodeLine(bytes.TrimSuffix(b, []byte("\r")))
+		switch {
+		case err != nil:
+		case l.retire != nil && l.retire.Retired == id:
+			retired = rec != nil
+		case l.rec != nil && l.rec.ID == id:
+			rec, retired = l.rec, false
 		}
 	}
 }
 
-// Records returns every record of the log content, in order, and how many
-// lines were not records.
+// Records returns every record in the written set at the end of the log
+// content, in the order of the line that last wrote each, and how many
+// lines were neither records nor retire lines.
 func Records(log []byte) (rs []*Record, bad int) {
-	_, _, _, bad = parse(LogPath, bytes.NewReader(log), source.Cursor{}, func(r *Record) { rs = append(rs, r) })
+	live, _, bad := replay(bytes.NewReader(log))
+	for _, l := range live {
+		rs = append(rs, l.rec)
+	}
 	return rs, bad
 }
 
@@ -212,32 +338,43 @@ func (Source) Name() string { return Name }
 // Patterns returns the log's path.
 func (Source) Patterns() []string { return []string{LogPath} }
 
-// Parse parses a whole log held in memory.
+// Parse parses a whole log: the memories in the written set at its end.
 func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem) {
-	es, ps, _, _ := parse(p, bytes.NewReader(content), source.Cursor{}, nil)
+	live, first, bad := replay(bytes.NewReader(content))
+	es := make([]source.Entry, 0, len(live))
+	for _, l := range live {
+		es = append(es, entry(p, l.n, l.rec))
+	}
+	var ps []source.Problem
+	if bad > 0 {
+		what := "line is"
+		if bad > 1 {
+			what = "lines are"
+		}
+		ps = append(ps, source.Problem{Path: p, Line: first, Message: fmt.Sprintf("%d %s not a written memory; ignored", bad, what)})
+	}
 	return es, ps
 }
 
-// ParseFrom parses the log from the cursor at (source.Appender). The
-// cursor returned is the end of the last complete line: a line without its
-// newline is a record still being written, parsed again next time.
-func (Source) ParseFrom(p string, r io.Reader, at source.Cursor) ([]source.Entry, []source.Problem, source.Cursor) {
-	es, ps, next, _ := parse(p, r, at, nil)
-	return es, ps, next
+// numbered is a record with the number of the line that last wrote it.
+type numbered struct {
+	rec *Record
+	n   int
 }
 
-// parse reads complete lines from r (the log from at), calling each for
-// every record. A line over MaxLine is never held in memory whole.
-func parse(p string, r io.Reader, at source.Cursor, each func(*Record)) (es []source.Entry, ps []source.Problem, next source.Cursor, bad int) {
+// replay reads the complete lines of r in order (a last line without its
+// newline is a record still being written) and returns the memories in
+// the written set at the end, in the order of the line that last wrote
+// each, with the first bad line and how many lines were bad. A line over
+// MaxLine is never held in memory whole.
+func replay(r io.Reader) (live []numbered, first, bad int) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	line, off := max(at.Line, 1), at.Offset
-	next = source.Cursor{Offset: off, Line: line}
+	at := map[string]int{} // id → the line that last wrote it, while live
+	var recs []numbered
 	var buf []byte
-	var size int64
-	long, first := false, 0
-	for {
+	long := false
+	for n := 1; ; {
 		chunk, err := br.ReadSlice('\n')
-		size += int64(len(chunk))
 		if !long {
 			if len(buf)+len(chunk) > MaxLine+1 {
 				long, buf = true, buf[:0]
@@ -248,40 +385,37 @@ func parse(p string, r io.Reader, at source.Cursor, each func(*Record)) (es []so
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if err != nil { // the end: an incomplete last line stays open
+		if err != nil { // the end: an incomplete last line is not read
 			break
 		}
 		text := bytes.TrimRight(buf, "\r\n")
 		if long || len(bytes.TrimSpace(text)) > 0 {
-			rec, derr := (*Record)(nil), error(nil)
+			l, derr := line{}, error(nil)
 			if !long {
-				rec, derr = Decode(text)
+				l, derr = decodeLine(text)
 			}
-			if !long && derr == nil {
-				if each != nil {
-					each(rec)
-				}
-				es = append(es, entry(p, line, rec))
-			} else {
+			switch {
+			case long || derr != nil:
 				bad++
 				if first == 0 {
-					first = line
+					first = n
 				}
+			case l.retire != nil:
+				delete(at, l.retire.Retired)
+			default:
+				at[l.rec.ID] = n
+				recs = append(recs, numbered{rec: l.rec, n: n})
 			}
 		}
-		off += size
-		line++
-		next = source.Cursor{Offset: off, Line: line}
-		buf, size, long = buf[:0], 0, false
+		n++
+		buf, long = buf[:0], false
 	}
-	if bad > 0 {
-		what := "line is"
-		if bad > 1 {
-			what = "lines are"
+	for _, r := range recs {
+		if at[r.rec.ID] == r.n {
+			live = append(live, r)
 		}
-		ps = append(ps, source.Problem{Path: p, Line: first, Message: fmt.Sprintf("%d %s not a written memory; ignored", bad, what)})
 	}
-	return es, ps, next, bad
+	return live, first, bad
 }
 
 func entry(p string, line int, r *Record) source.Entry {

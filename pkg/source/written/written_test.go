@@ -1,7 +1,6 @@
 package written
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -43,16 +42,49 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestResume(t *testing.T) {
-	// Parsed up to the open last line; the append completes it.
-	es, _, next := Source{}.ParseFrom(LogPath, strings.NewReader(log), source.Cursor{})
-	if len(es) != 2 || next.Line != 7 || next.Offset != int64(strings.LastIndex(log, "\n")+1) {
-		t.Fatalf("first parse: %d entries, cursor %+v", len(es), next)
+// TestRetire: a retire line takes its memory out of the set, a record
+// line of the same memory appended later brings it back, at that line;
+// a retire line that names no id or gives no known reason is a bad line.
+func TestRetire(t *testing.T) {
+	a := `{"id":"cf803fb1c81c4df6","type":"decision","title":"Use bbolt for the store","content":"The store is one bbolt file.","source":"cli","created_at":"2026-11-01T09:00:00Z"}`
+	b := `{"id":"9803fa314fce933d","type":"style","title":"Tabs in Go","content":"Go code is indented with tabs; gofmt decides.","source":"cli","created_at":"2026-11-01T10:00:00Z"}`
+	rec, err := Decode([]byte(a))
+	if err != nil {
+		t.Fatal(err)
 	}
-	full := log + "\n"
-	es, _, next = Source{}.ParseFrom(LogPath, strings.NewReader(full[next.Offset:]), next)
-	if len(es) != 1 || es[0].ID != "c1de124b816f280f" || es[0].Line != 7 || next.Offset != int64(len(full)) || next.Line != 8 {
-		t.Fatalf("resumed parse: %+v, cursor %+v", es, next)
+	id := rec.ID
+	retire := `{"retired":"` + id + `","reason":"promoted","at":"2026-11-02T09:00:00Z"}`
+	bogus := `{"retired":"` + id + `","reason":"because","at":"2026-11-02T09:00:00Z"}` + "\n" +
+		`{"retired":"ZZ","reason":"promoted","at":"2026-11-02T09:00:00Z"}`
+	log := a + "\n" + b + "\n" + retire + "\n" + bogus + "\n"
+	es, ps := Source{}.Parse(LogPath, []byte(log))
+	if len(es) != 1 || es[0].Title != "Tabs in Go" || es[0].Line != 2 {
+		t.Fatalf("after the retire line: %+v", es)
+	}
+	if len(ps) != 1 || ps[0].Line != 4 || ps[0].Message != "2 lines are not a written memory; ignored" {
+		t.Errorf("problems = %v", ps)
+	}
+	if Holds([]byte(log), id) {
+		t.Error("Holds: the retired memory is still held")
+	}
+	if r, retired := Last([]byte(log), id); r == nil || !retired || r.Title != "Use bbolt for the store" {
+		t.Errorf("Last = %+v, %v", r, retired)
+	}
+	// Written again: back, at its new line, after the style rule.
+	log += a + "\n"
+	es, _ = Source{}.Parse(LogPath, []byte(log))
+	if len(es) != 2 || es[0].Title != "Tabs in Go" || es[1].Title != "Use bbolt for the store" || es[1].Line != 6 {
+		t.Fatalf("written again: %+v", es)
+	}
+	if !Holds([]byte(log), id) {
+		t.Error("Holds: the memory written again is not held")
+	}
+	if rs, bad := Records([]byte(log)); len(rs) != 2 || bad != 2 {
+		t.Errorf("Records = %d records, %d bad", len(rs), bad)
+	}
+	// A retire line for a memory the log never held retires nothing.
+	if r, retired := Last([]byte(retire+"\n"), id); r != nil || retired {
+		t.Errorf("Last of a lone retire line = %+v, %v", r, retired)
 	}
 }
 
@@ -86,6 +118,7 @@ func TestLongLine(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(log))
 	f.Add([]byte("{}\n{\"type\":\"style\"}\n"))
+	f.Add([]byte(`{"retired":"cf803fb1c81c4df6","reason":"promoted","at":"2026-11-02T09:00:00Z"}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, _ := Source{}.Parse(LogPath, b)
 		for _, e := range es {
@@ -93,14 +126,13 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("entry %s keeps an id that is not its content's", e.ID)
 			}
 		}
-		// A parse resumed anywhere a complete line ends agrees with the
-		// whole parse on what follows.
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			_, _, at := Source{}.ParseFrom(LogPath, bytes.NewReader(b[:i+1]), source.Cursor{})
-			rest, _, _ := Source{}.ParseFrom(LogPath, bytes.NewReader(b[i+1:]), at)
-			if len(es) > 0 && len(rest) > 0 && rest[len(rest)-1].ID != es[len(es)-1].ID {
-				t.Fatalf("resumed parse ends with %s, whole parse with %s", rest[len(rest)-1].ID, es[len(es)-1].ID)
+		// No id is listed twice, and every entry is one Holds finds held.
+		seen := map[string]bool{}
+		for _, e := range es {
+			if seen[e.ID] || !Holds(b, e.ID) {
+				t.Fatalf("entry %s listed twice or not held", e.ID)
 			}
+			seen[e.ID] = true
 		}
 	})
 }
