@@ -26,7 +26,7 @@ package failpoint
 // Names lists every failpoint, for crash matrices.
 var Names = []string{
 	"promote:after-journal", "promote:after-target", "promote:after-commit",
-	"prune:after-backup", "prune:after-write",
+	"prune:after-backup", "prune:after-file", "prune:after-write",
 	"archive:after-journal", "archive:after-target", "archive:after-commit",
 	"restore:after-journal", "restore:after-target", "restore:after-commit",
 	"migrate:after-journal", "migrate:after-target", "migrate:after-commit",

@@ -383,6 +383,12 @@ func (j *Journal) runPhase(op *Op, phase int) error {
 		for _, s := range f.steps {
 			s.Done = true
 		}
+		if phase == 2 {
+			// Between two files of the pruning phase (auto-memory, then
+			// the log of written memories): the first is written, the
+			// second not yet.
+			failpoint.Inject("prune:after-file")
+		}
 	}
 	if phase == 2 {
 		failpoint.Inject("prune:after-write")

@@ -11,7 +11,8 @@
 //	kind     builder          phase 1 (curated documents)             phase 2 (auto-memory)   final
 //	promote  Promote          ensure-detail, insert, import,          remove-entry,           pruned
 //	                          set-index                               delete-file,
-//	                                                                  remove-pointers
+//	                                                                  remove-pointers,
+//	                                                                  write-retire (written)
 //	archive  Archive          archive-add, remove-marked,             —                       archived
 //	                          drop-empty-detail, set-index
 //	restore  Restore          ensure-detail, insert, archive-remove,  —                       restored

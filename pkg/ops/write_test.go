@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/intermem/intermem/pkg/journal"
 )
@@ -55,5 +56,54 @@ func TestWriteAppendForged(t *testing.T) {
 	s := journal.Step{Path: "/p/.intermem/written.jsonl", ID: "0000000000000000", Block: writeLine}
 	if _, _, err := applyWriteAppend(&s, nil, false, nil); !errors.Is(err, ErrNotWritten) {
 		t.Errorf("err = %v, want ErrNotWritten", err)
+	}
+}
+
+// TestWriteRetire: a retire line is appended once, only while the memory
+// is in the written set; a revive appends the record again after it, once;
+// a forged retire step (another id, another file) is refused; the undo of
+// a revive removes the last copy, the one it added.
+func TestWriteRetire(t *testing.T) {
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	s, err := RetireStep(2, "/p/.intermem/written.jsonl", "c1de124b816f280f", "promoted", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retire := `{"retired":"c1de124b816f280f","reason":"promoted","at":"2026-11-02T09:00:00Z"}` + "\n"
+	if s.Block != retire || s.Action != ActWriteRetire || s.Phase != 2 {
+		t.Fatalf("step = %+v", s)
+	}
+	got, keep, err := applyWriteRetire(&s, []byte(writeLine), true, nil)
+	if err != nil || !keep || string(got) != writeLine+retire {
+		t.Fatalf("retired = %q, %v, %v", got, keep, err)
+	}
+	// Replayed: retired already, unchanged.
+	if again, _, _ := applyWriteRetire(&s, got, true, nil); string(again) != writeLine+retire {
+		t.Fatalf("replay = %q", again)
+	}
+	// A log that never held it, or no log: unchanged.
+	if other, ok, _ := applyWriteRetire(&s, nil, false, nil); other != nil || ok {
+		t.Fatalf("no log = %q, %v", other, ok)
+	}
+	// Revived: the record again, once.
+	rv := journal.Step{Phase: 1, Path: "/p/.intermem/written.jsonl", Action: ActWriteRevive, ID: "c1de124b816f280f", Block: writeLine}
+	back, _, err := applyWriteRevive(&rv, got, true, nil)
+	if err != nil || string(back) != writeLine+retire+writeLine {
+		t.Fatalf("revived = %q, %v", back, err)
+	}
+	if again, _, _ := applyWriteRevive(&rv, back, true, nil); string(again) != string(back) {
+		t.Fatalf("revive replayed = %q", again)
+	}
+	if undone, _, _ := undoWriteAppend(&rv, back, true, nil); string(undone) != writeLine+retire {
+		t.Fatalf("revive undone = %q", undone)
+	}
+	for _, f := range []journal.Step{
+		{Path: "/p/.intermem/written.jsonl", ID: "0000000000000000", Block: retire},
+		{Path: "/p/CLAUDE.md", ID: "c1de124b816f280f", Block: retire},
+		{Path: "/p/.intermem/written.jsonl", ID: "c1de124b816f280f", Block: writeLine},
+	} {
+		if _, _, err := applyWriteRetire(&f, []byte(writeLine), true, nil); err == nil {
+			t.Errorf("forged retire step %+v applied", f)
+		}
 	}
 }

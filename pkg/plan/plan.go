@@ -3,6 +3,13 @@
 // Code already loads what they say, pruning from memory), for the user to
 // approve in one batch.
 //
+// Memories written through intermem (package written) are offered the
+// same way, after auto-memory (an id both hold is auto-memory's): each is
+// judged as a one-memory entry whose description is its title
+// (WrittenItem), stable from the moment it is written
+// (Subject.Deliberate), citing the files its writer named as well as
+// those its text names; approving one takes it out of the written set.
+//
 // Every entry of the catalog is judged by World.Judge (ready.go), the one
 // decision status, "intermem context" and the SessionStart hook use too.
 // In this order:
