@@ -1,6 +1,8 @@
 package cite
 
 import (
+	"net/url"
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -54,7 +56,13 @@ type key struct {
 }
 
 type extractor struct {
-	memo    map[memoKey]memoVal // classify results for repeated tokens
+	memo map[memoKey]memoVal // classify results for repeated tokens
+	// doc is set by ExtractDoc: link destinations relative to the
+	// document are resolved against dir, and those leaving the project
+	// are kept in escaped.
+	doc     bool
+	dir     string
+	escaped []string
 	items   []item
 	seen    map[key]bool
 	nCites  int
@@ -72,6 +80,64 @@ func Extract(text string) []Citation {
 	e := &extractor{seen: map[key]bool{}, symSeen: map[string]bool{}}
 	e.scanBlocks(text)
 	return e.finish(text)
+}
+
+// ExtractDoc is Extract for the text of a document at doc (slash-separated,
+// relative to the project root). A markdown link whose destination is
+// relative to the document (./x.md, ../patterns/x.md, or a bare name,
+// x.md) names a file beside the document, as a markdown renderer reads it,
+// not one at the project root: ExtractDoc resolves it against doc's
+// directory, so its Text and Path name the file from the project root as
+// every other citation does, and a stored Text extracts to the same
+// citation again. A destination with an inner slash that starts with
+// neither ./ nor ../ (docs/solutions/x.md) stays as written: documents in
+// the wild write links from the project root that way. A destination that
+// resolution takes out of the project (../../../x) is not followed: it is
+// returned in escaped, as written, and is no citation. Back-ticked spans
+// and prose paths are read from the project root, as Extract reads them
+// (they are mostly paths in commands run there).
+func ExtractDoc(text, doc string) (cs []Citation, escaped []string) {
+	e := &extractor{seen: map[key]bool{}, symSeen: map[string]bool{}, doc: true, dir: path.Dir(doc)}
+	e.scanBlocks(text)
+	return e.finish(text), e.escaped
+}
+
+// docRelative reports whether a link destination is relative to the
+// document it is written in: ./x, ../x, or a bare name (no slash, no
+// scheme, no anchor alone).
+func docRelative(target string) bool {
+	switch {
+	case strings.HasPrefix(target, "./"), strings.HasPrefix(target, "../"):
+		return true
+	case target == "" || strings.HasPrefix(target, "#") || strings.ContainsAny(target, "/:\\"):
+		return false
+	}
+	return target != "." && target != ".."
+}
+
+// resolveLink returns a document-relative link destination resolved
+// against the document's directory (its anchor kept as written), or false
+// when it leaves the project. Other destinations are returned as they are.
+func (e *extractor) resolveLink(target string) (string, bool) {
+	base, frag := target, ""
+	if i := strings.IndexByte(target, '#'); i >= 0 {
+		base, frag = target[:i], target[i:]
+	}
+	// Judged decoded, so that an encoded "%2e%2e/" is the ".." it is; a
+	// "%" the decoding leaves is encoded again for classify, which decodes
+	// link destinations.
+	dec, err := url.PathUnescape(base)
+	if err != nil || !docRelative(dec) {
+		return target, true // as written (classify refuses what does not decode)
+	}
+	joined := path.Join(e.dir, dec)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return "", false
+	}
+	if strings.HasSuffix(dec, "/") && joined != "." {
+		joined += "/"
+	}
+	return strings.ReplaceAll(joined, "%", "%25") + frag, true
 }
 
 func (e *extractor) full() bool { return e.nCites >= MaxCitations }
@@ -399,6 +465,15 @@ func (e *extractor) scanProse(s string) {
 			continue
 		}
 		prev = e.scanWords(s[pos:i+1], prev)
+		if e.doc {
+			t, ok := e.resolveLink(target)
+			if !ok {
+				e.escaped = append(e.escaped, target)
+				pos, i = end, end-1
+				continue
+			}
+			target = t
+		}
 		if c, ok := e.classify(target, fromLink); ok {
 			e.addFrom(c, true)
 		}

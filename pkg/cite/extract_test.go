@@ -207,3 +207,58 @@ func TestExtractCapAndOrder(t *testing.T) {
 		last = i
 	}
 }
+
+// TestExtractDoc: a document's links relative to it name files beside it,
+// from the project root; links written from the root, back-ticked spans,
+// prose paths and URLs are read as Extract reads them; a link that leaves
+// the project is reported, not followed.
+func TestExtractDoc(t *testing.T) {
+	const doc = "docs/solutions/runtime-errors/jq-null.md"
+	tests := []struct {
+		name, in string
+		want     []Citation
+		escaped  []string
+	}{
+		{"dot slash", "- See also: [n](./new-agents-20260210.md) — another",
+			[]Citation{cf("docs/solutions/runtime-errors/new-agents-20260210.md", "docs/solutions/runtime-errors/new-agents-20260210.md", File)}, nil},
+		{"dot dot", "- See also: [g](../patterns/guard-20260216.md)",
+			[]Citation{cf("docs/solutions/patterns/guard-20260216.md", "docs/solutions/patterns/guard-20260216.md", File)}, nil},
+		{"bare name", "- [p](plugin-loading-failures.md)",
+			[]Citation{cf("docs/solutions/runtime-errors/plugin-loading-failures.md", "docs/solutions/runtime-errors/plugin-loading-failures.md", File)}, nil},
+		{"anchor kept", "- [g](../patterns/g.md#the-fix)",
+			[]Citation{cf("docs/solutions/patterns/g.md#the-fix", "docs/solutions/patterns/g.md", File)}, nil},
+		{"line anchor", "- [x](../../../pkg/a.go#L10-L20)",
+			[]Citation{{Text: "pkg/a.go#L10-L20", Path: "pkg/a.go", Kind: File, Line: 10}}, nil},
+		{"encoded name", "- [d](./Design%20Notes.md)",
+			[]Citation{cf("docs/solutions/runtime-errors/Design Notes.md", "docs/solutions/runtime-errors/Design Notes.md", File)}, nil},
+		{"directory", "- [all](../patterns/)",
+			[]Citation{cf("docs/solutions/patterns/", "docs/solutions/patterns", Dir)}, nil},
+		{"from the root as written", "- [w](docs/solutions/patterns/wal-20260216.md)",
+			[]Citation{cf("docs/solutions/patterns/wal-20260216.md", "docs/solutions/patterns/wal-20260216.md", File)}, nil},
+		{"spans and prose from the root", "- run `./scripts/x.sh` and ./tools/gen.py",
+			[]Citation{cf("./scripts/x.sh", "scripts/x.sh", File), cf("./tools/gen.py", "tools/gen.py", File)}, nil},
+		{"escapes the root", "- [s](../../../../etc/passwd) and [t](./../../../../x.md)",
+			nil, []string{"../../../../etc/passwd", "./../../../../x.md"}},
+		{"encoded escape", "- [s](%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.md)",
+			nil, []string{"%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.md"}},
+		{"urls and anchors untouched", "- [u](https://example.com/x.md) [a](#setup) [m](mailto:a@b.c)", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, escaped := ExtractDoc(tt.in, doc)
+			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(escaped, tt.escaped) {
+				t.Errorf("ExtractDoc(%q)\n got %+v, escaped %q\nwant %+v, escaped %q", tt.in, got, escaped, tt.want, tt.escaped)
+			}
+			// What a source stores (Text) extracts to the same citation.
+			for _, c := range got {
+				if again := Extract("`" + c.Text + "`"); len(again) != 1 || again[0].Path != c.Path {
+					t.Errorf("stored %q extracts to %+v, not %s", c.Text, again, c.Path)
+				}
+			}
+		})
+	}
+	// A document at the root resolves against the root.
+	if got, _ := ExtractDoc("[x](./a.md) [y](../b.md)", "README.md"); !reflect.DeepEqual(got, []Citation{cf("a.md", "a.md", File)}) {
+		t.Errorf("root document: %+v", got)
+	}
+}

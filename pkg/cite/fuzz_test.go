@@ -59,6 +59,23 @@ func FuzzExtract(f *testing.F) {
 		if again := Extract(in); fmt.Sprint(again) != fmt.Sprint(cs) {
 			t.Fatalf("Extract is not deterministic")
 		}
+		// In a document three directories down, a link resolved against
+		// its directory never leaves the project unmarked, and every
+		// escaped destination was written in the input.
+		docCites, escaped := ExtractDoc(in, "docs/solutions/x/doc.md")
+		if len(docCites) > MaxCitations {
+			t.Fatalf("ExtractDoc: %d citations", len(docCites))
+		}
+		for _, c := range docCites {
+			if !c.Outside && (c.Path == ".." || strings.HasPrefix(c.Path, "../")) {
+				t.Fatalf("ExtractDoc: escaping path not marked Outside: %+v", c)
+			}
+		}
+		for _, x := range escaped {
+			if !strings.Contains(in, x) {
+				t.Fatalf("ExtractDoc: escaped %q is not in the input", x)
+			}
+		}
 	})
 }
 

@@ -1,6 +1,10 @@
 package source
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Heading is an ATX heading ("## Root Cause") outside fenced code.
 type Heading struct {
@@ -151,3 +155,27 @@ func SetField(e *Entry, k, v string) {
 
 // maxField is the most bytes of one value SetField keeps.
 const maxField = 2048
+
+// EscapedLinks is the one Problem of a document at path whose links (as
+// cite.ExtractDoc returns them in escaped) would lead out of the project
+// once resolved against the document's directory: they are not followed,
+// and the user is told which, at most three of them named.
+func EscapedLinks(path string, escaped []string) []Problem {
+	escaped = Dedup(escaped)
+	if len(escaped) == 0 {
+		return nil
+	}
+	var names []string
+	for _, x := range escaped[:min(len(escaped), 3)] {
+		names = append(names, strconv.Quote(Clip(x, 80)))
+	}
+	more := ""
+	if len(escaped) > 3 {
+		more = fmt.Sprintf(" and %d more", len(escaped)-3)
+	}
+	what := "a link leads"
+	if len(escaped) > 1 {
+		what = strconv.Itoa(len(escaped)) + " links lead"
+	}
+	return []Problem{{Path: path, Message: fmt.Sprintf("%s out of the project, not followed: %s%s", what, strings.Join(names, ", "), more)}}
+}

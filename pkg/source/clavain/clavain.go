@@ -18,9 +18,10 @@
 // the first "#" heading, else the body's first line that is not an
 // Evidence or Verify line. Each Evidence line ("Evidence:", "**Evidence:**",
 // "- Evidence:", any case) is split at commas and semicolons into
-// Citations, as written without backticks; the paths and symbols cite.Extract
-// finds in the rest of the body follow (Verify lines are instructions, not
-// citations). Verify lines become the "verify" field
+// Citations, as written without backticks; the paths and symbols
+// cite.ExtractDoc finds in the rest of the body follow (Verify lines are
+// instructions, not citations), a link relative to the learning resolved
+// against its directory and one leaving the project a Problem. Verify lines become the "verify" field
 // (joined with "; "), provenance and every other frontmatter key are Fields.
 // A lastConfirmed that is not a date is a Problem. Learnings are committed
 // markdown the review agents curate, so they are not promotable.
@@ -131,10 +132,12 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 	if len(verify) > 0 {
 		source.SetField(&e, "verify", strings.Join(verify, "; "))
 	}
-	for _, c := range cite.Extract(strings.Join(prose, "\n")) {
+	cs, escaped := cite.ExtractDoc(strings.Join(prose, "\n"), p)
+	for _, c := range cs {
 		e.Citations = append(e.Citations, c.Text)
 	}
 	e.Citations = source.Dedup(e.Citations)
+	probs = append(probs, source.EscapedLinks(p, escaped)...)
 	return []source.Entry{e}, probs
 }
 

@@ -22,8 +22,10 @@
 // date, else date_discovered, else created, else the date in the file name
 // (2026-02-01-slug.md or slug-20260204.md); Updated is updated or
 // last_updated; every other key is a Field (lists joined with ", "). Text is
-// the whole body. Citations are the paths and symbols cite.Extract finds in
-// the body. A frontmatter that does not parse leaves the document indexed by
+// the whole body. Citations are the paths and symbols cite.ExtractDoc finds
+// in the body: a link relative to the document (./x.md, ../patterns/x.md)
+// is resolved against the document's directory, and one that would leave
+// the project is a Problem, not a citation. A frontmatter that does not parse leaves the document indexed by
 // its body, with one Problem. Solution documents already live in the
 // repository, so they are never promotable.
 //
@@ -122,10 +124,12 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 		v, _ := fm.Get(k)
 		source.SetField(&e, k, v.Scalar)
 	}
-	for _, c := range cite.Extract(body) {
+	cs, escaped := cite.ExtractDoc(body, p)
+	for _, c := range cs {
 		e.Citations = append(e.Citations, c.Text)
 	}
 	e.Citations = source.Dedup(e.Citations)
+	probs = append(probs, source.EscapedLinks(p, escaped)...)
 	return []source.Entry{e}, probs
 }
 

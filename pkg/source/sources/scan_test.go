@@ -46,7 +46,7 @@ func project(t *testing.T) string {
 
 // TestScanEverySource scans a project with every registered source and
 // counts what each yields: 24 Clavain solution documents (the corpus holds
-// 24 from that repository), 6 learnings (7 fixtures, one with an empty
+// 24 from that repository), 7 learnings (8 fixtures, one with an empty
 // body), 6 edit observations.
 func TestScanEverySource(t *testing.T) {
 	root := project(t)
@@ -55,7 +55,10 @@ func TestScanEverySource(t *testing.T) {
 		problems []string
 	}{
 		"compound": {24, []string{"docs/solutions/huge.md: cannot be read: read docs/solutions/huge.md: file is larger than the limit (1048576 bytes)"}},
-		"clavain":  {6, []string{".clavain/learnings/bad-date.md:1: lastConfirmed \"last tuesday\" is not a date"}},
+		"clavain": {7, []string{
+			".clavain/learnings/bad-date.md:1: lastConfirmed \"last tuesday\" is not a date",
+			".clavain/learnings/relative-links.md: a link leads out of the project, not followed: \"../../../elsewhere/notes.md\"",
+		}},
 		"interfluence": {6, []string{
 			".interfluence/learnings-raw.log:1: 3 lines outside an OLD:/NEW: block; ignored",
 			".interfluence/learnings-raw.log:22: 1 block with neither OLD: nor NEW:; ignored",
