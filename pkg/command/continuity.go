@@ -294,7 +294,7 @@ func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error
 		w.log.Printf("continuity export: %v", err)
 		fmt.Fprintf(env.Stderr, "intermem: warning: the store has it, but .intermem/continuity.jsonl (what search reads) was not rewritten: %v\n", err)
 	}
-	registerProject(env, w)
+	registerRoot(env, w.p.Root, w.now, w.log.Printf)
 	return nil
 }
 
@@ -302,18 +302,19 @@ func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error
 // an extra (the registry, user decisions beside the project's).
 const userWait = 300 * time.Millisecond
 
-// registerProject records the project in the per-user store's registry
-// (decisions --all-projects). It is best-effort: the project scope works
-// without the per-user store, so a failure is a log line.
-func registerProject(env *cli.Env, w *writer) {
+// registerRoot records the project at root in the per-user store's
+// registry (search and decisions --all-projects) when intermem writes
+// there. It is best-effort: the project scope works without the per-user
+// store, so a failure is a log line.
+func registerRoot(env *cli.Env, root string, now time.Time, logf func(string, ...any)) {
 	us, err := continuity.OpenUser(env, true, userWait)
 	if err != nil {
-		w.log.Printf("project registry: %v", err)
+		logf("project registry: %v", err)
 		return
 	}
 	defer us.Close()
-	if err := us.Update(func(tx *bolt.Tx) error { return continuity.Register(tx, w.p.Root, w.now) }); err != nil {
-		w.log.Printf("project registry: %v", err)
+	if err := us.Update(func(tx *bolt.Tx) error { return continuity.Register(tx, root, now) }); err != nil {
+		logf("project registry: %v", err)
 	}
 }
 

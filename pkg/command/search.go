@@ -7,8 +7,10 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
 )
 
 func init() {
@@ -16,7 +18,8 @@ func init() {
 }
 
 const searchUsage = `Usage: intermem search QUERY... [--source S]... [--since DATE] [--until DATE]
-                       [--limit N] [--project DIR] [--json]
+                       [--scope project|phase|session|user]... [--all-projects]
+                       [--session ID] [--limit N] [--project DIR] [--json]
 
 Searches every memory source intermem reads (intermem sources lists them:
 auto-memory, the facts intermem promoted, the instruction files Claude Code
@@ -31,9 +34,26 @@ memory_search gives the same hits for the same query.
 --since and --until keep entries dated within those days (YYYY-MM-DD),
 by the entry's own date, else the day intermem first found it.
 
+Every memory has a scope, and every hit says it: project (the sources
+above), phase (written with intermem write --scope phase: held while its
+phase is on the agreed timeline), session (kept for one session, gone when
+it ends; --session ID searches only that session's, by default Claude
+Code's CLAUDE_CODE_SESSION_ID when set) and user (yours in every project,
+in the per-user store: $XDG_STATE_HOME/intermem/user.db, else
+~/.local/state/intermem/user.db). --scope keeps the scopes named (repeat
+it, or separate them with commas); by default all four are searched.
+Memories of scope session and user are of source "scoped".
+
+--all-projects searches, besides this project and the user scope, every
+project you have used intermem in (the per-user store's registry), each
+read only from its own files and state; a hit from another project names
+it. A registered project that is gone or unreadable is skipped with a
+note. Without the per-user store this project is searched alone.
+
 --json prints {"results":[{"id","source","kind","path","line","title",
-"text","score","confidence","status","date","flags"}]}. Nothing is
-written: the catalog is brought up to date with the files in memory.
+"text","score","confidence","status","date","flags","scope","project"}],
+"notes":[…]}. Nothing is written: the catalog is brought up to date with
+the files in memory.
 `
 
 func runSearch(ctx context.Context, env *cli.Env, args []string) error {
@@ -46,6 +66,10 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 	fset.Var(&since, "since", "keep entries dated on or after `DATE` (YYYY-MM-DD)")
 	fset.Var(&until, "until", "keep entries dated on or before `DATE` (YYYY-MM-DD)")
 	limit := fset.Int("limit", 10, "show at most `N` results")
+	var scopes sourceList
+	fset.Var(&scopes, "scope", "keep only memories of scope `S`: project, phase, session or user (repeatable)")
+	allProjects := fset.Bool("all-projects", false, "search every project in the per-user registry too")
+	session := fset.String("session", "", "search the memories of scope session of session `ID` only")
 	terms, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -67,11 +91,25 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range scopes {
+		if !continuity.ValidScope(s) {
+			return cli.Usagef("--scope %q: the scopes are %s", s, strings.Join(continuity.Scopes, ", "))
+		}
+	}
+	if *session == "" {
+		*session = env.Get("CLAUDE_CODE_SESSION_ID")
+	}
 	query := strings.Join(terms, " ")
-	return readView(env, p, false, func(v *retrieve.View) error {
-		res, err := v.Search(retrieve.Query{Text: query, Sources: srcs, Since: since.t, Until: until.t, Limit: *limit, Now: now})
+	{
+		sq := retrieve.ScopedQuery{Query: retrieve.Query{Text: query, Sources: srcs, Since: since.t, Until: until.t, Limit: *limit, Now: now},
+			Scopes: scopes, Session: *session, AllProjects: *allProjects}
+		found, err := retrieve.SearchScoped(env, p, retrieve.Options{Wait: cliWait}, sq)
 		if err != nil {
-			return err
+			return retrieveError(p, err)
+		}
+		res := found.Results
+		for _, n := range found.Notes {
+			fmt.Fprintf(env.Stderr, "intermem: note: %s\n", n)
 		}
 		if c.json {
 			if res == nil {
@@ -79,7 +117,8 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			}
 			return writeJSON(env.Stdout, struct {
 				Results []retrieve.Result `json:"results"`
-			}{res})
+				Notes   []string          `json:"notes,omitempty"`
+			}{res, found.Notes})
 		}
 		w := env.Stdout
 		if len(res) == 0 {
@@ -93,7 +132,16 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 		fmt.Fprintf(w, "%d %s for %q:\n", len(res), cli.Plural(len(res), "result", "results"), query)
 		for _, r := range res {
 			fmt.Fprintf(w, "\n  %s  [%s] %s\n", r.ID, r.Source, source.OneLine(r.Title, 90))
-			fmt.Fprintf(w, "      %s:%d · score %.2f · confidence %.2f · %s\n", r.Path, r.Line, r.Score, r.Confidence, statusWords(r.Status))
+			where := fmt.Sprintf("%s:%d", r.Path, r.Line)
+			if r.Source == retrieve.ScopedSource {
+				where = "scope " + r.Scope
+			} else if r.Scope != store.ScopeProject {
+				where += " · scope " + r.Scope
+			}
+			if r.Project != "" && r.Project != p.Root {
+				where += " · in " + r.Project
+			}
+			fmt.Fprintf(w, "      %s · score %.2f · confidence %.2f · %s\n", where, r.Score, r.Confidence, statusWords(r.Status))
 			if len(r.Flags) > 0 {
 				fmt.Fprintf(w, "      flagged by screening (%s): never put into a session\n", strings.Join(r.Flags, "; "))
 			}
@@ -105,7 +153,7 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			fmt.Fprintf(w, "\n(at most %d shown: --limit N shows more; intermem get ID shows one whole)\n", *limit)
 		}
 		return nil
-	})
+	}
 }
 
 // statusWords says what an entry's status means, for people.

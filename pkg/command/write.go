@@ -17,6 +17,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/ops"
@@ -33,7 +34,7 @@ func init() {
 const writeUsage = `Usage: intermem write --type solution|learning|insight|decision|style --title TITLE
                       [--content TEXT | --content-file FILE | (stdin)] [--tag TAG]...
                       [--file PATH]... [--source NAME] [--agent ID] [--session ID]
-                      [--json] [--project DIR]
+                      [--scope project|phase|session|user] [--json] [--project DIR]
 
 Stores one memory in the project, for tools and scripts that would
 otherwise keep their own: a compound hook, interfluence, a script. The
@@ -58,10 +59,25 @@ input. --file names a file the memory is about (relative to the project),
 checked by validate like a citation. --source names the tool writing (by
 default "cli"); --agent and --session record who wrote it, for provenance.
 
---json prints {"id","created_at","source","provenance":{"source",
+--scope says how long the memory holds (it is redacted and screened the
+same way in every scope):
+  project  (the default) the project's, long-term, as above;
+  phase    the current phase's (intermem head): held while that phase is on
+           the agreed timeline; a backtrack below it invalidates or archives
+           it like the phase's decisions; kept in intermem's store and read
+           through the continuity source;
+  session  this session's alone (--session, else CLAUDE_CODE_SESSION_ID):
+           searchable until the session ends, then deleted, never long-term;
+  user     yours in every project: kept in the per-user store outside every
+           project ($XDG_STATE_HOME/intermem/user.db, else
+           ~/.local/state/intermem/user.db).
+intermem search --scope S finds them.
+
+--json prints {"id","created_at","source","scope","provenance":{"source",
 "agent_id","session_id"},"duplicate","redacted"}: source is the catalog
 source that holds the memory ("written", or the source of the entry a
-duplicate matched).
+duplicate matched; "continuity" for scope phase, "scoped" for session and
+user).
 
 Flags:
 `
@@ -73,6 +89,8 @@ type WriteInput struct {
 	// Source names the tool that writes; AgentID and SessionID who, when
 	// known.
 	Source, AgentID, SessionID string
+	// Scope is project ("" too), phase, session or user (scoped.go).
+	Scope string
 }
 
 // WriteResult is what storing a memory did.
@@ -81,7 +99,10 @@ type WriteResult struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Source is the catalog source holding the memory: written, or the
 	// source of the entry a duplicate matched.
-	Source     string          `json:"source"`
+	Source string `json:"source"`
+	// Scope is the memory's scope; Phase the phase of scope phase.
+	Scope      string          `json:"scope"`
+	Phase      *int            `json:"phase,omitempty"`
 	Provenance WriteProvenance `json:"provenance"`
 	// Duplicate says the catalog already held the memory: nothing was
 	// stored, and ID is the existing entry's.
@@ -121,6 +142,7 @@ func runWrite(ctx context.Context, env *cli.Env, args []string) error {
 	src := fset.String("source", DefaultWriteSource, "the `name` of the tool writing")
 	agent := fset.String("agent", "", "the `id` of the agent writing")
 	session := fset.String("session", "", "the `id` of the session writing")
+	scope := fset.String("scope", "project", "how long it holds: project, phase, session or user")
 	rest, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -130,7 +152,7 @@ func runWrite(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	set := map[string]bool{}
 	fset.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	in := WriteInput{Type: *typ, Title: *title, Tags: tags, Files: files, Source: *src, AgentID: *agent, SessionID: *session}
+	in := WriteInput{Type: *typ, Title: *title, Tags: tags, Files: files, Source: *src, AgentID: *agent, SessionID: *session, Scope: *scope}
 	switch {
 	case set["content"] && set["content-file"]:
 		return cli.Usagef("give the content once: --content or --content-file")
@@ -169,6 +191,10 @@ func printWrite(w io.Writer, r *WriteResult) {
 	}
 	if r.Duplicate {
 		fmt.Fprintf(w, "already stored: %s (source %s, since %s); nothing written\n", r.ID, r.Source, r.CreatedAt.UTC().Format(time.RFC3339))
+		return
+	}
+	if r.Scope != "" && r.Scope != "project" {
+		fmt.Fprintf(w, "stored %s (scope %s, written by %s)\n", r.ID, scopeWords(r.Scope, r.Phase), r.Provenance.Source)
 		return
 	}
 	fmt.Fprintf(w, "stored %s (source %s, written by %s)\n", r.ID, r.Source, r.Provenance.Source)
@@ -219,6 +245,12 @@ func checkWriteInput(in *WriteInput) error {
 		in.Source = DefaultWriteSource
 	}
 	in.AgentID, in.SessionID = strings.TrimSpace(in.AgentID), strings.TrimSpace(in.SessionID)
+	if in.Scope = strings.ToLower(strings.TrimSpace(in.Scope)); in.Scope == "" {
+		in.Scope = "project"
+	}
+	if !continuity.ValidScope(in.Scope) {
+		return cli.Usagef("--scope %q: the scopes are %s", in.Scope, strings.Join(continuity.Scopes, ", "))
+	}
 	in.Tags, in.Files = trimList(in.Tags), trimList(in.Files)
 	for i, f := range in.Files {
 		in.Files[i] = filepath.ToSlash(f)
@@ -268,6 +300,9 @@ func Write(env *cli.Env, p *project.Project, in WriteInput, prog string) (*Write
 	if err := screenWrite(&in); err != nil {
 		return nil, err
 	}
+	if in.Scope != "project" {
+		return writeScoped(env, p, in, secrets, prog)
+	}
 
 	w, err := openWriter(env, p, prog)
 	if err != nil {
@@ -281,7 +316,7 @@ func Write(env *cli.Env, p *project.Project, in WriteInput, prog string) (*Write
 	if err != nil { // redaction made it invalid (a title over the limit)
 		return nil, &cli.Error{Err: err, Hint: "shorten it; a secret was replaced by a longer [REDACTED:<kind>] marker", Code: 2}
 	}
-	res := &WriteResult{ID: rec.ID, CreatedAt: now, Source: written.Name, Redacted: secrets,
+	res := &WriteResult{ID: rec.ID, CreatedAt: now, Source: written.Name, Scope: "project", Redacted: secrets,
 		Provenance: WriteProvenance{Source: rec.Source, AgentID: rec.AgentID, SessionID: rec.SessionID}}
 	if res.Redacted == nil {
 		res.Redacted = []string{}
@@ -317,6 +352,7 @@ func Write(env *cli.Env, p *project.Project, in WriteInput, prog string) (*Write
 		return nil, cli.WithHint(err, "nothing is lost: run intermem-recover to see the operation, then resume or discard it")
 	}
 	res.Op = op.ID
+	registerRoot(env, p.Root, w.now, w.log.Printf)
 	return res, nil
 }
 

@@ -34,7 +34,9 @@
 // running git), the files the session's transcript shows it editing (read
 // from its tail, bounded), and the last assistant message from the
 // payload, redacted, screened (a flagged message is kept but never
-// injected) and truncated. SessionEnd records a final one. Hook
+// injected) and truncated. SessionEnd records a final one, and in the
+// same transaction deletes the session's memories of scope session
+// (scoped.go: they were kept for that session alone). Hook
 // checkpoints are of scope session: they serve the next session's resume
 // note and nothing else. A manual checkpoint (intermem checkpoint, the
 // checkpoint skill after the user's "save") is of scope project.

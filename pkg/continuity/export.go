@@ -16,8 +16,9 @@ import (
 // lines of .intermem/continuity.jsonl (package source/continuity reads
 // them into the catalog): the head, every valid phase, every valid
 // decision, every valid checkpoint saved to project memory (manual, scope
-// project). Hook checkpoints, phase marks and what a backtrack left behind
-// are not exported.
+// project), every valid memory of scope phase. Hook checkpoints, phase
+// marks, memories of scope session and what a backtrack left behind are
+// not exported.
 func Export(tx *bolt.Tx) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -61,6 +62,16 @@ func Export(tx *bolt.Tx) ([]byte, error) {
 			continue
 		}
 		if err := enc.Encode(source.Record{Kind: "checkpoint", ID: c.ID, Summary: c.Summary, Phase: c.Phase, Time: c.Time}); err != nil {
+			return nil, err
+		}
+	}
+	ms, err := ScopedMemories(tx, store.ScopePhase, Filter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if err := enc.Encode(source.Record{Kind: "memory", Scope: m.Scope, Phase: m.Phase, Type: m.Type, Title: m.Title,
+			Text: m.Content, Tags: m.Tags, Files: m.Files, Time: m.Created}); err != nil {
 			return nil, err
 		}
 	}

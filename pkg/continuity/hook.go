@@ -232,6 +232,12 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 		if err := store.PutCheckpoint(tx, &c); err != nil {
 			return err
 		}
+		if kind == store.CheckpointFinal {
+			// The session is over: what it kept for itself alone goes.
+			if _, err := ForgetSession(tx, h.Input.SessionID); err != nil {
+				return err
+			}
+		}
 		return pruneHook(tx)
 	})
 }

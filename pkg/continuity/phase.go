@@ -263,10 +263,11 @@ func RestorePhase(tx *bolt.Tx, n int) (int, error) {
 	}, store.StatusInvalidated)
 }
 
-// restatus gives every phase, checkpoint and decision that match selects
+// restatus gives every phase, checkpoint, decision and memory of scope
+// phase that match selects
 // (by the phase it belongs to and its status) the status to, and returns
 // how many it changed. A backtrack and a restore are the same walk over
-// the three kinds of record with a different selection.
+// the kinds of record with a different selection.
 func restatus(tx *bolt.Tx, match func(phase *int, status string) bool, to string) (int, error) {
 	ps, err := restatusEach(tx, store.Phases, store.PutPhase, func(p *store.Phase) (*int, *string) { return &p.N, &p.Status }, match, to)
 	if err != nil {
@@ -280,7 +281,11 @@ func restatus(tx *bolt.Tx, match func(phase *int, status string) bool, to string
 	if err != nil {
 		return 0, err
 	}
-	return ps + cs + ds, nil
+	ms, err := restatusEach(tx, store.Memories, store.PutMemory, func(m *store.ScopedMemory) (*int, *string) { return m.Phase, &m.Status }, match, to)
+	if err != nil {
+		return 0, err
+	}
+	return ps + cs + ds + ms, nil
 }
 
 // restatusEach is restatus over one kind of record: list reads them,

@@ -17,7 +17,7 @@ import (
 // nil or an error that names the argument and what it should be:
 //
 //	arguments must be a JSON object
-//	unknown argument "sources"; the arguments are query, source, limit, since, until
+//	unknown argument "sources"; the arguments are query, source, limit, since, until, scope
 //	query is required
 //	limit must be an integer, not a string
 func decodeArgs(raw json.RawMessage, s *jsonschema.Schema, v any) error {

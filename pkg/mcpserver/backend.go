@@ -66,6 +66,8 @@ type SearchRequest struct {
 	Since, Until time.Time
 	// Now is the time recency is measured from.
 	Now time.Time
+	// Scope keeps only memories of this scope; "" keeps every one.
+	Scope string
 }
 
 // SearchResult is a ranked list of hits, best first.
@@ -97,6 +99,9 @@ type Hit struct {
 	Confidence float64
 	Status     string
 	Score      float64
+	// Scope is the memory's scope; Project the root of another project
+	// it comes from ("" for this one).
+	Scope, Project string
 }
 
 // GetRequest names one entry.
@@ -231,6 +236,8 @@ type WriteRequest struct {
 	Type, Title, Content string
 	Tags, Files          []string
 	Source               string
+	// Scope is project ("" too), phase, session or user.
+	Scope string
 }
 
 // WriteResult is the stored memory's id, and what storing it did.
@@ -246,4 +253,6 @@ type WriteResult struct {
 	Redacted []string
 	// Writer, AgentID and SessionID are its provenance: who wrote it.
 	Writer, AgentID, SessionID string
+	// Scope is the memory's scope.
+	Scope string
 }

@@ -81,31 +81,35 @@ func (b *Catalog) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 		return nil, err
 	}
 	res := &SearchResult{}
-	err := b.read(false, func(v *retrieve.View) error {
-		res.Notes = append(res.Notes, v.Notes...)
-		q := retrieve.Query{Text: req.Query, Since: req.Since, Until: req.Until, Limit: req.Limit, Now: req.Now}
-		if req.Source != "" {
-			q.Sources = []string{req.Source}
-		}
-		rs, err := v.Search(q)
-		switch {
-		case errors.Is(err, retrieve.ErrNoTerms):
-			res.Notes = append(res.Notes, err.Error())
-			return nil
-		case errors.Is(err, catalog.ErrSwitchedOff):
-			return fmt.Errorf("%w: %v", ErrUnknownSource, err)
-		case err != nil:
-			return err
-		}
-		for _, r := range rs {
-			res.Hits = append(res.Hits, Hit{ID: r.ID, Source: r.Source, Kind: r.Kind, Path: r.Path, Line: r.Line,
-				Title: r.Title, Summary: r.Summary, Text: r.Text, Date: r.Date, Confidence: r.Confidence,
-				Status: r.Status, Score: r.Score})
-		}
-		return nil
-	})
-	if err != nil {
+	q := retrieve.ScopedQuery{Query: retrieve.Query{Text: req.Query, Since: req.Since, Until: req.Until, Limit: req.Limit, Now: req.Now},
+		Session: b.env.Get("CLAUDE_CODE_SESSION_ID")}
+	if req.Source != "" {
+		q.Sources = []string{req.Source}
+	}
+	if req.Scope != "" {
+		q.Scopes = []string{req.Scope}
+	}
+	found, err := retrieve.SearchScoped(b.env, b.p, retrieve.Options{Wait: StoreWait}, q)
+	switch {
+	case errors.Is(err, retrieve.ErrNoTerms):
+		res.Notes = append(res.Notes, err.Error())
+		return res, nil
+	case errors.Is(err, catalog.ErrSwitchedOff):
+		return nil, fmt.Errorf("%w: %v", ErrUnknownSource, err)
+	case errors.Is(err, retrieve.ErrBusy):
+		return nil, also{err, ErrBusy}
+	case err != nil:
 		return nil, err
+	}
+	res.Notes = append(res.Notes, found.Notes...)
+	for _, r := range found.Results {
+		project := ""
+		if r.Project != b.p.Root {
+			project = r.Project
+		}
+		res.Hits = append(res.Hits, Hit{ID: r.ID, Source: r.Source, Kind: r.Kind, Path: r.Path, Line: r.Line,
+			Title: r.Title, Summary: r.Summary, Text: r.Text, Date: r.Date, Confidence: r.Confidence,
+			Status: r.Status, Score: r.Score, Scope: r.Scope, Project: project})
 	}
 	return res, nil
 }

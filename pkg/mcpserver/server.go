@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/intermem/intermem/pkg/continuity"
 	"math"
 	"reflect"
 	"regexp"
@@ -64,7 +65,7 @@ const (
 // to use it, nothing more.
 const (
 	searchName = "memory_search"
-	searchDesc = "Search this project's memory (auto-memory, docs/solutions, .clavain/learnings, interfluence edits) for what is known about a problem, error, file or decision. Returns ranked entries: id, source, where, title, short text, confidence, status (stale: what it cites changed)."
+	searchDesc = "Search the project's (and the user's) memory for what is known about a problem, error, file or decision. Ranked: id, source, where, title, text, confidence, status (stale: cites changed)."
 
 	getName = "memory_get"
 	getDesc = "The whole memory entry with this id, with its confidence, status and promotion."
@@ -73,10 +74,10 @@ const (
 	validateDesc = "Re-check now the files and symbols a memory cites: each citation's status and a suggested fix."
 
 	provenanceName = "memory_provenance"
-	provenanceDesc = "Where a memory came from: source, file and line, dates, first/last seen, sessions, agent, and the operation that promoted or archived it."
+	provenanceDesc = "Where a memory came from: source, file, line, dates, sessions, agent, the operation that promoted or archived it."
 
 	writeName = "memory_write"
-	writeDesc = "Store a new memory for this project (a solution, learning, insight, decision, style rule, or a checkpoint the user chose to save); returns its id."
+	writeDesc = "Store a memory (solution, learning, insight, decision, style rule, or a checkpoint the user chose to save); returns its id."
 )
 
 // WriteTypes are the kinds of memory memory_write accepts.
@@ -90,8 +91,9 @@ type searchIn struct {
 	Query  string `json:"query" jsonschema:"what to look for, in words"`
 	Source string `json:"source,omitempty" jsonschema:"only this source (as in results)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most results, 1-50 (default 10)"`
-	Since  string `json:"since,omitempty" jsonschema:"only entries dated on or after YYYY-MM-DD"`
-	Until  string `json:"until,omitempty" jsonschema:"only entries dated on or before YYYY-MM-DD"`
+	Since  string `json:"since,omitempty" jsonschema:"dated on or after YYYY-MM-DD"`
+	Until  string `json:"until,omitempty" jsonschema:"dated on or before YYYY-MM-DD"`
+	Scope  string `json:"scope,omitempty" jsonschema:"project, phase, session or user"`
 }
 
 type idIn struct {
@@ -105,6 +107,7 @@ type writeIn struct {
 	Tags    []string `json:"tags,omitempty"`
 	Files   []string `json:"files,omitempty" jsonschema:"files it is about, relative to the project"`
 	Source  string   `json:"source,omitempty" jsonschema:"who writes it, if not you"`
+	Scope   string   `json:"scope,omitempty" jsonschema:"project (default), phase, session or user"`
 }
 
 // NewServer returns an MCP server whose tools answer from b. A nil b (no
@@ -317,11 +320,15 @@ func (h *handlers) search(ctx context.Context, in searchIn) (*searchOut, error) 
 	if len(src) > maxSourceBytes {
 		return nil, argError("source %s is not a source name", quote(src))
 	}
+	scope := strings.ToLower(strings.TrimSpace(in.Scope))
+	if scope != "" && !continuity.ValidScope(scope) {
+		return nil, argError("scope %s is not one of %s", quote(in.Scope), strings.Join(continuity.Scopes, ", "))
+	}
 	now, err := h.o.Now()
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.b.Search(ctx, SearchRequest{Query: q, Source: src, Limit: limit, Since: since, Until: until, Now: now})
+	res, err := h.b.Search(ctx, SearchRequest{Query: q, Source: src, Limit: limit, Since: since, Until: until, Now: now, Scope: scope})
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +373,7 @@ func (h *handlers) provenance(ctx context.Context, in idIn) (*provenanceOut, err
 
 func (h *handlers) write(ctx context.Context, in writeIn) (*writeOut, error) {
 	req := WriteRequest{Type: strings.ToLower(strings.TrimSpace(in.Type)), Title: strings.TrimSpace(in.Title),
-		Content: strings.TrimSpace(in.Content), Source: strings.TrimSpace(in.Source)}
+		Content: strings.TrimSpace(in.Content), Source: strings.TrimSpace(in.Source), Scope: strings.ToLower(strings.TrimSpace(in.Scope))}
 	ok := false
 	for _, t := range WriteTypes {
 		ok = ok || req.Type == t
@@ -386,6 +393,10 @@ func (h *handlers) write(ctx context.Context, in writeIn) (*writeOut, error) {
 		return nil, argError("at most %d tags and %d files", maxListItems, maxListItems)
 	case len(req.Source) > maxSourceBytes:
 		return nil, argError("source must be a name of at most %d bytes", maxSourceBytes)
+	case req.Scope != "" && !continuity.ValidScope(req.Scope):
+		return nil, argError("scope %s is not one of %s", quote(in.Scope), strings.Join(continuity.Scopes, ", "))
+	case req.Scope != "" && req.Scope != "project" && req.Type == "checkpoint":
+		return nil, argError("a checkpoint is of scope project: leave scope out")
 	}
 	for _, t := range in.Tags {
 		if t = strings.TrimSpace(t); t != "" {
@@ -401,7 +412,7 @@ func (h *handlers) write(ctx context.Context, in writeIn) (*writeOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &writeOut{ID: w.ID, CreatedAt: stamp(w.CreatedAt), Source: safe(w.Source), Duplicate: w.Duplicate, Redacted: w.Redacted,
+	return &writeOut{ID: w.ID, CreatedAt: stamp(w.CreatedAt), Source: safe(w.Source), Scope: safe(w.Scope), Duplicate: w.Duplicate, Redacted: w.Redacted,
 		Provenance: writerOut{Source: safe(w.Writer), AgentID: safe(w.AgentID), SessionID: safe(w.SessionID)}}, nil
 }
 

@@ -808,7 +808,7 @@ func TestBadArguments(t *testing.T) {
 		{"memory_search", map[string]any{"query": "x", "since": "yesterday"}, `since "yesterday" is not a date: write it as YYYY-MM-DD`},
 		{"memory_search", map[string]any{"query": "x", "since": "2026-03-01", "until": "2026-02-01"}, "until 2026-02-01 is before since 2026-03-01"},
 		{"memory_search", map[string]any{"query": "x", "source": "notes"}, `no such source "notes": the sources are auto-memory, clavain, compound, continuity, instructions, interfluence, promoted, written`},
-		{"memory_search", map[string]any{"query": "x", "sources": []string{"compound"}}, `memory_search: unknown argument "sources"; the arguments are query, source, limit, since, until`},
+		{"memory_search", map[string]any{"query": "x", "sources": []string{"compound"}}, `memory_search: unknown argument "sources"; the arguments are query, source, limit, since, until, scope`},
 		{"memory_search", []any{"x"}, "memory_search: arguments must be a JSON object"},
 		{"memory_get", map[string]any{}, "memory_get: id is required"},
 		{"memory_get", map[string]any{"id": ""}, "id is empty: give a result's id (16 hex digits)"},
@@ -849,8 +849,9 @@ func TestBusyStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": "zebra table"})
-	wantNote := "intermem's store is busy (another intermem process holds it): confidence and history are not shown"
-	if len(r.Results) != 1 || r.Results[0].Status != "unvalidated" || !slices.Equal(r.Notes, []string{wantNote}) {
+	wantNotes := []string{"intermem's store is busy (another intermem process holds it): confidence and history are not shown",
+		"memories of scope session not searched: the store is busy"}
+	if len(r.Results) != 1 || r.Results[0].Status != "unvalidated" || !slices.Equal(r.Notes, wantNotes) {
 		t.Errorf("search with a busy store: %+v", r)
 	}
 	msg := toolErrorText(t, cs, "memory_provenance", map[string]any{"id": r.Results[0].ID})

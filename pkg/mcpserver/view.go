@@ -132,6 +132,8 @@ type hitOut struct {
 	Date       string  `json:"date,omitempty"`
 	Confidence float64 `json:"confidence"`
 	Status     string  `json:"status"`
+	Scope      string  `json:"scope,omitempty"`
+	Project    string  `json:"project,omitempty"`
 }
 
 // summaryBytes bounds a hit's text; titleBytes its title.
@@ -164,6 +166,12 @@ func budgetSearch(res *SearchResult, budget int) *searchOut {
 			Date:       day(h.Date),
 			Confidence: round2(h.Confidence),
 			Status:     hg.text(h.Status),
+		}
+		if h.Scope != "" && h.Scope != "project" {
+			v.Scope = hg.text(h.Scope)
+		}
+		if h.Project != "" {
+			v.Project = hg.text(h.Project)
 		}
 		if v.Text == v.Title {
 			v.Text = "" // a short fact is its own title
@@ -424,6 +432,7 @@ type writeOut struct {
 	ID         string    `json:"id"`
 	CreatedAt  string    `json:"created_at"`
 	Source     string    `json:"source"`
+	Scope      string    `json:"scope,omitempty"`
 	Provenance writerOut `json:"provenance"`
 	Duplicate  bool      `json:"duplicate,omitempty" jsonschema:"already stored: id is the existing memory's"`
 	Redacted   []string  `json:"redacted,omitempty" jsonschema:"kinds of secrets replaced before storing"`

@@ -174,6 +174,11 @@ type Result struct {
 	// Flags are what screening found in the entry: an entry with flags may
 	// be a prompt injection and is never put into a model's context.
 	Flags []string `json:"flags,omitempty"`
+	// Scope is the memory's scope: project, phase, session or user.
+	Scope string `json:"scope"`
+	// Project is the root of the project the hit comes from ("" for
+	// scope user, which belongs to none).
+	Project string `json:"project,omitempty"`
 	// Summary is the short text shown under the title (a solution's
 	// problem, else the text after the title).
 	Summary string `json:"-"`
@@ -199,7 +204,8 @@ func (v *View) Search(q Query) ([]Result, error) {
 		h := &hits[i]
 		out = append(out, Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
 			Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
-			Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry)})
+			Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry),
+			Scope: ScopeOf(&h.Entry.Entry), Project: v.Project.Root})
 	}
 	return out, nil
 }

@@ -26,6 +26,13 @@ var (
 	// BucketProjects, in the per-user store only, maps a project root to
 	// the UserProject that registers it.
 	BucketProjects = []byte("projects")
+	// BucketMemories maps a memory id to a ScopedMemory: in a project's
+	// store the memories of scope phase and session, in the per-user
+	// store those of scope user. (Memories of scope project are the
+	// written source's log.) Stores of schema 4 made before it have no
+	// such bucket until the first such memory: readers take its absence
+	// for an empty bucket.
+	BucketMemories = []byte("memories")
 )
 
 // UserProject is a project this user has used intermem's continuity
@@ -74,7 +81,50 @@ const (
 	// ScopeUser holds across every project of the user: kept in the
 	// per-user store, outside every project.
 	ScopeUser = "user"
+	// ScopePhase belongs to the phase that was current when it was
+	// written: a backtrack below that phase invalidates or archives it
+	// like every other record of a later phase.
+	ScopePhase = "phase"
 )
+
+// ScopedMemory is a memory of scope phase, session or user (see
+// BucketMemories): what intermem write and memory_write store, with the
+// scope that says how long it holds.
+type ScopedMemory struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Title     string    `json:"title"`
+	Content   string    `json:"content"`
+	Tags      []string  `json:"tags,omitempty"`
+	Files     []string  `json:"files,omitempty"`
+	Source    string    `json:"source"`
+	AgentID   string    `json:"agent_id,omitempty"`
+	SessionID string    `json:"session_id,omitempty"`
+	Created   time.Time `json:"created"`
+	Scope     string    `json:"scope"`
+	// Phase is the phase a memory of scope phase belongs to.
+	Phase  *int   `json:"phase,omitempty"`
+	Status string `json:"status"`
+}
+
+// Memories returns every scoped memory that decodes under its own id, in
+// id order.
+func Memories(tx *bolt.Tx) ([]ScopedMemory, error) {
+	var out []ScopedMemory
+	err := Each(tx, BucketMemories, func(k string, m *ScopedMemory) error {
+		if m.ID == k {
+			out = append(out, *m)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PutMemory stores m under its id.
+func PutMemory(tx *bolt.Tx, m *ScopedMemory) error { return Put(tx, BucketMemories, m.ID, m) }
+
+// DeleteMemory removes the memory id.
+func DeleteMemory(tx *bolt.Tx, id string) error { return Delete(tx, BucketMemories, id) }
 
 // Checkpoint is one point in the work a later session can resume from.
 type Checkpoint struct {

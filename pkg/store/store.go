@@ -72,7 +72,7 @@ var allBuckets = [][]byte{
 	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
 	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
 	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
-	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects,
+	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects, BucketMemories,
 }
 
 // Errors returned by Open.

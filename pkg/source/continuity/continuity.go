@@ -14,6 +14,11 @@
 //	{"kind":"phase","n":1,"name":"…","summary":"…","artifacts":["…"],"issues":["…"],"decisions":["d…"],"started":"…","closed":"…"}
 //	{"kind":"checkpoint","id":"cp-…","summary":"…","phase":1,"time":"…"}
 //	{"kind":"head","phase":1,"checkpoint":"…"}
+//	{"kind":"memory","scope":"phase","phase":1,"type":"insight","title":"…","text":"…","tags":["…"],"files":["…"],"time":"…"}
+//
+// A memory of scope phase (intermem write --scope phase) holds while its
+// phase is on the agreed timeline; its id is MemoryID of its scope,
+// phase, type, title and text.
 //
 // The file is intermem's own but read back as hostile, like every source
 // file: a line that is not a well-formed record is a problem and the rest
@@ -61,6 +66,28 @@ type Record struct {
 	Time       time.Time `json:"time,omitzero"`
 	Started    time.Time `json:"started,omitzero"`
 	Closed     time.Time `json:"closed,omitzero"`
+	// Memories (kind "memory"): their scope, type, title, tags, files.
+	Scope string   `json:"scope,omitempty"`
+	Type  string   `json:"type,omitempty"`
+	Title string   `json:"title,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	Files []string `json:"files,omitempty"`
+}
+
+// MaxListed bounds the tags or files a memory record keeps when read back.
+const MaxListed = 32
+
+// MemoryID is the id of a scoped memory (package continuity stores them):
+// the continuity source's id keyed by the scope, the phase ("-" for
+// none), the session (scope session only), the type, the title and the
+// text, so the same memory written twice in one place is one memory, and
+// the id intermem write prints is the one search and get show.
+func MemoryID(scope string, phase *int, session, typ, title, text string) string {
+	ph := "-"
+	if phase != nil {
+		ph = strconv.Itoa(*phase)
+	}
+	return source.ID(Name, "memory\x00"+scope+"\x00"+ph+"\x00"+session+"\x00"+typ+"\x00"+title+"\x00"+text)
 }
 
 // Source reads .intermem/continuity.jsonl.
@@ -176,6 +203,21 @@ func entry(p string, line int, r *Record) (source.Entry, bool) {
 		e.Text = summary
 		e.Tags = append([]string{"checkpoint"}, phaseTag(r.Phase)...)
 		e.Created = r.Time
+	case "memory":
+		text, title := clip(r.Text), clip(firstLine(r.Title))
+		if text == "" || title == "" || r.Scope != "phase" || r.Phase == nil || *r.Phase < 0 {
+			return e, false
+		}
+		e.ID = MemoryID(r.Scope, r.Phase, "", r.Type, r.Title, r.Text)
+		e.Title, e.Text = title, text
+		e.Fields["type"] = "memory"
+		e.Fields["scope"] = r.Scope
+		if typ := clip(firstLine(r.Type)); typ != "" {
+			e.Fields["memory_type"] = typ
+		}
+		e.Tags = append(capList(r.Tags), phaseTag(r.Phase)...)
+		e.Citations = capList(r.Files)
+		e.Created = r.Time
 	default:
 		return e, false
 	}
@@ -187,6 +229,17 @@ func entry(p string, line int, r *Record) (source.Entry, bool) {
 		e.Title = e.Title[:cut]
 	}
 	return e, true
+}
+
+// capList keeps at most MaxListed non-empty items, each clipped to a line.
+func capList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = clip(firstLine(s)); s != "" && len(out) < MaxListed {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func firstLine(s string) string {

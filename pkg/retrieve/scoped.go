@@ -1,0 +1,322 @@
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/search"
+	"github.com/intermem/intermem/pkg/source"
+	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// Searching by scope. Every memory has a scope (package continuity,
+// scoped.go): project (the catalog's sources), phase (in the catalog
+// through the continuity source, which holds only those of the agreed
+// timeline), session (the project's store, never in the catalog) and user
+// (the per-user store, outside every project). Scoped searches the
+// catalog as View.Search does and ranks the session's and the user's
+// memories (and the decisions of scope user) in an index of their own,
+// then merges the two by score: BM25 scores of two indexes are not on
+// one scale, so the merge is an approximation that keeps each side's
+// order.
+//
+// AllProjects adds every project of the per-user store's registry, each
+// read exactly as Read reads the current one (a directory that is still
+// that project's root, a state directory of real entries, the store
+// opened read-only): a registered project that is gone or unreadable is
+// skipped and named in a note, never an error. A hit of the same id seen
+// twice (the user's own instruction files are in every project) is kept
+// once, from the first project read, the current one first.
+
+// ScopedSource is the source name of the memories of scope session and
+// user in results: they are in no catalog source.
+const ScopedSource = "scoped"
+
+// ScopedQuery is a search by scope.
+type ScopedQuery struct {
+	Query
+	// Scopes keeps only these scopes; empty keeps every one.
+	Scopes []string
+	// Session is the session whose memories of scope session are
+	// searched; "" searches those of every session still kept.
+	Session string
+	// AllProjects adds the registered projects (see above).
+	AllProjects bool
+}
+
+// Scoped is what a scoped search found.
+type Scoped struct {
+	Results []Result
+	// Notes say what could not be searched, one sentence each.
+	Notes []string
+}
+
+// ErrScope is returned for a scope that is not one of continuity.Scopes.
+var ErrScope = errors.New("unknown scope")
+
+// ScopeOf is the scope of a catalog entry: phase for a memory of scope
+// phase from the continuity source, else project.
+func ScopeOf(e *source.Entry) string {
+	if e.Source == sourcecont.Name && e.Fields["scope"] == store.ScopePhase {
+		return store.ScopePhase
+	}
+	return store.ScopeProject
+}
+
+// SearchScoped runs q over project p (and, with AllProjects, the
+// registered projects) and the per-user store. A per-user store that is
+// missing, busy or damaged leaves the project's scopes searched alone,
+// with a note.
+func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) (*Scoped, error) {
+	for _, s := range q.Scopes {
+		if !continuity.ValidScope(s) {
+			return nil, fmt.Errorf("%w %q: the scopes are %s", ErrScope, s, strings.Join(continuity.Scopes, ", "))
+		}
+	}
+	want := func(s string) bool {
+		if len(q.Scopes) == 0 {
+			return true
+		}
+		for _, x := range q.Scopes {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	out := &Scoped{}
+	var hits []Result
+	busy := false // the project's store was busy: do not wait for it twice
+	catalogScopes := want(store.ScopeProject) || want(store.ScopePhase)
+	searchProject := func(pp *project.Project) error {
+		return Read(env, pp, opt, func(v *View) error {
+			out.Notes = append(out.Notes, v.Notes...)
+			if pp == p {
+				busy = v.busy
+			}
+			cq := q.Query
+			cq.Limit = limit * 3 // the scope filter drops some
+			rs, err := v.Search(cq)
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				if want(r.Scope) {
+					hits = append(hits, r)
+				}
+			}
+			return nil
+		})
+	}
+	if catalogScopes {
+		// View.Search judges the query after the configuration.
+		if err := searchProject(p); err != nil {
+			return nil, err
+		}
+	} else if len(search.QueryTerms(q.Text)) == 0 {
+		return nil, ErrNoTerms
+	}
+	// The memories in no catalog: this project's of scope session, the
+	// user's. A --source filter names catalog sources, so it leaves them
+	// out unless it names ScopedSource.
+	var extra []scopedDoc
+	sourceOK := len(q.Sources) == 0
+	for _, s := range q.Sources {
+		sourceOK = sourceOK || s == ScopedSource
+	}
+	if want(store.ScopeSession) && sourceOK && busy {
+		out.Notes = append(out.Notes, "memories of scope session not searched: the store is busy")
+	} else if want(store.ScopeSession) && sourceOK {
+		ds, err := sessionDocs(p, opt.Wait, q.Session)
+		if err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("memories of scope session not searched: %v", err))
+		}
+		extra = append(extra, ds...)
+	}
+	var registry []store.UserProject
+	if (want(store.ScopeUser) && sourceOK) || q.AllProjects {
+		ds, reg, err := userDocs(env, opt.Wait, want(store.ScopeUser) && sourceOK)
+		switch {
+		case errors.Is(err, store.ErrNotExist):
+		case err != nil:
+			out.Notes = append(out.Notes, fmt.Sprintf("%v: memories of scope user not searched, this project's searched alone", err))
+		}
+		extra, registry = append(extra, ds...), reg
+	}
+	hits = append(hits, rankDocs(extra, q.Query, limit)...)
+	if q.AllProjects && catalogScopes {
+		for _, up := range registry {
+			if up.Root == p.Root {
+				continue
+			}
+			op, err := otherProject(env, up.Root)
+			if err == nil {
+				err = searchProject(op)
+			}
+			if err != nil {
+				out.Notes = append(out.Notes, fmt.Sprintf("skipped %s: %v", up.Root, err))
+			}
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if seen[h.ID] {
+			continue
+		}
+		seen[h.ID] = true
+		out.Results = append(out.Results, h)
+		if len(out.Results) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// otherProject resolves a registered root with the checks a command makes
+// of its own project.
+func otherProject(env *cli.Env, root string) (*project.Project, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("not an absolute path")
+	}
+	op, err := project.Resolve(env, root)
+	if err != nil {
+		return nil, err
+	}
+	if op.Root != root {
+		return nil, fmt.Errorf("no longer a project root (now inside %s)", op.Root)
+	}
+	return op, nil
+}
+
+// scopedDoc is a memory of scope session or user as a search result.
+type scopedDoc struct {
+	Result
+	tags []string
+}
+
+// memoryDoc turns a stored memory into a result, read back as hostile:
+// redacted again, screened, clipped.
+func memoryDoc(m *store.ScopedMemory, path, root string) scopedDoc {
+	text := clipText(redact.String(m.Content))
+	title := source.OneLine(redact.String(m.Title), 120)
+	r := Result{ID: m.ID, Source: ScopedSource, Kind: string(source.Fact), Path: path, Title: title, Text: text,
+		Confidence: 0.5, Status: "unvalidated", Date: m.Created, Scope: m.Scope, Project: root, Summary: text}
+	for _, f := range screen.Check(title + "\n" + text) {
+		r.Flags = append(r.Flags, f.Kind+": "+f.Detail)
+	}
+	var tags []string
+	for _, t := range m.Tags {
+		tags = append(tags, source.OneLine(redact.String(t), 60))
+	}
+	return scopedDoc{Result: r, tags: tags}
+}
+
+func clipText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > sourcecont.MaxText {
+		cut := sourcecont.MaxText
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
+
+// sessionDocs reads the project's memories of scope session (of session,
+// or every one when ""), the store opened read-only.
+func sessionDocs(p *project.Project, wait time.Duration, session string) ([]scopedDoc, error) {
+	st, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: wait})
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var out []scopedDoc
+	err = st.View(func(tx *bolt.Tx) error {
+		ms, err := continuity.ScopedMemories(tx, store.ScopeSession, continuity.Filter{})
+		for i := range ms {
+			if session == "" || ms[i].SessionID == session {
+				out = append(out, memoryDoc(&ms[i], ".intermem/intermem.db", p.Root))
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
+// userDocs reads the per-user store: its memories and decisions (when
+// docs) and the registry of projects.
+func userDocs(env *cli.Env, wait time.Duration, docs bool) ([]scopedDoc, []store.UserProject, error) {
+	us, err := continuity.OpenUser(env, false, wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer us.Close()
+	var out []scopedDoc
+	var reg []store.UserProject
+	err = us.View(func(tx *bolt.Tx) error {
+		var err error
+		if reg, err = continuity.Projects(tx); err != nil {
+			return err
+		}
+		if !docs {
+			return nil
+		}
+		ms, err := continuity.ScopedMemories(tx, store.ScopeUser, continuity.Filter{})
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			out = append(out, memoryDoc(&ms[i], "~user", ""))
+		}
+		ds, err := continuity.Decisions(tx, continuity.Filter{})
+		for _, d := range ds {
+			m := store.ScopedMemory{ID: d.ID, Title: d.Text, Content: d.Text + "\nWhy: " + d.Why, Created: d.Time,
+				Scope: store.ScopeUser, Tags: []string{"decision"}}
+			doc := memoryDoc(&m, "~user", "")
+			doc.Kind = "decision"
+			out = append(out, doc)
+		}
+		return err
+	})
+	return out, reg, err
+}
+
+// rankDocs ranks docs by relevance to q in an index of their own.
+func rankDocs(docs []scopedDoc, q Query, limit int) []Result {
+	if len(docs) == 0 {
+		return nil
+	}
+	sd := make([]search.Doc, len(docs))
+	for i, d := range docs {
+		sd[i] = search.Doc{ID: d.ID, Source: d.Source, Title: d.Title, Text: d.Text, Tags: d.tags, Date: d.Date, Confidence: 0.5}
+	}
+	hits := search.Build(sd).Search(q.Text, search.Options{Since: q.Since, Until: q.Until, Limit: limit, Now: q.Now})
+	out := make([]Result, 0, len(hits))
+	for _, h := range hits {
+		r := docs[h.Doc].Result
+		r.Score = round(h.Score)
+		out = append(out, r)
+	}
+	return out
+}
