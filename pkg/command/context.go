@@ -20,7 +20,10 @@ func init() {
 const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--withheld] [--json]
 
 Prints the context intermem-inject would give Claude Code at the start of
-a session in DIR: health warnings (MEMORY.md past its load cap, with the
+a session in DIR, byte for byte: first where the work stands (the
+project in one line — "project" in .intermem/config.json, else README.md's
+first paragraph —, the current phase, the resume note of the latest
+checkpoint, the latest decisions), then health warnings (MEMORY.md past its load cap, with the
 entries it cuts off; entries ready for /intermem:synthesize; interrupted
 changes; promoted facts Claude Code will not load or should not trust),
 where promoted knowledge lives, and the memories not already loaded,
@@ -92,7 +95,10 @@ func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	// The hook's derived-data cache speeds this up; it is only read here.
 	ix := inject.LoadIndex(p.Path(inject.IndexName))
-	in, err := inject.Gather(inject.EnvFor(env, p, cwd, now, *budget), s, ix)
+	// What a session starting afresh gets: the bootstrap too.
+	ie := inject.EnvFor(env, p, cwd, now, *budget)
+	ie.Resume = true
+	in, err := inject.Gather(ie, s, ix)
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
 			return storeError(err)

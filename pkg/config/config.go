@@ -5,7 +5,8 @@
 //	  "layout": "flat" | "tiered",      // where promoted facts go (package tier)
 //	  "tier_claude": true,              // tier CLAUDE.md as well
 //	  "sources": {"interfluence": false}, // sources switched off (package catalog)
-//	  "mode": "meta"                    // record nothing (package continuity)
+//	  "mode": "meta",                   // record nothing (package continuity)
+//	  "project": "…"                    // one line: what the project is (package inject)
 //	}
 //
 // Every key is optional; a missing file is the defaults. The file is
@@ -44,6 +45,10 @@ type File struct {
 	// Mode "meta" makes intermem record nothing for the project's sessions
 	// (package continuity); INTERMEM_MODE overrides it.
 	Mode string `json:"mode,omitempty"`
+	// Project is one line saying what the project is: the first line of
+	// the SessionStart bootstrap (package inject), which otherwise takes
+	// the first paragraph of README.md.
+	Project string `json:"project,omitempty"`
 }
 
 // ErrInvalid is returned for a config file that cannot be used: not a

@@ -1,134 +1,39 @@
 package continuity
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/tidwall/gjson"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
-	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/screen"
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// bytesPerToken is the estimate SessionStart budgets with (pkg/inject's).
-const bytesPerToken = 3
-
-// maxNoteTokens caps the resume note; it takes at most a quarter of the
-// budget as well.
-const maxNoteTokens = 300
-
-// WithResume wraps the SessionStart hook body: the resume note (Note) goes
-// ahead of the body's context, and the body renders within what the note
-// left of the budget. budget reads the budget from the environment;
-// budgetVar is the variable the body reads it from.
-func WithResume(body hookio.Body, budgetVar string, budget func(*cli.Env) int) hookio.Body {
-	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
-		if h.Input.Event != "SessionStart" {
-			return body(ctx, h)
-		}
-		total := budget(h.Env)
-		note := resumeNote(h, total)
-		if note == "" {
-			return body(ctx, h)
-		}
-		rest := total - tokens(note)
-		if rest <= 0 {
-			return hookio.SessionStartOutput(note)
-		}
-		inner := *h
-		inner.Env = cli.New(h.Env.Environ(), h.Env.Dir, h.Env.Stdin, h.Env.Stdout, h.Env.Stderr)
-		inner.Env.Set(budgetVar, strconv.Itoa(rest))
-		out, err := body(ctx, &inner)
-		if err != nil {
-			h.Logf("SessionStart: %v", err)
-		}
-		text := gjson.GetBytes(out, "hookSpecificOutput.additionalContext").String()
-		if text != "" {
-			note += "\n" + text
-		}
-		return hookio.SessionStartOutput(note)
-	}
-}
-
-func tokens(s string) int { return (len(s) + bytesPerToken - 1) / bytesPerToken }
-
-// resumeNote is the note for a session start, or "" (a resumed or
-// compacted session continues its own history; no checkpoint; a store
-// that cannot be read at once, which is logged).
-func resumeNote(h *hookio.Hook, budget int) string {
-	switch h.Input.Source {
-	case "resume", "compact":
-		return ""
-	}
-	p := h.Project
-	s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: 50 * time.Millisecond, Yield: true})
-	if err != nil {
-		if !errors.Is(err, store.ErrNotExist) {
-			h.Logf("resume note: %v", err)
-		}
-		return ""
-	}
-	defer s.Close()
-	cwd := h.Input.Cwd
-	if cwd == "" || !strings.HasPrefix(cwd, "/") {
-		cwd = p.Root
-	}
-	branch, _ := Git(cwd)
-	var (
-		c     store.Checkpoint
-		ok    bool
-		phase *store.Phase
-		ds    []store.PhaseDecision
-	)
-	if err := s.View(func(tx *bolt.Tx) error {
-		var err error
-		if c, ok, err = Latest(tx, branch, h.Input.SessionID); err != nil {
-			return err
-		}
-		hd, err := store.GetHead(tx)
-		if err != nil {
-			return err
-		}
-		if hd.Phase != nil {
-			if p, had, err := store.GetPhase(tx, *hd.Phase); err == nil && had && p.Status == store.StatusValid {
-				phase = &p
-			}
-		}
-		ds, err = Decisions(tx, Filter{})
-		return err
-	}); err != nil {
-		h.Logf("resume note: %v", err)
-		return ""
-	}
-	max := budget / 4
-	if max > maxNoteTokens {
-		max = maxNoteTokens
-	}
-	var cp *store.Checkpoint
-	if ok {
-		cp = &c
-	}
-	return Bootstrap(phase, cp, ds, max*bytesPerToken)
-}
-
 // recentDecisions is how many of the latest decisions SessionStart names.
 const recentDecisions = 3
 
-// Bootstrap renders where the work stands for SessionStart in at most
-// maxBytes: the current phase (when one is started), the resume note of
+// Bootstrap renders where the work stands for SessionStart (package
+// inject puts it ahead of the rest, see Boot) in at most maxBytes: the
+// current phase (when one is started), the resume note of
 // checkpoint c (Note; nil: none), and the latest decisions with why, each
 // line escaped and what screening flags left out. Lines are cut or dropped
 // from the end until it fits: decisions first, the phase line last. ""
 // when there is nothing to say.
 func Bootstrap(phase *store.Phase, c *store.Checkpoint, ds []store.PhaseDecision, maxBytes int) string {
+	return Boot("", phase, c, ds, maxBytes)
+}
+
+// maxIdentity bounds the identity line, in bytes.
+const maxIdentity = 200
+
+// Boot is Bootstrap headed by the project's identity (one line, already
+// redacted by the caller; "" for none): "Project: …", the line dropped
+// last when the budget is short, left out when screening flags it.
+func Boot(identity string, phase *store.Phase, c *store.Checkpoint, ds []store.PhaseDecision, maxBytes int) string {
 	var lines []string
+	if id := strings.Join(strings.Fields(identity), " "); id != "" && len(screen.Check(id)) == 0 {
+		lines = append(lines, cli.Escape("Project: "+clip(id, maxIdentity)))
+	}
 	if phase != nil {
 		l := fmt.Sprintf("Current phase: %d", phase.N)
 		if phase.Name != "" {

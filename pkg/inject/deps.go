@@ -217,27 +217,30 @@ func (x dep) holds() bool {
 // session start has a few milliseconds in all; no path or recorded value
 // contains a NUL, and a file that does is simply not trusted):
 //
-//	intermem-render 3
+//	intermem-render 4
 //	key <key>
 //	until <unix nanoseconds, 0 for none>
+//	sessions <quoted SessionRule.Skipped> <quoted SessionRule.Chosen>
 //	deps <n>
 //	<kind><path>NUL<value>NUL            (n records, no separators between)
 //	text <byte length>
 //	<the rendering>
-const renderMagic = "intermem-render 3\n"
+const renderMagic = "intermem-render 4\n"
 
 // RenderCacheName is the render cache file inside .intermem.
 const RenderCacheName = "context.render"
 
-// renderKey identifies everything besides the filesystem a rendering
-// depends on: the binary, the project, the session's cwd, the settings.
+// renderKey identifies everything besides the filesystem and the session
+// a rendering depends on: the binary, the project, the session's cwd,
+// whether it gets the bootstrap, the settings.
 func renderKey(e Env) string {
-	return strconv.Quote(fmt.Sprintf("%s|%s|%s|%s|%s|%s|%d|%d", exeID(), e.Root, e.MemoryDir, e.Cwd, e.ConfigDir, e.Home, e.Budget, e.Threshold))
+	return strconv.Quote(fmt.Sprintf("%s|%s|%s|%s|%s|%s|%t|%q|%d|%d", exeID(), e.Root, e.MemoryDir, e.Cwd, e.ConfigDir, e.Home,
+		e.Resume, e.Identity, e.Budget, e.Threshold))
 }
 
 // loadRender returns the cached rendering when it is still exactly what
-// a fresh one would be.
-func loadRender(path, key string, now time.Time) (string, bool) {
+// a fresh one would be for the start of session.
+func loadRender(path, key, session string, now time.Time) (string, bool) {
 	if exeID() == "" {
 		return "", false
 	}
@@ -259,6 +262,10 @@ func loadRender(path, key string, now time.Time) (string, bool) {
 	}
 	until, err := strconv.ParseInt(strings.TrimPrefix(line(), "until "), 10, 64)
 	if err != nil || (until != 0 && now.UnixNano() >= until) {
+		return "", false
+	}
+	var rule SessionRule
+	if _, err := fmt.Sscanf(line(), "sessions %q %q", &rule.Skipped, &rule.Chosen); err != nil || !rule.Holds(session) {
 		return "", false
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(line(), "deps "))
@@ -296,7 +303,7 @@ func loadRender(path, key string, now time.Time) (string, bool) {
 // saveRender writes the render cache atomically (atomicfile, in the state
 // directory that holds it; not fsynced: a cache lost in a crash costs
 // nothing).
-func saveRender(path, key string, until time.Time, d *Deps, text string) error {
+func saveRender(path, key string, until time.Time, rule SessionRule, d *Deps, text string) error {
 	var b strings.Builder
 	b.WriteString(renderMagic)
 	b.WriteString("key " + key + "\n")
@@ -304,7 +311,7 @@ func saveRender(path, key string, until time.Time, d *Deps, text string) error {
 	if !until.IsZero() {
 		u = until.UnixNano()
 	}
-	fmt.Fprintf(&b, "until %d\ndeps %d\n", u, len(d.list))
+	fmt.Fprintf(&b, "until %d\nsessions %q %q\ndeps %d\n", u, rule.Skipped, rule.Chosen, len(d.list))
 	if d.secret {
 		return nil // no cache rather than a secret in it
 	}

@@ -26,6 +26,15 @@
 //
 // # Content, in rendering order
 //
+//   - The bootstrap (bootstrap.go; not for a resumed or compacted
+//     session, which continues its own history): the project's identity
+//     in one line ("project" of .intermem/config.json, else the first
+//     paragraph of README.md — CLAUDE.md is loaded already), the current
+//     phase, the resume note (the latest checkpoint of another session on
+//     the branch), the latest decisions; in at most a quarter of the
+//     budget and 300 tokens (continuity.Boot drops lines from the end to
+//     fit), then a blank line; the rest renders in what it left. The
+//     identity alone is not worth a context.
 //   - Health, one line each, only when true: an interrupted journal
 //     operation that verifies (journal.Scan: this user's, for this
 //     project, every step in its places), with its summary (ask for
@@ -113,8 +122,9 @@
 //
 // # Speed and failure
 //
-// The hook opens the store read-only with a 50 ms lock wait and reads only
-// the fields it needs. It reads MEMORY.md and at most maxMemFiles-1 other
+// The hook opens the store read-only with a 50 ms lock wait, once, and
+// reads only the fields it needs (the continuity records too); a render
+// cache hit opens no store at all. It reads MEMORY.md and at most maxMemFiles-1 other
 // memory files (the first by name): a memory directory of 100,000 files
 // still gets its context in time, the files past the bound counted in one
 // health line, never stat'ed. What is derived from each memory file and document

@@ -64,6 +64,14 @@ type Env struct {
 	// Sources are the "sources" of .intermem/config.json: a source mapped
 	// to false is switched off, and nothing of it is named.
 	Sources map[string]bool
+	// Resume is set for a session that starts afresh (startup, clear;
+	// and intermem context): it gets the bootstrap (Inputs.Boot). Session
+	// is its id, whose own checkpoints its resume note passes over.
+	Resume  bool
+	Session string
+	// Identity is "project" of .intermem/config.json: the bootstrap's
+	// first line ("" falls back to README.md's first paragraph).
+	Identity string
 	// mem, when set, are the memory files already listed and derived
 	// (with Deps) by the hook before it took the store's lock.
 	mem *memSet
@@ -132,6 +140,9 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 	}
 	g.documents()
 	g.memoryIndex()
+	if e.Resume {
+		g.in.Boot = &Boot{Identity: readIdentity(e.Deps, e.Root, e.Identity)}
+	}
 	if err := g.readStore(open); err != nil {
 		return nil, err
 	}
@@ -323,6 +334,14 @@ func (g *gatherer) readStore(open func() (*store.Store, func(), error)) error {
 		var err error
 		if g.rejected, err = store.Rejected(tx); err != nil {
 			return err
+		}
+		if in.Boot != nil {
+			b, err := readBoot(tx, in.Branch, g.e.Session)
+			if err != nil {
+				return err
+			}
+			b.Identity = in.Boot.Identity
+			in.Boot = b
 		}
 		readEntries(tx, g.mem, g.rec)
 		in.Related, in.Corrections = readRelated(store.Catalog(tx), g.sourceOn)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/config"
-	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
@@ -48,7 +47,7 @@ To see what it would inject for a project, run: intermem context
 
 // Main is the whole of cmd/intermem-inject.
 func Main(env *cli.Env, args []string) int {
-	return hookio.Run(env, args, HookOptions, continuity.WithResume(Hook, BudgetVar, Budget))
+	return hookio.Run(env, args, HookOptions, Hook)
 }
 
 // Budget reads INTERMEM_TOKEN_BUDGET (a positive integer), defaulting to
@@ -77,7 +76,7 @@ func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget 
 	}
 	// An unusable config switches nothing off here: the commands report it.
 	if cfg, err := config.Read(p.StateDir); err == nil {
-		e.Sources = cfg.Sources
+		e.Sources, e.Identity = cfg.Sources, cfg.Project
 	}
 	return e
 }
@@ -98,8 +97,12 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	deps := NewDeps()
 	env := EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget)
 	env.Deps = deps
+	// A resumed or compacted session continues its own history: no
+	// bootstrap.
+	env.Resume = h.Input.Source != "resume" && h.Input.Source != "compact"
+	env.Session = h.Input.SessionID
 	key, renderPath := renderKey(env), p.Path(RenderCacheName)
-	if text, ok := loadRender(renderPath, key, h.Now); ok {
+	if text, ok := loadRender(renderPath, key, env.Session, h.Now); ok {
 		if text == "" {
 			return nil, nil
 		}
@@ -152,7 +155,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			if err := WriteCache(cache, res.Text, h.Now); err != nil {
 				h.Logf("%v", err)
 			}
-			if err := saveRender(renderPath, key, renderValidUntil(in, h.Now), deps, res.Text); err != nil {
+			var rule SessionRule
+			if in.Boot != nil {
+				rule = in.Boot.Sessions
+			}
+			if err := saveRender(renderPath, key, renderValidUntil(in, h.Now), rule, deps, res.Text); err != nil {
 				h.Logf("%v", err)
 			}
 		}

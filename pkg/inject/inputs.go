@@ -25,6 +25,11 @@ type Inputs struct {
 	// separated ("" at the top or outside it).
 	CwdRel string
 
+	// Boot is where the work stands, rendered first (the bootstrap); nil
+	// for a resumed or compacted session, which continues its own
+	// history.
+	Boot *Boot
+
 	// Index describes MEMORY.md; nil when there is none.
 	Index *IndexInfo
 	// MemFilesUnread counts the memory files past the most a session

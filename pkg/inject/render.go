@@ -8,6 +8,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
 )
@@ -118,11 +119,45 @@ type item struct {
 
 // Render turns in into the context text within in.Budget. It is pure:
 // the same Inputs always give the same bytes.
+//
+// The bootstrap (in.Boot: the project's identity, the current phase, the
+// resume note, the latest decisions; continuity.Boot) comes first, in at
+// most a quarter of the budget and maxBootTokens; the rest renders in
+// what it left, a blank line between. The identity alone is not worth a
+// context.
 func Render(in *Inputs) Result {
 	budget := in.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	if in.Boot == nil {
+		return render(in, budget, MaxChars)
+	}
+	b := in.Boot
+	rd := in.redactor()
+	note := continuity.Boot(rd(b.Identity), b.Phase, b.Checkpoint, b.Decisions, bootBytes(budget))
+	if note == "" {
+		return render(in, budget, MaxChars)
+	}
+	said := continuity.Bootstrap(b.Phase, b.Checkpoint, b.Decisions, bootBytes(budget)) != ""
+	res := Result{Budget: budget}
+	if rest := budget - Tokens(note); rest > 0 {
+		res = render(in, rest, MaxChars-Chars(note)-1)
+		res.Budget = budget
+	}
+	if res.Text == "" && !said {
+		return Result{Budget: budget, Withheld: res.Withheld}
+	}
+	if res.Text != "" {
+		note += "\n" + res.Text
+	}
+	res.Text, res.Tokens, res.Chars = note, Tokens(note), Chars(note)
+	return res
+}
+
+// render is the context after the bootstrap, within budget tokens and
+// under maxChars characters.
+func render(in *Inputs, budget, maxChars int) Result {
 	res := Result{Budget: budget}
 	limitBytes := BytesPerToken * budget
 	rd := in.redactor()
@@ -150,7 +185,7 @@ func Render(in *Inputs) Result {
 	usedBytes := len(header) + 1
 	usedChars := Chars(header) + 1
 	fits := func(b, c int) bool {
-		return usedBytes+b+omitReserve <= limitBytes && usedChars+c+omitReserve < MaxChars
+		return usedBytes+b+omitReserve <= limitBytes && usedChars+c+omitReserve < maxChars
 	}
 	// Once anything is withheld, room is kept for the line that says so.
 	reserved := false
@@ -291,7 +326,7 @@ func Render(in *Inputs) Result {
 		// character limit allows at this text's bytes per character.
 		shown := sb.String()
 		need := roundUp(Tokens(shown)+(omittedBytes+omitReserve+BytesPerToken-1)/BytesPerToken, 100)
-		ceiling := roundUp(MaxChars*len(shown)/max(Chars(shown), 1)/BytesPerToken, 100)
+		ceiling := roundUp(maxChars*len(shown)/max(Chars(shown), 1)/BytesPerToken, 100)
 		res.Need = min(need, ceiling)
 		if res.Need > budget {
 			fmt.Fprintf(&sb, "\n… %d more: intermem context --budget %d", omitted, res.Need)
