@@ -19,11 +19,14 @@ import (
 
 // readView runs fn over the project's catalog, read-only (see package
 // retrieve): nothing is written, a busy store is a note on stderr unless
-// needStore.
+// needStore, a source that cannot be read at all a warning.
 func readView(env *cli.Env, p *project.Project, needStore bool, fn func(v *retrieve.View) error) error {
 	err := retrieve.Read(env, p, retrieve.Options{Wait: cliWait, NeedStore: needStore}, func(v *retrieve.View) error {
 		for _, n := range v.Notes {
 			fmt.Fprintf(env.Stderr, "intermem: note: %s\n", n)
+		}
+		for _, w := range v.Warnings {
+			fmt.Fprintf(env.Stderr, "intermem: warning: %s\n", w)
 		}
 		return fn(v)
 	})

@@ -111,6 +111,9 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 		for _, n := range found.Notes {
 			fmt.Fprintf(env.Stderr, "intermem: note: %s\n", n)
 		}
+		for _, w := range found.Warnings {
+			fmt.Fprintf(env.Stderr, "intermem: warning: %s\n", w)
+		}
 		if c.json {
 			if res == nil {
 				res = []retrieve.Result{}
@@ -118,7 +121,9 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			return writeJSON(env.Stdout, struct {
 				Results []retrieve.Result `json:"results"`
 				Notes   []string          `json:"notes,omitempty"`
-			}{res, found.Notes})
+				// Warnings name the sources that could not be read.
+				Warnings []string `json:"warnings,omitempty"`
+			}{res, found.Notes, found.Warnings})
 		}
 		w := env.Stdout
 		if len(res) == 0 {

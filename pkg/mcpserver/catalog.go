@@ -101,7 +101,7 @@ func (b *Catalog) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 	case err != nil:
 		return nil, err
 	}
-	res.Notes = append(res.Notes, found.Notes...)
+	res.Notes = append(append(res.Notes, found.Notes...), found.Warnings...)
 	for _, r := range found.Results {
 		project := ""
 		if r.Project != b.p.Root {

@@ -80,8 +80,14 @@ type View struct {
 	// Notes say what the view could not take into account, one sentence
 	// each.
 	Notes []string
-	tx    *store.CatalogTx
-	busy  bool
+	// Warnings name the sources that could not be read at all (the
+	// memory directory replaced by a file, a directory that cannot be
+	// opened), whose entries are therefore missing: the problem validate,
+	// plan and status stop at, said by every read so that none of them
+	// passes it off as "nothing matches".
+	Warnings []string
+	tx       *store.CatalogTx
+	busy     bool
 }
 
 // SourceEnv is where the sources of project p are found for the user of env.
@@ -115,6 +121,7 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 			return err
 		}
 		v.Catalog = c
+		v.Warnings = Unread(c)
 		return fn(v)
 	}
 	st, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: opt.Wait})
@@ -134,6 +141,24 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 		return build(nil)
 	}
 	return err
+}
+
+// Unread says, one sentence a problem, which switched-on sources of c could
+// not be read at all (source.Problem.Unread).
+func Unread(c *catalog.Catalog) []string {
+	var out []string
+	for _, s := range c.Sources() {
+		if !s.On {
+			continue
+		}
+		for _, pr := range s.Problems {
+			if pr.Unread {
+				pr.Message = strings.TrimPrefix(pr.Message, "cannot be read: ")
+				out = append(out, fmt.Sprintf("%s cannot be read (%s), so its entries are left out", s.Name, pr))
+			}
+		}
+	}
+	return out
 }
 
 // File is the absolute path of the file an entry of the view lives in:

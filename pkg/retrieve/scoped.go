@@ -61,6 +61,9 @@ type Scoped struct {
 	Results []Result
 	// Notes say what could not be searched, one sentence each.
 	Notes []string
+	// Warnings are the project's View.Warnings: its sources that could
+	// not be read at all.
+	Warnings []string
 }
 
 // ErrScope is returned for a scope that is not one of continuity.Scopes.
@@ -109,6 +112,7 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 			out.Notes = append(out.Notes, v.Notes...)
 			if pp == p {
 				busy = v.busy
+				out.Warnings = append(out.Warnings, v.Warnings...)
 			}
 			cq := q.Query
 			cq.Limit = limit * 3 // the scope filter drops some

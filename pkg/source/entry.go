@@ -138,6 +138,11 @@ type Problem struct {
 	Line int
 	// Message says what is wrong, in words for the user.
 	Message string
+	// Unread is set when the problem kept the source from reading its
+	// place at all (the memory directory is a file, a base directory
+	// cannot be opened): the source's entries are missing from every
+	// result, not one file's. Readers of the catalog warn of it.
+	Unread bool `json:",omitempty"`
 }
 
 func (p Problem) String() string {

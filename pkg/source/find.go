@@ -87,7 +87,7 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("cannot be read: %v", err)}}
+		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("cannot be read: %v", err), Unread: true}}
 	}
 	seen := map[string]bool{}
 	var files []File
@@ -101,7 +101,7 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 		realBase, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(base)))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", err)})
+				probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", err), Unread: true})
 			}
 			continue
 		}
@@ -145,7 +145,7 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 			return nil
 		})
 		if walkErr != nil && !errors.Is(walkErr, fs.ErrNotExist) {
-			probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", walkErr)})
+			probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", walkErr), Unread: true})
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })

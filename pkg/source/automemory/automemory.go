@@ -81,7 +81,7 @@ func (Source) ScanAll(env source.Env, c source.Cache) ([]source.Entry, []source.
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
 		}
-		return nil, nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error()}}
+		return nil, nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error(), Unread: true}}
 	}
 	return Entries(d.Entries()), Files(d), DirProblems(d)
 }
