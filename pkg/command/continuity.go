@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -243,7 +244,7 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	var rep CheckpointsReport
-	rep.Checkpoints, err = viewContinuity(p, []store.Checkpoint{}, func(tx *bolt.Tx) ([]store.Checkpoint, error) {
+	rep.Checkpoints, err = viewContinuity(env, p, []store.Checkpoint{}, func(tx *bolt.Tx) ([]store.Checkpoint, error) {
 		return continuity.ListCheckpoints(tx, continuity.Filter{Phase: phase.v, All: *all})
 	})
 	if err != nil {
@@ -279,7 +280,19 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 // next continuity command writes it again), never a lost record.
 func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error {
 	var exp []byte
+	var rebuilt *continuity.Rebuilt
 	err := w.update(func(tx *bolt.Tx) error {
+		// A store that lost its continuity gets it back from the file
+		// before anything rewrites the file from the store.
+		if continuity.Empty(tx) {
+			if data, err := continuity.ReadExport(w.p.StateDir); err == nil {
+				res, err := continuity.Rebuild(tx, data)
+				if err != nil {
+					return err
+				}
+				rebuilt = &res
+			}
+		}
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -289,6 +302,10 @@ func updateContinuity(env *cli.Env, w *writer, fn func(tx *bolt.Tx) error) error
 	})
 	if err != nil {
 		return err
+	}
+	if rebuilt != nil {
+		w.log.Printf("continuity rebuilt from the export: %s", rebuiltWords(*rebuilt))
+		fmt.Fprintf(env.Stderr, "intermem: note: the store held no continuity records: rebuilt from .intermem/continuity.jsonl (%s)\n", rebuiltWords(*rebuilt))
 	}
 	if err := continuity.WriteExport(w.p.StateDir, exp); err != nil {
 		w.log.Printf("continuity export: %v", err)
@@ -319,24 +336,82 @@ func registerRoot(env *cli.Env, root string, now time.Time, logf func(string, ..
 }
 
 // readContinuity runs fn in a read transaction of the project's store; a
-// project without a store runs nothing (an empty history).
-func readContinuity(p *project.Project, fn func(tx *bolt.Tx) error) error {
+// project without a store runs nothing (an empty history). A store that
+// holds no continuity record (lost, or damaged and made anew) while
+// .intermem/continuity.jsonl holds some is read as rebuilt from the file
+// (continuity.Rebuild) in a scratch store outside the project, with a
+// note: a listing writes nothing in the project, and the next continuity
+// write stores them for good. A damaged store is read the same way, with
+// a note saying so.
+func readContinuity(env *cli.Env, p *project.Project, fn func(tx *bolt.Tx) error) error {
 	s, err := openRead(p)
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrCorrupt) {
 		return err
 	}
-	if s == nil {
-		return nil
+	damaged := err
+	empty := true
+	if s != nil {
+		defer s.Close()
+		if err := s.View(func(tx *bolt.Tx) error { empty = continuity.Empty(tx); return nil }); err != nil {
+			return err
+		}
 	}
-	defer s.Close()
-	return s.View(fn)
+	if !empty {
+		return s.View(fn)
+	}
+	data, rerr := continuity.ReadExport(p.StateDir)
+	if rerr != nil {
+		if damaged != nil {
+			return damaged
+		}
+		if s == nil {
+			return nil
+		}
+		return s.View(fn)
+	}
+	dir, err := os.MkdirTemp("", "intermem-rebuild-")
+	if err != nil {
+		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ts, err := store.Open(filepath.Join(dir, "intermem.db"), store.Options{})
+	if err != nil {
+		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
+	}
+	defer ts.Close()
+	var res continuity.Rebuilt
+	if err := ts.Update(func(tx *bolt.Tx) error {
+		var err error
+		res, err = continuity.Rebuild(tx, data)
+		return err
+	}); err != nil {
+		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
+	}
+	why := "the store holds no continuity records"
+	if damaged != nil {
+		why = "the store cannot be read (" + damaged.Error() + ")"
+	}
+	fmt.Fprintf(env.Stderr, "intermem: note: %s: read from .intermem/continuity.jsonl instead (%s)\n", why, rebuiltWords(res))
+	return ts.View(fn)
+}
+
+// rebuiltWords says what a rebuild brought back.
+func rebuiltWords(r continuity.Rebuilt) string {
+	s := fmt.Sprintf("%d %s, %d %s, %d saved %s, %d %s of scope phase",
+		r.Phases, cli.Plural(r.Phases, "phase", "phases"), r.Decisions, cli.Plural(r.Decisions, "decision", "decisions"),
+		r.Checkpoints, cli.Plural(r.Checkpoints, "checkpoint", "checkpoints"), r.Memories, cli.Plural(r.Memories, "memory", "memories"))
+	if r.Skipped > 0 {
+		s += fmt.Sprintf("; %d %s left out", r.Skipped, cli.Plural(r.Skipped, "line", "lines"))
+	}
+	return s
 }
 
 // viewContinuity returns what read finds in a read transaction of the
-// project's store; a project without a store has an empty history, none.
-func viewContinuity[T any](p *project.Project, none T, read func(tx *bolt.Tx) (T, error)) (T, error) {
+// project's store (readContinuity); a project without a store has an
+// empty history, none.
+func viewContinuity[T any](env *cli.Env, p *project.Project, none T, read func(tx *bolt.Tx) (T, error)) (T, error) {
 	v := none
-	err := readContinuity(p, func(tx *bolt.Tx) error {
+	err := readContinuity(env, p, func(tx *bolt.Tx) error {
 		var err error
 		v, err = read(tx)
 		return err
@@ -423,7 +498,7 @@ func runPhase(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	rep := PhaseReport{Action: action}
 	if action == "start" && choice == "" {
-		back, later, head, err := backtrackOf(p, n)
+		back, later, head, err := backtrackOf(env, p, n)
 		if err != nil {
 			return err
 		}
@@ -516,8 +591,8 @@ func phaseAborted(env *cli.Env, c *common, rep *PhaseReport, n int) error {
 }
 
 // backtrackOf reads whether starting phase n is a backtrack.
-func backtrackOf(p *project.Project, n int) (back bool, later []int, head int, err error) {
-	err = readContinuity(p, func(tx *bolt.Tx) error {
+func backtrackOf(env *cli.Env, p *project.Project, n int) (back bool, later []int, head int, err error) {
+	err = readContinuity(env, p, func(tx *bolt.Tx) error {
 		var err error
 		back, later, err = continuity.Backtrack(tx, n)
 		if h, herr := store.GetHead(tx); herr == nil && h.Phase != nil {
@@ -592,7 +667,7 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, err := viewContinuity(p, continuity.HeadView{Checkpoints: []continuity.CheckpointRef{}, Phases: []store.Phase{}}, continuity.Head)
+	v, err := viewContinuity(env, p, continuity.HeadView{Checkpoints: []continuity.CheckpointRef{}, Phases: []store.Phase{}}, continuity.Head)
 	if err != nil {
 		return err
 	}
@@ -790,7 +865,7 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 		}
 	}
 	if *scope != store.ScopeUser {
-		if err := readContinuity(p, func(tx *bolt.Tx) error {
+		if err := readContinuity(env, p, func(tx *bolt.Tx) error {
 			ds, err := continuity.Decisions(tx, f)
 			add(ds, store.ScopeProject, "")
 			return err
@@ -876,7 +951,7 @@ func otherDecisions(env *cli.Env, root string, f continuity.Filter) ([]store.Pha
 	if err := op.CheckState(); err != nil {
 		return nil, err
 	}
-	return viewContinuity(op, nil, func(tx *bolt.Tx) ([]store.PhaseDecision, error) { return continuity.Decisions(tx, f) })
+	return viewContinuity(env, op, nil, func(tx *bolt.Tx) ([]store.PhaseDecision, error) { return continuity.Decisions(tx, f) })
 }
 
 var _ flag.Value = (*optInt)(nil)

@@ -62,4 +62,7 @@
 //     do nothing at all, and SessionStart still serves its context.
 //   - Nothing reaches a committed file: continuity writes only the store
 //     and .intermem state.
+//   - A lost store is not a lost history: .intermem/continuity.jsonl
+//     holds every long-term record on the agreed timeline, and a store
+//     without any gets them back from it (rebuild.go), read as hostile.
 package continuity

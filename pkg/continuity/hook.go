@@ -20,6 +20,7 @@ import (
 	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
+	source "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -224,6 +225,17 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 	}
 	defer s.Close()
 	return s.Update(func(tx *bolt.Tx) error {
+		if Empty(tx) {
+			// A store made anew: the long-term records come back from
+			// the export first (bounded: MaxRebuildBytes).
+			if data, err := ReadExport(p.StateDir); err == nil {
+				res, err := Rebuild(tx, data)
+				if err != nil {
+					return err
+				}
+				h.Logf("continuity: the store held none: %d records rebuilt from %s (%d lines left out)", res.Total(), source.FileName, res.Skipped)
+			}
+		}
 		hd, err := store.GetHead(tx)
 		if err != nil {
 			return err
