@@ -3,12 +3,17 @@ package command
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/ops"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
 
@@ -23,7 +28,9 @@ func init() {
 const archivedUsage = `Usage: intermem archived [--project DIR] [--json]
 
 Lists the promoted facts intermem archived because they stopped holding,
-with when, why and where each was. Restore one with "intermem restore ID".
+with when, why and where each was, and the written memories a sweep
+archived (out of the written set, their records kept in
+.intermem/written.jsonl). Restore one with "intermem restore ID".
 `
 
 // ArchivedReport is the JSON shape of archived.
@@ -33,6 +40,33 @@ type ArchivedReport struct {
 	// Refused maps the id of each record restore refuses (its from: line
 	// names no document a fact goes back to) to why.
 	Refused map[string]string `json:"refused"`
+	// Written are the written memories a sweep archived.
+	Written []ArchivedWritten `json:"written"`
+}
+
+// ArchivedWritten is a written memory a sweep archived.
+type ArchivedWritten struct {
+	ID    string    `json:"id"`
+	At    time.Time `json:"at"`
+	Type  string    `json:"type"`
+	Title string    `json:"title"`
+}
+
+// archivedWritten returns the written memories a sweep archived, from the
+// log (redacted titles), and their records.
+func archivedWritten(p *project.Project) ([]ArchivedWritten, []*written.Record, error) {
+	log, err := written.ReadLog(p.StateDir)
+	if err != nil {
+		return nil, nil, cli.WithHint(err, "remove it or make it a regular file; written memories are read from it")
+	}
+	out, recs := []ArchivedWritten{}, []*written.Record{}
+	for _, l := range written.Out(log) {
+		if l.Retire.Reason == written.Archived {
+			out = append(out, ArchivedWritten{ID: l.Record.ID, At: l.Retire.At, Type: l.Record.Type, Title: redact.String(l.Record.Title)})
+			recs = append(recs, l.Record)
+		}
+	}
+	return out, recs, nil
 }
 
 func runArchived(ctx context.Context, env *cli.Env, args []string) error {
@@ -59,13 +93,26 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 			rep.Refused[r.ID] = err.Error()
 		}
 	}
+	if rep.Written, _, err = archivedWritten(p); err != nil {
+		return err
+	}
 	if c.json {
 		return writeJSON(env.Stdout, &rep)
 	}
 	w := env.Stdout
-	if len(rep.Archived) == 0 {
+	if len(rep.Archived) == 0 && len(rep.Written) == 0 {
 		fmt.Fprintln(w, "No archived facts.")
 		return nil
+	}
+	if len(rep.Written) > 0 {
+		fmt.Fprintf(w, "%d archived written %s (kept in %s):\n", len(rep.Written), cli.Plural(len(rep.Written), "memory", "memories"), written.LogPath)
+		for _, r := range rep.Written {
+			fmt.Fprintf(w, "  %s  %s  %s %q\n", r.ID, r.At.Format("2006-01-02"), r.Type, clip(r.Title, 70))
+		}
+		if len(rep.Archived) == 0 {
+			fmt.Fprintln(w, "Restore one with: intermem restore ID")
+			return nil
+		}
 	}
 	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), cli.Plural(len(rep.Archived), "fact", "facts"), rep.File)
 	for _, r := range rep.Archived {
@@ -86,8 +133,9 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 const restoreUsage = `Usage: intermem restore ID [--project DIR] [--json] [--dry-run] [--allow-outside]
 
 Puts an archived fact back into the document and section it was archived
-from (journaled, like every change intermem makes). An id prefix is
-enough when it is unambiguous.
+from, or an archived written memory back into the written set (its record
+appended to .intermem/written.jsonl again); journaled, like every change
+intermem makes. An id prefix is enough when it is unambiguous.
 `
 
 func runRestore(ctx context.Context, env *cli.Env, args []string) error {
@@ -119,11 +167,23 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 			}
 		}
 	}
+	_, wrecs, err := archivedWritten(p)
+	if err != nil {
+		return err
+	}
+	var wmatch []*written.Record
+	for _, r := range wrecs {
+		if strings.HasPrefix(r.ID, pos[0]) {
+			wmatch = append(wmatch, r)
+		}
+	}
 	switch {
-	case len(match) == 0:
+	case len(match)+len(wmatch) == 0:
 		return cli.Errorf("run intermem archived to list archived facts", "no archived fact with id %q", pos[0])
-	case len(match) > 1:
-		return cli.Errorf("give more of the id", "%q matches %d archived facts", pos[0], len(match))
+	case len(match)+len(wmatch) > 1:
+		return cli.Errorf("give more of the id", "%q matches %d archived facts", pos[0], len(match)+len(wmatch))
+	case len(wmatch) == 1:
+		return restoreWritten(env, &c, p, wmatch[0], *dry)
 	}
 	rec := match[0]
 	if err := rec.CheckOrigin(); err != nil {
@@ -177,5 +237,56 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		verb = "Would restore"
 	}
 	fmt.Fprintf(env.Stdout, "%s %s into %s § %s: %s\n", verb, rec.ID, rec.From, rec.Section, clip(firstLine(rec.Block), 70))
+	return nil
+}
+
+// restoreWritten puts the archived written memory r back into the written
+// set: its record appended to the log again, journaled; its decay clock
+// starts again now (its overlay).
+func restoreWritten(env *cli.Env, c *common, p *project.Project, r *written.Record, dry bool) error {
+	op, err := ops.RestoreWritten(filepath.Join(p.StateDir, written.FileName), []*written.Record{r})
+	if err != nil {
+		return err
+	}
+	if err := c.confineOp(p, nil, op, "restore"); err != nil {
+		return err
+	}
+	if _, _, err := ops.Simulate(p.Places(), op); err != nil {
+		return fmt.Errorf("preparing the restore: %w", err)
+	}
+	out := struct {
+		DryRun   bool   `json:"dry_run"`
+		ID       string `json:"id"`
+		File     string `json:"file"`
+		Restored bool   `json:"restored"`
+	}{DryRun: dry, ID: r.ID, File: written.LogPath}
+	if !dry {
+		w, err := openWriter(env, p, "intermem restore")
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		op.ID = journal.NewID(w.now)
+		if err := w.journal.Run(op); err != nil {
+			return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+		}
+		if err := w.update(func(tx *bolt.Tx) error {
+			ct := store.Catalog(tx)
+			o, _ := ct.Overlay(r.ID)
+			o.LastEvidence, o.StaleSweeps, o.LastStale = w.now, 0, time.Time{}
+			return ct.PutOverlay(r.ID, &o)
+		}); err != nil {
+			return err
+		}
+		out.Restored = true
+	}
+	if c.json {
+		return writeJSON(env.Stdout, &out)
+	}
+	verb := "Restored"
+	if dry {
+		verb = "Would restore"
+	}
+	fmt.Fprintf(env.Stdout, "%s %s into the written set (%s): %s %q\n", verb, r.ID, written.LogPath, r.Type, clip(redact.String(r.Title), 70))
 	return nil
 }

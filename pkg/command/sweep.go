@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -12,8 +13,10 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/ops"
+	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
 	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/sweep"
@@ -46,6 +49,10 @@ type SweepReport struct {
 	Archived int      `json:"archived"`
 	Restored int      `json:"restored"`
 	Ops      []string `json:"ops"`
+	// Written counts the written memories checked (among Checked), and
+	// WrittenArchived those archived (among Archived).
+	Written         int `json:"written"`
+	WrittenArchived int `json:"written_archived"`
 }
 
 func runSweep(ctx context.Context, env *cli.Env, args []string) error {
@@ -97,6 +104,10 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	// without writing: a dry run writes nothing).
 	recs := map[string]*store.Promoted{}
 	seen := map[string]time.Time{}
+	// The memories in the written set decay like promoted facts; those a
+	// sweep archived come back when what they cite holds again.
+	var live []sweep.Written
+	wrote := false
 	load := func(tx *bolt.Tx) error {
 		if tx != nil {
 			if err := store.EachPromoted(tx, func(r *store.Promoted) error {
@@ -118,6 +129,10 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 			for _, e := range cat.Entries(automemory.Name) {
 				seen[e.ID] = now
 			}
+			wrote = cat.On(written.Name)
+			for _, e := range cat.Entries(written.Name) {
+				live = append(live, sweptWritten(tx, e))
+			}
 			return nil
 		})
 	}
@@ -133,10 +148,43 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	res := sweep.Evaluate(ts, recs, seen, checker, sweep.Options{
 		Now: now, Review: score.Review(env.Get), Threshold: stability.Threshold(env.Get),
 	})
-	rep := SweepReport{DryRun: *dry, Checked: res.Checked, Stale: res.Stale, Changes: res.Changes,
-		Archived: res.Archived, Restored: res.Restored, Ops: []string{}}
+	var out []written.Left
+	if wrote {
+		log, err := written.ReadLog(p.StateDir)
+		if err != nil {
+			return cli.WithHint(err, "remove it or make it a regular file; written memories are read from it")
+		}
+		out = written.Out(log)
+	}
+	wres := sweep.EvaluateWritten(live, out, func(r *written.Record) string { return plan.WrittenCites(r.Content, r.Files) }, checker,
+		sweep.Options{Now: now, Review: score.Review(env.Get), Threshold: stability.Threshold(env.Get)})
+	rep := SweepReport{DryRun: *dry, Checked: res.Checked + wres.Checked, Stale: res.Stale + wres.Stale,
+		Changes: append(res.Changes, wres.Changes...), Archived: res.Archived + wres.Archived, Restored: res.Restored + wres.Restored, Ops: []string{},
+		Written: wres.Checked, WrittenArchived: wres.Archived}
+	sweep.Sort(rep.Changes)
 
 	var run []*journal.Op
+	logPath := filepath.Join(p.StateDir, written.FileName)
+	if len(wres.Archive) > 0 {
+		op, err := ops.ArchiveWritten(logPath, wres.Archive, now)
+		if err != nil {
+			return err
+		}
+		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
+			return err
+		}
+		run = append(run, op)
+	}
+	if len(wres.Restore) > 0 {
+		op, err := ops.RestoreWritten(logPath, wres.Restore)
+		if err != nil {
+			return err
+		}
+		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
+			return err
+		}
+		run = append(run, op)
+	}
 	if len(res.Archive) > 0 {
 		op := ops.Archive(ts, res.Archive, now)
 		if err := c.confineOp(p, ts, op, "sweep"); err != nil {
@@ -184,6 +232,16 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 					return err
 				}
 			}
+			// The written memories' decay state, kept in their overlays.
+			ct := store.Catalog(tx)
+			for id, o := range wres.Overlays {
+				cur, _ := ct.Overlay(id)
+				cur.Confidence, cur.Validated, cur.Status = o.Confidence, o.Validated, o.Status
+				cur.LastEvidence, cur.StaleSweeps, cur.LastStale = o.LastEvidence, o.StaleSweeps, o.LastStale
+				if err := ct.PutOverlay(id, &cur); err != nil {
+					return err
+				}
+			}
 			// SessionStart suggests a sweep when this gets old.
 			return store.SetLastSweep(tx, now)
 		}); err != nil {
@@ -214,7 +272,13 @@ func printSweep(w io.Writer, r *SweepReport) {
 	if r.DryRun {
 		head += " (dry run: nothing was written)"
 	}
-	fmt.Fprintf(w, "%s: %d promoted %s checked\n", head, r.Checked, cli.Plural(r.Checked, "fact", "facts"))
+	facts := r.Checked - r.Written
+	if r.Written > 0 {
+		fmt.Fprintf(w, "%s: %d promoted %s and %d written %s checked\n", head, facts, cli.Plural(facts, "fact", "facts"),
+			r.Written, cli.Plural(r.Written, "memory", "memories"))
+	} else {
+		fmt.Fprintf(w, "%s: %d promoted %s checked\n", head, facts, cli.Plural(facts, "fact", "facts"))
+	}
 	counts := map[string]int{}
 	for _, ch := range r.Changes {
 		counts[ch.Action]++
@@ -249,8 +313,11 @@ func printSweep(w io.Writer, r *SweepReport) {
 	if len(quiet) > 0 {
 		fmt.Fprintf(w, "  %s\n", joinStrings(quiet))
 	}
-	if r.Archived > 0 && !r.DryRun {
+	if r.Archived > r.WrittenArchived && !r.DryRun {
 		fmt.Fprintln(w, "Archived facts are in docs/intermem/.archived.md; intermem archived lists them, intermem restore ID puts one back.")
+	}
+	if r.WrittenArchived > 0 && !r.DryRun {
+		fmt.Fprintf(w, "Archived written memories keep their records in %s; intermem archived lists them, intermem restore ID puts one back.\n", written.LogPath)
 	}
 }
 
@@ -263,4 +330,18 @@ func joinStrings(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// sweptWritten is the written memory e as a sweep judges it, with the
+// decay state its overlay keeps (tx nil: none yet).
+func sweptWritten(tx *bolt.Tx, e catalog.Entry) sweep.Written {
+	wi := plan.WrittenItem(e.Entry)
+	w := sweep.Written{ID: e.ID, Where: fmt.Sprintf("%s:%d", e.Path, e.Line), Text: e.Title,
+		Cites: plan.WrittenCites(e.Text, wi.Files), Created: e.Created}
+	if tx != nil {
+		if o, ok := store.Catalog(tx).Overlay(e.ID); ok {
+			w.State = o
+		}
+	}
+	return w
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/source/written"
 )
@@ -168,4 +169,39 @@ func appendLine(cur, line []byte) []byte {
 		next = append(next, '\n')
 	}
 	return append(next, line...)
+}
+
+// ArchiveWritten builds the archive of the written memories ids (a sweep
+// found them stale twice): one retire line each, reason "archived", at
+// the time at, appended to the log at logPath in phase 1. A discard
+// removes the lines again.
+func ArchiveWritten(logPath string, ids []string, at time.Time) (*journal.Op, error) {
+	op := &journal.Op{Kind: KindArchive, Entries: append([]string{}, ids...)}
+	for _, id := range ids {
+		st, err := RetireStep(1, logPath, id, written.Archived, at)
+		if err != nil {
+			return nil, err
+		}
+		op.Steps = append(op.Steps, st)
+	}
+	op.Summary = fmt.Sprintf("archive %d written %s", len(ids), cli.Plural(len(ids), "memory", "memories"))
+	return op, nil
+}
+
+// RestoreWritten builds the restore of archived written memories: each
+// record's line appended to the log at logPath again (phase 1), so the
+// memory is back in the written set with its bytes.
+func RestoreWritten(logPath string, recs []*written.Record) (*journal.Op, error) {
+	op := &journal.Op{Kind: KindRestore}
+	for _, r := range recs {
+		cp := *r
+		line, err := written.Encode(&cp)
+		if err != nil {
+			return nil, err
+		}
+		op.Entries = append(op.Entries, cp.ID)
+		op.Steps = append(op.Steps, journal.Step{Phase: 1, Path: logPath, Action: ActWriteRevive, ID: cp.ID, Block: string(line)})
+	}
+	op.Summary = fmt.Sprintf("restore %d written %s", len(recs), cli.Plural(len(recs), "memory", "memories"))
+	return op, nil
 }

@@ -40,6 +40,13 @@ type Overlay struct {
 	// and archived the entry.
 	PromotedBy string `json:"promoted_by,omitempty"`
 	ArchivedBy string `json:"archived_by,omitempty"`
+	// LastEvidence, StaleSweeps and LastStale are the decay state of a
+	// memory in the written set (package sweep), as store.Promoted keeps a
+	// promoted fact's: when it last had evidence that it holds (its
+	// writing, citations that held), and its stale sweeps.
+	LastEvidence time.Time `json:"last_evidence,omitzero"`
+	StaleSweeps  int       `json:"stale_sweeps,omitempty"`
+	LastStale    time.Time `json:"last_stale,omitzero"`
 }
 
 // Overlay returns the overlay of id; ok is false when there is none.

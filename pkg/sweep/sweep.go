@@ -21,6 +21,10 @@
 //     cites a file that is still gone) stays archived and is reported as
 //     held, with the reason.
 //
+// The memories in the written set (package written) decay by the same
+// rules (written.go, EvaluateWritten): archived by a retire line in their
+// log, restored when what they cite holds again.
+//
 // Evaluate decides; it changes nothing. The caller journals the archive
 // and restore operations and writes the updated records, or, for a dry
 // run, only prints.
@@ -215,8 +219,15 @@ func Evaluate(ts *targets.Set, recs map[string]*store.Promoted, seen map[string]
 				Reason: "auto-memory holds it again"})
 		}
 	}
-	sort.SliceStable(r.Changes, func(i, j int) bool { return rank(r.Changes[i].Action) < rank(r.Changes[j].Action) })
+	Sort(r.Changes)
 	return r
+}
+
+// Sort orders changes as a sweep reports them: what moved first
+// (refused, archived, restored, held), then stale, decaying, adopted,
+// refreshed and healthy facts, each kind in the order found.
+func Sort(cs []Change) {
+	sort.SliceStable(cs, func(i, j int) bool { return rank(cs[i].Action) < rank(cs[j].Action) })
 }
 
 func rank(action string) int {

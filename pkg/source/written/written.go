@@ -57,8 +57,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -318,6 +322,53 @@ func last(log []byte, id string) (rec *Record, retired bool) {
 	}
 }
 
+// Left is a memory out of the written set at the end of the log: its last
+// record and the retire line that took it out.
+type Left struct {
+	Record *Record
+	Retire *Retire
+}
+
+// Out returns the memories out of the written set at the end of the log
+// content (complete lines only), in the order of their retire lines.
+func Out(log []byte) []Left {
+	last := map[string]*Record{}
+	out := map[string]*Retire{}
+	var order []string
+	for len(log) > 0 {
+		i := bytes.IndexByte(log, '\n')
+		if i < 0 {
+			break
+		}
+		b := bytes.TrimSuffix(log[:i], []byte("\r"))
+		log = log[i+1:]
+		if len(b) > MaxLine {
+			continue
+		}
+		l, err := decodeLine(b)
+		switch {
+		case err != nil:
+		case l.rec != nil:
+			last[l.rec.ID] = l.rec
+			delete(out, l.rec.ID)
+		case last[l.retire.Retired] != nil && out[l.retire.Retired] == nil:
+			out[l.retire.Retired] = l.retire
+			order = append(order, l.retire.Retired)
+		}
+	}
+	var ls []Left
+	seen := map[string]bool{}
+	for i := len(order) - 1; i >= 0; i-- { // the last retire of each
+		id := order[i]
+		if r := out[id]; r != nil && !seen[id] {
+			seen[id] = true
+			ls = append(ls, Left{Record: last[id], Retire: r})
+		}
+	}
+	slices.Reverse(ls)
+	return ls
+}
+
 // Records returns every record in the written set at the end of the log
 // content, in the order of the line that last wrote each, and how many
 // lines were neither records nor retire lines.
@@ -447,4 +498,36 @@ func entry(p string, line int, r *Record) source.Entry {
 	}
 	e.Citations = source.Dedup(e.Citations)
 	return e
+}
+
+// MaxLog is the largest log ReadLog reads.
+const MaxLog = 64 << 20
+
+// ErrNotLog is returned by ReadLog for a log that is not a regular file
+// (a link, a FIFO, a directory) or is over MaxLog.
+var ErrNotLog = errors.New("not a readable log of written memories")
+
+// ReadLog reads the log in the state directory stateDir: nil when there is
+// none. It never follows a link (O_NOFOLLOW) nor blocks on a FIFO.
+func ReadLog(stateDir string) ([]byte, error) {
+	path := filepath.Join(stateDir, FileName)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotLog, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotLog)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxLog+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > MaxLog {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrNotLog, MaxLog)
+	}
+	return b, nil
 }

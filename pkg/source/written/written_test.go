@@ -136,3 +136,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOut: the memories out of the set, each with its last record and the
+// retire line that took it out; one written again is not out.
+func TestOut(t *testing.T) {
+	a := `{"id":"x","type":"decision","title":"A","content":"Alpha.","source":"cli","created_at":"2026-11-01T09:00:00Z"}`
+	b := `{"id":"x","type":"decision","title":"B","content":"Beta.","source":"cli","created_at":"2026-11-01T09:00:00Z"}`
+	ra, _ := Decode([]byte(a))
+	rb, _ := Decode([]byte(b))
+	retire := func(id, why string) string {
+		return `{"retired":"` + id + `","reason":"` + why + `","at":"2026-11-02T09:00:00Z"}`
+	}
+	log := strings.Join([]string{a, b, retire(ra.ID, "promoted"), retire(rb.ID, "archived"), a, retire(rb.ID, "archived")}, "\n") + "\n"
+	out := Out([]byte(log))
+	if len(out) != 1 || out[0].Record.Title != "B" || out[0].Retire.Reason != "archived" {
+		t.Fatalf("Out = %+v", out)
+	}
+	log += retire(ra.ID, "archived") + "\n"
+	out = Out([]byte(log))
+	if len(out) != 2 || out[0].Record.Title != "B" || out[1].Record.Title != "A" || out[1].Retire.Reason != "archived" {
+		t.Fatalf("Out after archiving A = %+v", out)
+	}
+}
