@@ -313,3 +313,62 @@ Split the table in two.
 		t.Errorf("%s: the MCP server did not connect in the home directory:\n%s", home.label, home.debugExcerpt(mcpLineRE))
 	}
 }
+
+// TestMCPWriteCaller runs a session in which the fake model calls
+// memory_write, and checks what intermem records about the caller against
+// what the real client gives a plugin's MCP server: the session the server
+// was started in (CLAUDE_CODE_SESSION_ID in its environment) is the
+// session Claude Code reports; the tool call's id (_meta
+// "claudecode/toolUseId") is the model's tool_use id; no agent is named,
+// so none is recorded (pkg/mcpserver/caller.go).
+func TestMCPWriteCaller(t *testing.T) {
+	begin(t)
+	mcpPiece.require(t)
+	t.Parallel()
+	u := newUser(t)
+	proj := gitRepo(t, scratch(t), "proj")
+	const writeID = "toolu_intermem_write"
+	write := mcpToolName(t, "memory_write")
+	call := func() fakeapi.Reply {
+		return toolUse(writeID, write, map[string]any{"type": "insight", "title": "Zebra stripes", "content": "Zebra stripes are counted from one, not zero."})
+	}
+	script := func(req *fakeapi.Request) fakeapi.Reply {
+		if res := req.ToolResults(); len(res) > 0 {
+			if res[0].ToolUseID == toolSearchID && !res[0].IsError {
+				return call()
+			}
+			return fakeapi.Text(fakeapi.ToolDoneReply)
+		}
+		switch mode, _ := offered(t, req, write); mode {
+		case offeredUpfront:
+			return call()
+		case offeredDeferred:
+			return toolUse(toolSearchID, "ToolSearch", map[string]any{"query": "select:" + write})
+		}
+		return fakeapi.Default(req)
+	}
+	r := u.claude(t, proj, "remember how zebra stripes are counted", model(script),
+		args("--allowedTools", "mcp__plugin_"+pluginName(t)+"_intermem"))
+	for _, b := range r.toolResults() {
+		if b.ToolUseID == writeID && b.IsError {
+			t.Fatalf("%s: memory_write failed: %s", r.label, b.ResultText())
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(proj, ".intermem", "written.jsonl"))
+	if err != nil {
+		t.Fatalf("%s: nothing written (%v)\n%s", r.label, err, r.debugExcerpt(mcpLineRE))
+	}
+	var rec struct {
+		Title     string `json:"title"`
+		AgentID   string `json:"agent_id"`
+		SessionID string `json:"session_id"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if err := json.Unmarshal(log, &rec); err != nil {
+		t.Fatalf("%s: written.jsonl is not one record (%v):\n%s", r.label, err, log)
+	}
+	if rec.Title != "Zebra stripes" || rec.SessionID != r.sessionID() || rec.ToolUseID != writeID || rec.AgentID != "" {
+		t.Errorf("%s: the record says session %q, tool call %q, agent %q; want session %q, tool call %q, no agent:\n%s",
+			r.label, rec.SessionID, rec.ToolUseID, rec.AgentID, r.sessionID(), writeID, log)
+	}
+}

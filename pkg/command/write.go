@@ -87,8 +87,8 @@ type WriteInput struct {
 	Type, Title, Content string
 	Tags, Files          []string
 	// Source names the tool that writes; AgentID and SessionID who, when
-	// known.
-	Source, AgentID, SessionID string
+	// known; ToolUseID the model's tool call that wrote it (memory_write).
+	Source, AgentID, SessionID, ToolUseID string
 	// Scope is project ("" too), phase, session or user (scoped.go).
 	Scope string
 }
@@ -118,6 +118,7 @@ type WriteProvenance struct {
 	Source    string `json:"source"`
 	AgentID   string `json:"agent_id"`
 	SessionID string `json:"session_id"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // ErrInjection is returned for a memory that screening flags as a possible
@@ -311,13 +312,13 @@ func Write(env *cli.Env, p *project.Project, in WriteInput, prog string) (*Write
 	defer w.Close()
 	now := w.now.UTC().Truncate(time.Second)
 	rec := written.Record{Type: in.Type, Title: in.Title, Content: in.Content, Tags: in.Tags, Files: in.Files,
-		Source: in.Source, AgentID: in.AgentID, SessionID: in.SessionID, CreatedAt: now}
+		Source: in.Source, AgentID: in.AgentID, SessionID: in.SessionID, ToolUseID: in.ToolUseID, CreatedAt: now}
 	line, err := written.Encode(&rec)
 	if err != nil { // redaction made it invalid (a title over the limit)
 		return nil, &cli.Error{Err: err, Hint: "shorten it; a secret was replaced by a longer [REDACTED:<kind>] marker", Code: 2}
 	}
 	res := &WriteResult{ID: rec.ID, CreatedAt: now, Source: written.Name, Scope: "project", Redacted: secrets,
-		Provenance: WriteProvenance{Source: rec.Source, AgentID: rec.AgentID, SessionID: rec.SessionID}}
+		Provenance: WriteProvenance{Source: rec.Source, AgentID: rec.AgentID, SessionID: rec.SessionID, ToolUseID: rec.ToolUseID}}
 	if res.Redacted == nil {
 		res.Redacted = []string{}
 	}

@@ -238,6 +238,8 @@ type WriteRequest struct {
 	Source               string
 	// Scope is project ("" too), phase, session or user.
 	Scope string
+	// ToolUseID is the client's id of the tool call (ToolUseID).
+	ToolUseID string
 }
 
 // WriteResult is the stored memory's id, and what storing it did.
@@ -255,4 +257,6 @@ type WriteResult struct {
 	Writer, AgentID, SessionID string
 	// Scope is the memory's scope.
 	Scope string
+	// ToolUseID is the tool call that wrote it, when the client named it.
+	ToolUseID string
 }

@@ -202,7 +202,7 @@ func addTool[In, Out any](s *mcp.Server, h *handlers, t *mcp.Tool, fn func(conte
 		if err := decodeArgs(req.Params.Arguments, in, &args); err != nil {
 			return toolError(fmt.Errorf("%s: %w", name, err), ""), nil
 		}
-		v, err := fn(ctx, args)
+		v, err := fn(withToolUse(ctx, req), args)
 		if err != nil {
 			return toolError(err, hintFor(err)), nil
 		}
@@ -408,12 +408,13 @@ func (h *handlers) write(ctx context.Context, in writeIn) (*writeOut, error) {
 			req.Files = append(req.Files, f)
 		}
 	}
+	req.ToolUseID = ToolUseID(ctx)
 	w, err := h.b.Write(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	return &writeOut{ID: w.ID, CreatedAt: stamp(w.CreatedAt), Source: safe(w.Source), Scope: safe(w.Scope), Duplicate: w.Duplicate, Redacted: w.Redacted,
-		Provenance: writerOut{Source: safe(w.Writer), AgentID: safe(w.AgentID), SessionID: safe(w.SessionID)}}, nil
+		Provenance: writerOut{Source: safe(w.Writer), AgentID: safe(w.AgentID), SessionID: safe(w.SessionID), ToolUseID: safe(w.ToolUseID)}}, nil
 }
 
 // round2 rounds a confidence for display: 0.8000000000000002 is 0.8.

@@ -755,6 +755,40 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestWriteCaller: what the client says about the caller is recorded with
+// a memory_write, as Claude Code gives it (see caller.go): the session from
+// the server's environment, the tool call from the request's _meta
+// "claudecode/toolUseId"; no agent, since nothing names it. A _meta value
+// that is not a plausible id is not recorded.
+func TestWriteCaller(t *testing.T) {
+	f := newFixture(t)
+	f.env.Set("CLAUDE_CODE_SESSION_ID", "42d98da9-b0e8-412c-9577-fa32f4125807")
+	cs := f.connect(t)
+	write := func(title, toolUse string) string {
+		t.Helper()
+		p := &mcp.CallToolParams{Name: "memory_write", Arguments: map[string]any{"type": "insight", "title": title, "content": "Builds are static."}}
+		p.SetMeta(map[string]any{"claudecode/toolUseId": toolUse, "progressToken": 2})
+		res, err := cs.CallTool(context.Background(), p)
+		if err != nil || res.IsError {
+			t.Fatalf("memory_write: %v %+v", err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	text := write("Static builds", "toolu_01ABCdef-9")
+	if !strings.Contains(text, `"provenance":{"source":"mcp","agent_id":"","session_id":"42d98da9-b0e8-412c-9577-fa32f4125807","tool_use_id":"toolu_01ABCdef-9"}`) {
+		t.Errorf("memory_write = %s", text)
+	}
+	text = write("Static builds again", "toolu_\u001b[31m")
+	if strings.Contains(text, "tool_use_id") {
+		t.Errorf("an implausible tool call id is recorded: %s", text)
+	}
+	log, err := os.ReadFile(filepath.Join(f.root, ".intermem", "written.jsonl"))
+	if err != nil || strings.Count(string(log), `"tool_use_id":"toolu_01ABCdef-9"`) != 1 || strings.Count(string(log), "tool_use_id") != 1 ||
+		strings.Contains(string(log), "agent_id") {
+		t.Errorf("written.jsonl (%v):\n%s", err, log)
+	}
+}
+
 // TestWriteCheckpoint saves memory_write(type=checkpoint) through the code
 // intermem checkpoint runs: a checkpoint of scope project in the store,
 // in the continuity source's file, and found by memory_search; an

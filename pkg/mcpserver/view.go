@@ -442,6 +442,7 @@ type writerOut struct {
 	Source    string `json:"source"`
 	AgentID   string `json:"agent_id"`
 	SessionID string `json:"session_id"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 func sorted(ss []string) []string {

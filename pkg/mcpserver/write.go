@@ -30,7 +30,7 @@ func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, erro
 		return b.checkpoint(req)
 	}
 	in := command.WriteInput{Type: req.Type, Title: req.Title, Content: req.Content, Tags: req.Tags, Files: req.Files,
-		Source: req.Source, SessionID: b.env.Get("CLAUDE_CODE_SESSION_ID"), Scope: req.Scope}
+		Source: req.Source, SessionID: b.env.Get("CLAUDE_CODE_SESSION_ID"), Scope: req.Scope, ToolUseID: req.ToolUseID}
 	if in.Source == "" {
 		in.Source = DefaultWriteSource
 	}
@@ -45,7 +45,7 @@ func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, erro
 		return nil, err
 	}
 	return &WriteResult{ID: r.ID, CreatedAt: r.CreatedAt, Source: r.Source, Duplicate: r.Duplicate, Redacted: r.Redacted,
-		Writer: r.Provenance.Source, AgentID: r.Provenance.AgentID, SessionID: r.Provenance.SessionID, Scope: r.Scope}, nil
+		Writer: r.Provenance.Source, AgentID: r.Provenance.AgentID, SessionID: r.Provenance.SessionID, Scope: r.Scope, ToolUseID: r.Provenance.ToolUseID}, nil
 }
 
 // checkpoint saves memory_write(type=checkpoint) through

@@ -99,15 +99,20 @@ var Types = []string{"solution", "learning", "insight", "decision", "style"}
 
 // Record is one written memory, as one line of the log.
 type Record struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	Title     string    `json:"title"`
-	Content   string    `json:"content"`
-	Tags      []string  `json:"tags,omitempty"`
-	Files     []string  `json:"files,omitempty"`
-	Source    string    `json:"source"`
-	AgentID   string    `json:"agent_id,omitempty"`
-	SessionID string    `json:"session_id,omitempty"`
+	ID        string   `json:"id"`
+	Type      string   `json:"type"`
+	Title     string   `json:"title"`
+	Content   string   `json:"content"`
+	Tags      []string `json:"tags,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Source    string   `json:"source"`
+	AgentID   string   `json:"agent_id,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	// ToolUseID is the id of the model's tool call that wrote it through
+	// memory_write (Claude Code sends it as _meta "claudecode/toolUseId"):
+	// the tool_use block of that id is in the session's transcript, or in
+	// the transcript of the subagent that made the call.
+	ToolUseID string    `json:"tool_use_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -143,10 +148,10 @@ func Check(r *Record) error {
 		return bad("the content is %d bytes long; at most %d", len(r.Content), MaxContent)
 	case len(r.Tags) > MaxList, len(r.Files) > MaxList:
 		return bad("at most %d tags and %d files", MaxList, MaxList)
-	case len(r.Source) > MaxItem, len(r.AgentID) > MaxItem, len(r.SessionID) > MaxItem:
-		return bad("source, agent and session are at most %d bytes each", MaxItem)
+	case len(r.Source) > MaxItem, len(r.AgentID) > MaxItem, len(r.SessionID) > MaxItem, len(r.ToolUseID) > MaxItem:
+		return bad("source, agent, session and tool call are at most %d bytes each", MaxItem)
 	}
-	for _, s := range append(append([]string{r.Title, r.Content, r.Source, r.AgentID, r.SessionID}, r.Tags...), r.Files...) {
+	for _, s := range append(append([]string{r.Title, r.Content, r.Source, r.AgentID, r.SessionID, r.ToolUseID}, r.Tags...), r.Files...) {
 		if !utf8.ValidString(s) {
 			return bad("text that is not UTF-8")
 		}
@@ -491,6 +496,7 @@ func entry(p string, line int, r *Record) source.Entry {
 	set("source", r.Source)
 	set("agent_id", r.AgentID)
 	set("session_id", r.SessionID)
+	set("tool_use_id", r.ToolUseID)
 	set("files", strings.Join(r.Files, ", "))
 	e.Citations = append(e.Citations, r.Files...)
 	for _, c := range cite.Extract(r.Content) {
