@@ -3,14 +3,12 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/store"
 )
 
 // File is one memory file as a Stop hook lists it: its name relative to
@@ -37,6 +36,8 @@ type File struct {
 	Skip string `json:"skip,omitempty"`
 
 	mod time.Time // modification time, for RacyWindow
+	at  int       // what pos is (atNone, atDirent, atSub: sweep.go)
+	pos int64     // where a sweep resumes after this file
 }
 
 // Listing is the memory directory as one Stop hook sees it, without
@@ -45,8 +46,15 @@ type Listing struct {
 	Dir   string
 	Files []File // sorted by name
 	// FP sums every file's name, fingerprint and skip: equal listings
-	// mean no file changed (see Fingerprint).
+	// mean no file changed (see Fingerprint). Set only for a Whole
+	// listing.
 	FP string
+	// Whole is set when the listing holds every memory file: List's, or a
+	// Turn that began and ended a sweep (sweep.go).
+	Whole bool
+
+	start, end store.Sweep // the sweep before this turn, and after it when every file is done
+	last       bool        // the sweep ends with this listing
 }
 
 // List lists the memory files the way automem.Scan reads them — top-level
@@ -55,7 +63,7 @@ type Listing struct {
 // separated, relative to dir), with one lstat each (a stat for a link). A
 // missing directory is an empty listing with fingerprint "none".
 func List(dir string, subs []string) (*Listing, error) {
-	l := &Listing{Dir: dir}
+	l := &Listing{Dir: dir, Whole: true, last: true}
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -64,7 +72,6 @@ func List(dir string, subs []string) (*Listing, error) {
 		}
 		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
 	}
-	h := fnv.New64a()
 	have := make(map[string]bool, len(des))
 	for _, de := range des { // ReadDir sorts by name
 		name := de.Name()
@@ -72,7 +79,13 @@ func List(dir string, subs []string) (*Listing, error) {
 			continue
 		}
 		have[name] = true
-		l.Files = append(l.Files, file(filepath.Join(dir, name), name, de.Type(), de.Info))
+		p := filepath.Join(dir, name)
+		l.Files = append(l.Files, file(name, de.Type(), func() (fs.FileInfo, error) {
+			if de.Type()&fs.ModeSymlink != 0 {
+				return os.Stat(p)
+			}
+			return de.Info()
+		}))
 	}
 	var extra []File
 	for _, s := range subs {
@@ -87,10 +100,7 @@ func List(dir string, subs []string) (*Listing, error) {
 		l.Files = append(l.Files, extra...)
 		sortFiles(l.Files)
 	}
-	for _, f := range l.Files {
-		fmt.Fprintf(h, "%s\x00%s\x00%s\n", f.Name, f.FP, f.Skip)
-	}
-	l.FP = strconv.FormatUint(h.Sum64(), 16)
+	l.FP = listingFP(l.Files)
 	return l, nil
 }
 
@@ -99,7 +109,7 @@ func List(dir string, subs []string) (*Listing, error) {
 // sub-folder of dir, or no file.
 func subFile(dir, s string) (File, bool) {
 	s = path.Clean(s)
-	if !strings.Contains(s, "/") || strings.HasPrefix(s, "../") || path.IsAbs(s) {
+	if !subName(s) {
 		return File{}, false
 	}
 	p := filepath.Join(dir, filepath.FromSlash(s))
@@ -107,19 +117,34 @@ func subFile(dir, s string) (File, bool) {
 	if err != nil {
 		return File{}, false // a pointer to no file: nothing to read
 	}
-	return file(p, s, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil }), true
+	return file(s, fi.Mode().Type(), statOf(p, fi)), true
 }
 
-// file fingerprints one directory entry of type typ at p.
-func file(p, name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File {
+// statOf returns fi, the lstat of p, or the stat of p when it is a link.
+func statOf(p string, fi fs.FileInfo) func() (fs.FileInfo, error) {
+	return func() (fs.FileInfo, error) {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return os.Stat(p)
+		}
+		return fi, nil
+	}
+}
+
+// subName reports whether s, clean, names a file in a sub-folder of the
+// memory directory.
+func subName(s string) bool {
+	return strings.Contains(s, "/") && !strings.HasPrefix(s, "../") && !path.IsAbs(s) && !strings.ContainsRune(s, 0)
+}
+
+// file fingerprints one directory entry of type typ: info returns its
+// lstat, or its stat when it is a link.
+func file(name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File {
 	f := File{Name: name}
 	var fi fs.FileInfo
 	var err error
 	switch {
-	case typ.IsRegular():
+	case typ.IsRegular(), typ&fs.ModeSymlink != 0:
 		fi, err = info()
-	case typ&fs.ModeSymlink != 0:
-		fi, err = os.Stat(p)
 	default:
 		f.Skip = "not a regular file"
 		return f
@@ -152,8 +177,11 @@ func errText(err error) string {
 // size, modification time, inode and mode.
 func fingerprint(fi fs.FileInfo) string {
 	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+	switch st := fi.Sys().(type) {
+	case *syscall.Stat_t:
 		ino = uint64(st.Ino)
+	case uint64: // statInfo's
+		ino = st
 	}
 	return fmt.Sprintf("%d:%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), ino, uint32(fi.Mode()))
 }
@@ -204,30 +232,56 @@ func (l *Listing) Spoolable() []File {
 
 // spooledListing turns the files of a spooled listing (redacted names,
 // and hostile input like every spool byte) back into memory files: each
-// is looked up by its redacted name among the files List finds in memDir
-// now, and carries the fingerprint it had when it was spooled, so Sync
-// reads it only if it still has that fingerprint. No path is ever built
-// from a spooled name. A name that matches no file, or two, is left out
-// and counted in missing.
+// carries the fingerprint it had when it was spooled, so Sync reads it
+// only if it still has that fingerprint. A spooled name is used as a path
+// only when it is a memory file's name at the top of memDir (no slash, no
+// leading dot, *.md) or one of the sub-folder files the store's pointers
+// name, and a file by that name exists whose redacted name it is;
+// otherwise it is looked up by its redacted name among the first
+// ChunkEntries entries of memDir (a file whose name held a secret). A name
+// that matches no file, or two, is left out and counted in missing: the
+// session's sweep reads that file in its turn.
 func spooledListing(tx *bolt.Tx, memDir string, spooled []File) (l *Listing, missing int) {
 	l = &Listing{Dir: memDir}
 	if memDir == "" {
 		return l, len(spooled)
 	}
-	cur, err := List(memDir, Subs(tx))
-	if err != nil {
-		return l, len(spooled)
+	named := map[string]bool{}
+	for _, s := range Subs(tx) {
+		named[s] = true
 	}
-	bySafe := make(map[string]string, len(cur.Files))
-	for _, f := range cur.Files {
-		k := safeName(f.Name)
-		if _, dup := bySafe[k]; dup {
-			bySafe[k] = "" // two files redact alike: neither can be told
-			continue
-		}
-		bySafe[k] = f.Name
-	}
+	var unresolved []File
 	for _, sf := range spooled {
+		name := sf.Name
+		direct := (memoryName(name) && !strings.ContainsAny(name, "/\x00")) || (named[name] && path.Clean(name) == name && subName(name))
+		if direct && safeName(name) == name {
+			if _, err := os.Lstat(filepath.Join(memDir, filepath.FromSlash(name))); err == nil {
+				l.Files = append(l.Files, File{Name: name, FP: sf.FP, Skip: sf.Skip})
+				continue
+			}
+		}
+		unresolved = append(unresolved, sf)
+	}
+	if len(unresolved) == 0 {
+		return l, 0
+	}
+	bySafe := map[string]string{}
+	if d, err := openDir(memDir); err == nil {
+		ents, _, _, _ := d.read(0, ChunkEntries)
+		d.Close()
+		for _, e := range ents {
+			if !memoryName(e.name) {
+				continue
+			}
+			k := safeName(e.name)
+			if _, dup := bySafe[k]; dup {
+				bySafe[k] = "" // two files redact alike: neither can be told
+				continue
+			}
+			bySafe[k] = e.name
+		}
+	}
+	for _, sf := range unresolved {
 		name := bySafe[sf.Name]
 		if name == "" {
 			missing++

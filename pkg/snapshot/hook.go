@@ -63,11 +63,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	ending := h.Input.Event == "SessionEnd"
 	dbPath := p.Path("intermem.db")
 	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
-	l, err := List(p.MemoryDir, subs)
+	l, err := Turn(p.MemoryDir, subs, sess.Sweep)
 	if err != nil {
 		return nil, err
 	}
-	if known && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
+	if known && l.Whole && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
 		return nil, nil
 	}
 	if err := p.EnsureStateDir(); err != nil {
@@ -110,7 +110,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if !pr.Complete {
+	if pr.Stopped {
 		h.Logf("%s: %s of %s memory files up to date after %v; the rest on the next turns",
 			h.Input.Event, cli.Thousands(pr.Done), cli.Thousands(pr.Files), time.Since(start).Round(time.Millisecond))
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,7 +87,12 @@ type Progress struct {
 	Read     int // read and parsed
 	Entries  int // newly marked seen in the session
 	Unread   int // changed files a spooled listing could not mark (changed again since)
+	// Complete is set when the pass ended a clean sweep: every file was
+	// met (sweep.go).
 	Complete bool
+	// Stopped is set when the pass stopped at its deadline with files
+	// left to read.
+	Stopped bool
 }
 
 // subsKey keys, in BucketFiles, the sub-folder files pointers name: a key
@@ -147,6 +153,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	// late reports, before a file that needs work, whether the pass is
 	// past its deadline; a pass always does at least minWork such files,
 	// so that every turn makes progress however slow the machine.
+	reached := 0 // the files before it were reached
 	late := func() bool {
 		if p.Deadline.IsZero() || worked < minWork || !p.now().After(p.Deadline) {
 			worked++
@@ -183,6 +190,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		if stopped {
 			break // the files not reached are the next turn's; listed no longer matters
 		}
+		reached = i
 		f := files[i]
 		key := safeName(f.Name)
 		listed[key] = true
@@ -245,20 +253,58 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 		pr.Done++
 	}
+	if !stopped {
+		reached = len(files)
+	}
+	pr.Stopped = stopped
 	pr.Files = len(files)
 	pr.Entries = len(r.seenPuts)
 	if err := r.flush(); err != nil {
 		return pr, err
 	}
-	if stopped || p.Spooled {
+	start := l.start.Start
+	if start.IsZero() {
+		start = at
+	}
+	if !p.Spooled {
+		// Where the session's sweep goes on (nil: the next turn starts
+		// one); files a pointer named this turn are beyond the listing.
+		sess.Sweep = l.resume(min(reached, len(l.Files)))
+		if sess.Sweep != nil {
+			sess.Sweep.Start = start
+			sess.Sweep.Resubs = sess.Sweep.Resubs || r.resubs
+		}
+	}
+	switch {
+	case stopped || p.Spooled:
 		sess.Fingerprint = "" // the next turn goes on
-	} else {
+	case !l.Whole:
+		// A turn of a sweep over turns (sweep.go).
+		sess.Fingerprint = ""
+		if err := r.addSubs(); err != nil {
+			return pr, err
+		}
+		if l.last && !l.end.Dirty {
+			pr.Complete = true
+			if start.After(sess.Synced) {
+				sess.Synced = start
+			}
+			if err := startGone(tx, l.end.Dir); err != nil {
+				return pr, err
+			}
+			if l.end.Resubs || r.resubs {
+				if err := rebuildSubs(tx); err != nil {
+					return pr, err
+				}
+			}
+		}
+	default:
 		pr.Complete = true
 		// Files that no longer exist lose their state, if this pass is the
 		// newest word on them.
 		var gone []string
 		if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
-			if k != subsKey && !listed[k] && !at.Before(fs.At) {
+			if !strings.HasPrefix(k, "\x00") && !listed[k] && !at.Before(fs.At) {
 				gone = append(gone, k)
 			}
 			return nil
@@ -286,7 +332,41 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 			sess.Synced = at
 		}
 	}
+	if !p.Spooled && l.Dir != "" {
+		if err := cleanGone(tx, l.Dir, Subs(tx)); err != nil {
+			return pr, err
+		}
+	}
 	return pr, store.Put(tx, store.BucketSessions, p.Session, &sess)
+}
+
+// addSubs adds the sub-folder files that files read in this pass named
+// to the stored list, for the next turns of the sweep (a sweep over
+// turns only adds; its end rebuilds the list when a file's changed).
+func (r *recorder) addSubs() error {
+	if len(r.found) == 0 {
+		return nil
+	}
+	subs := append(Subs(r.tx), r.found...)
+	sort.Strings(subs)
+	subs = compact(subs)
+	return store.Put(r.tx, store.BucketFiles, subsKey, subs)
+}
+
+// rebuildSubs sets the stored list of sub-folder files to those the
+// stored file states name.
+func rebuildSubs(tx *bolt.Tx) error {
+	var subs []string
+	if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+		if !strings.HasPrefix(k, "\x00") {
+			subs = append(subs, fs.Sub...)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	sort.Strings(subs)
+	return store.Put(tx, store.BucketFiles, subsKey, compact(subs))
 }
 
 // stillAsListed reports whether the file a spooled listing named still
@@ -299,7 +379,7 @@ func stillAsListed(dir string, f File) (File, bool) {
 	if err != nil {
 		return f, false
 	}
-	now := file(p, f.Name, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil })
+	now := file(f.Name, fi.Mode().Type(), statOf(p, fi))
 	return now, now.Skip == "" && now.FP == f.FP
 }
 
@@ -327,6 +407,7 @@ type recorder struct {
 	seenPuts         []string
 	racy             bool     // a file read in this pass had a racy fingerprint
 	found            []string // sub-folder files named by pointers of files read
+	resubs           bool     // a file read named other sub-folder files than before
 }
 
 // entry returns the record of id as this pass left it.
@@ -376,6 +457,9 @@ func (r *recorder) readInto(dir string, f File, key string, st *store.FileState,
 	sub, err := r.read(dir, f, key, st, had)
 	if err != nil {
 		return err
+	}
+	if !slices.Equal(sub, st.Sub) {
+		r.resubs = true
 	}
 	*subs = append((*subs)[:len(*subs)-len(st.Sub)], sub...)
 	r.found = append(r.found, sub...)

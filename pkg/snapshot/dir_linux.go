@@ -1,0 +1,196 @@
+//go:build linux
+
+package snapshot
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirReader reads a memory directory a bounded number of entries at a
+// time, resuming where an earlier process stopped: on Linux, getdents64
+// gives each entry the offset (d_off) of the entry after it, and lseek to
+// that offset on a fresh descriptor continues from there. The offset is
+// the filesystem's directory cookie (a hash on ext4, an index on btrfs
+// and XFS, a stable id on tmpfs since 6.6), valid for as long as the
+// directory exists; the names a resumed read returns are those a single
+// read would have returned while no entry is added, removed or renamed
+// (sweep.go says what happens when one is).
+type dirReader struct {
+	fd  int
+	buf []byte
+}
+
+// dirBuf is the getdents buffer: about 700 entries of memory-file names.
+const dirBuf = 32 << 10
+
+func openDir(dir string) (*dirReader, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return &dirReader{fd: fd}, nil
+}
+
+func (d *dirReader) Close() error { return unix.Close(d.fd) }
+
+// fp is the directory's own fingerprint: inode, modification and change
+// times. Adding, removing or renaming an entry sets both times (POSIX
+// link, unlink and rename); only the change time cannot be set back.
+func (d *dirReader) fp() (string, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d:%d:%d", st.Ino, st.Mtim.Nano(), st.Ctim.Nano()), nil
+}
+
+// dirent is one directory entry: its name, its type (fs.ModeType bits,
+// or modeUnknown), and the cookie that resumes a read after it.
+type dirent struct {
+	name string
+	typ  fs.FileMode
+	next int64
+}
+
+// modeUnknown marks an entry whose type the filesystem did not give.
+const modeUnknown = fs.ModeIrregular
+
+// read returns up to max entries from cookie on (0: the start), the
+// cookie after the last one returned, and whether the directory's end was
+// reached. "." and ".." are not returned but count.
+func (d *dirReader) read(cookie int64, max int) (ents []dirent, next int64, eof bool, err error) {
+	if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
+		return nil, cookie, false, fmt.Errorf("seek directory: %w", err)
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, dirBuf)
+	}
+	next = cookie
+	for n := 0; n < max; {
+		m, err := unix.Getdents(d.fd, d.buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return ents, next, false, fmt.Errorf("read directory: %w", err)
+		}
+		if m == 0 {
+			return ents, next, true, nil
+		}
+		b := d.buf[:m]
+		for len(b) >= 19 {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return ents, next, false, errors.New("read directory: malformed entry")
+			}
+			off := int64(binary.NativeEndian.Uint64(b[8:16]))
+			typ := b[18]
+			name := b[19:reclen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			b = b[reclen:]
+			next = off
+			n++
+			if s := string(name); s != "." && s != ".." {
+				ents = append(ents, dirent{name: s, typ: direntType(typ), next: off})
+			}
+			if n >= max {
+				// What getdents returned beyond this entry is read again
+				// from its cookie next time.
+				return ents, next, false, nil
+			}
+		}
+	}
+	return ents, next, false, nil
+}
+
+func direntType(t uint8) fs.FileMode {
+	switch t {
+	case unix.DT_REG:
+		return 0
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_DIR:
+		return fs.ModeDir
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe
+	case unix.DT_SOCK:
+		return fs.ModeSocket
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.DT_BLK:
+		return fs.ModeDevice
+	}
+	return modeUnknown
+}
+
+// stat fingerprints name (relative to the directory, slash separated):
+// lstat, or stat to follow a link. ok is false when there is no such
+// entry.
+func (d *dirReader) stat(name string, follow bool) (fi fs.FileInfo, err error) {
+	var st unix.Stat_t
+	flags := unix.AT_SYMLINK_NOFOLLOW
+	if follow {
+		flags = 0
+	}
+	for {
+		err = unix.Fstatat(d.fd, name, &st, flags)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return statInfo{name: name, st: st}, nil
+}
+
+// statInfo is an fs.FileInfo over a unix.Stat_t, with the mode as package
+// os reports it, so that fingerprints taken either way are equal.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (s statInfo) Name() string       { return s.name }
+func (s statInfo) Size() int64        { return s.st.Size }
+func (s statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s statInfo) Sys() any           { return s.st.Ino }
+func (s statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & unix.S_IFMT {
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if s.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
