@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -240,6 +242,106 @@ func (l *Listing) resume(n int) *store.Sweep {
 	return &sw
 }
 
+// Chunks: a turn of a sweep that met its files all recorded (nothing
+// racy, none stopped) stores, under the chunk's place in the sweep, the
+// sum of their names and fingerprints, when a pass last read one of them
+// (At), and the sessions that met them all since (Sessions, the latest
+// few). A later turn meeting the same sum has nothing to do with them —
+// no name redacted, no state read — for a session in Sessions (it marked
+// every entry of theirs), or whose last clean sweep began at or after At
+// (every state then was set at or before At, so the sweep marked it). A
+// state changes only when its file is read — because its fingerprint
+// changed, which changes the sum, or because it was racy, which stores no
+// chunk — or when the file is gone, which changes the directory's names.
+
+// chunkPrefix starts the keys of chunks in BucketFiles.
+const chunkPrefix = "\x00chunk/"
+
+// chunkSessions bounds the sessions a chunk keeps.
+const chunkSessions = 8
+
+// chunk is what passes stored of a turn's chunk.
+type chunk struct {
+	Sum      string    `json:"sum"`
+	At       time.Time `json:"at"`
+	Sessions []string  `json:"sessions,omitempty"`
+}
+
+// chunkOf returns the key and sum of a sweep turn's chunk: the files it
+// met in the directory and among the sub-folder files (not MEMORY.md,
+// met at every turn), and where it ended. The key is "" for a whole
+// listing, which the session's fingerprint covers.
+func chunkOf(l *Listing) (key, sum string) {
+	if l.Whole || l.start.Dir == "" {
+		return "", ""
+	}
+	var met []File
+	for _, f := range l.Files {
+		if f.at != atNone {
+			met = append(met, f)
+		}
+	}
+	st, end := l.start, l.end
+	key = fmt.Sprintf("%s%s/%t/%d/%d", chunkPrefix, st.Dir, st.DirDone, st.Cookie, st.Sub)
+	sum = fmt.Sprintf("%s/%t/%d/%d/%s", listingFP(met), end.DirDone, end.Cookie, end.Sub, end.Subs)
+	return key, sum
+}
+
+// chunkState reads the chunk stored under key and reports whether it
+// settles sum for session (see Chunks).
+func chunkState(tx *bolt.Tx, key, sum string, sess *store.Session) (c chunk, settled bool, err error) {
+	if key == "" {
+		return c, false, nil
+	}
+	if _, err := store.Get(tx, store.BucketFiles, key, &c); err != nil {
+		return c, false, err
+	}
+	if c.Sum != sum {
+		return chunk{}, false, nil
+	}
+	return c, slices.Contains(c.Sessions, sess.ID) || (!sess.Synced.IsZero() && !c.At.After(sess.Synced)), nil
+}
+
+// putChunk stores that session met every file of the chunk at at;
+// changed is set when the pass read one of them.
+func putChunk(tx *bolt.Tx, key, sum string, old chunk, changed bool, session string, at time.Time) error {
+	c := old
+	if changed || c.Sum != sum {
+		c = chunk{Sum: sum, At: at}
+	}
+	if slices.Contains(c.Sessions, session) {
+		return nil
+	}
+	c.Sessions = append(c.Sessions, session)
+	if n := len(c.Sessions); n > chunkSessions {
+		c.Sessions = c.Sessions[n-chunkSessions:]
+	}
+	return store.Put(tx, store.BucketFiles, key, &c)
+}
+
+// dropChunks removes the stored chunks of other directory fingerprints
+// than dir (the directory's names changed: their places mean nothing
+// now).
+func dropChunks(tx *bolt.Tx, dir string) error {
+	b := tx.Bucket(store.BucketFiles)
+	if b == nil {
+		return nil
+	}
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek([]byte(chunkPrefix)); k != nil && strings.HasPrefix(string(k), chunkPrefix); k, _ = c.Next() {
+		if !strings.HasPrefix(string(k), chunkPrefix+dir+"/") {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // goneKey keys, in BucketFiles, the removal of gone files' states
 // (cleanGone): a key no memory file can have.
 const goneKey = "\x00gone"
@@ -260,6 +362,9 @@ func startGone(tx *bolt.Tx, dir string) error {
 	}
 	if g.Dir == dir {
 		return nil
+	}
+	if err := dropChunks(tx, dir); err != nil {
+		return err
 	}
 	return store.Put(tx, store.BucketFiles, goneKey, &gone{Dir: dir, Active: true})
 }

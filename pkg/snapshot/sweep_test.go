@@ -243,3 +243,50 @@ func TestSweepOfASmallDirectoryIsWhole(t *testing.T) {
 		t.Fatalf("Turn listed %d files, List %d", len(l.Files), len(full.Files))
 	}
 }
+
+// A chunk a session met all recorded costs that session nothing at its
+// next sweep; another session still marks every entry of it; a file
+// changed in place unsettles its chunk alone.
+func TestSweepSettledChunks(t *testing.T) {
+	smallChunks(t, 8)
+	m := newMemDir(t)
+	m.write("MEMORY.md", "# M\n- Index fact.\n")
+	m.topics(30)
+	sweep := func(session string) (settled, read int) {
+		for turn := 1; ; turn++ {
+			if turn > 6 {
+				t.Fatalf("%s: no sweep ended within 6 turns", session)
+			}
+			pr, _ := m.turn(session)
+			settled += pr.Settled
+			read += pr.Read
+			if pr.Complete {
+				return settled, read
+			}
+		}
+	}
+	if settled, read := sweep("A"); settled != 0 || read != 31 {
+		t.Fatalf("first sweep: %d settled, %d read; want 0, 31", settled, read)
+	}
+	if settled, read := sweep("A"); settled != 31 || read != 0 {
+		t.Fatalf("second sweep: %d settled, %d read; want the 31 files settled, none read", settled, read)
+	}
+	if settled, _ := sweep("B"); settled != 0 {
+		t.Fatalf("a new session's sweep: %d settled, want 0", settled)
+	}
+	for p, n := range m.sessions() {
+		if n != 2 {
+			t.Errorf("%q counted in %d sessions, want 2", p, n)
+		}
+	}
+	m.write("t05.md", "# T\n- Fact 5, edited.\n")
+	settled, read := sweep("A")
+	// The edited file's chunk (at most 8 entries) is met again, MEMORY.md
+	// among them or not.
+	if read != 1 || settled < 31-8 || settled >= 31 {
+		t.Fatalf("after an edit: %d settled, %d read; want the edited file's chunk alone unsettled and 1 read", settled, read)
+	}
+	if m.sessions()["Fact 5, edited."] != 1 {
+		t.Fatal("the edit is not recorded")
+	}
+}

@@ -93,6 +93,9 @@ type Progress struct {
 	// Stopped is set when the pass stopped at its deadline with files
 	// left to read.
 	Stopped bool
+	// Settled counts the files of a chunk a pass had nothing to do with
+	// (sweep.go).
+	Settled int
 }
 
 // subsKey keys, in BucketFiles, the sub-folder files pointers name: a key
@@ -170,6 +173,18 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	for _, f := range files {
 		names[f.Name] = true
 	}
+	// A chunk of a sweep that a pass found all recorded, unchanged since,
+	// and recorded before the session's last clean sweep began, costs
+	// nothing more (chunk).
+	ck, sum := chunkOf(l)
+	if p.Spooled {
+		ck = ""
+	}
+	old, settled, err := chunkState(tx, ck, sum, &sess)
+	if err != nil {
+		return pr, err
+	}
+	chunkRead := false // a file of the chunk was read
 	drained := 0
 	discover := func() {
 		if p.Spooled {
@@ -192,6 +207,12 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 		reached = i
 		f := files[i]
+		if settled && f.at != atNone {
+			pr.Done++
+			pr.Settled++
+			continue
+		}
+		read := pr.Read
 		key := safeName(f.Name)
 		listed[key] = true
 		var st store.FileState
@@ -251,6 +272,9 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 				return pr, err
 			}
 		}
+		if pr.Read > read && f.at != atNone {
+			chunkRead = true
+		}
 		pr.Done++
 	}
 	if !stopped {
@@ -281,6 +305,11 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	case !l.Whole:
 		// A turn of a sweep over turns (sweep.go).
 		sess.Fingerprint = ""
+		if !settled && !r.racy && ck != "" {
+			if err := putChunk(tx, ck, sum, old, chunkRead, p.Session, at); err != nil {
+				return pr, err
+			}
+		}
 		if err := r.addSubs(); err != nil {
 			return pr, err
 		}
