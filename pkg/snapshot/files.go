@@ -192,7 +192,14 @@ func sortFiles(fs []File) {
 
 // safeName is a file name as entries and logs show it: any secret in it
 // redacted.
-func safeName(name string) string { return redact.Name(name) }
+func safeName(name string) string {
+	if name == automemIndex {
+		// Read at every turn: not worth building the redaction engine
+		// for, on a turn that has nothing else to redact.
+		return name
+	}
+	return redact.Name(name)
+}
 
 // readFile reads one memory file: a regular file (a link is followed),
 // opened without blocking (a FIFO put there must not hang the hook), at

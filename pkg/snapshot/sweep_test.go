@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -288,5 +289,12 @@ func TestSweepSettledChunks(t *testing.T) {
 	}
 	if m.sessions()["Fact 5, edited."] != 1 {
 		t.Fatal("the edit is not recorded")
+	}
+}
+
+// safeName's shortcut for MEMORY.md says what redact.Name says.
+func TestSafeNameOfTheIndex(t *testing.T) {
+	if got := redact.Name(automemIndex); got != automemIndex || safeName(automemIndex) != got {
+		t.Fatalf("redact.Name(%q) = %q", automemIndex, got)
 	}
 }
