@@ -82,11 +82,11 @@ type Pass struct {
 
 // Progress is what one pass did.
 type Progress struct {
-	Files    int // listed
-	Done     int // brought up to date in this pass (or already)
-	Read     int // read and parsed
-	Entries  int // newly marked seen in the session
-	Unread   int // changed files a spooled listing could not mark (changed again since)
+	Files   int // listed
+	Done    int // brought up to date in this pass (or already)
+	Read    int // read and parsed
+	Entries int // newly marked seen in the session
+	Unread  int // changed files a spooled listing could not mark (changed again since)
 	// Complete is set when the pass ended a clean sweep: every file was
 	// met (sweep.go).
 	Complete bool
