@@ -8,14 +8,17 @@
 // entry the sessions that saw it, first and last sighting, a redacted
 // preview — never the raw text — and the agent whose hook first saw it.
 //
-// Hot path: Stop fires after every model turn. List fingerprints the
-// memory files without reading one (an lstat each); when the listing's
-// fingerprint equals the one the session's last complete pass recorded,
-// the hook only opens the store read-only to compare, and returns.
-// Otherwise only files whose fingerprint changed are read and parsed, and
-// a pass that reaches its deadline (StopBudget) commits what it did and
-// leaves the rest to the next turn: a memory of 100,000 files is recorded
-// over a few turns, each adding a bounded time, never given up on.
+// Hot path: Stop fires after every model turn. Turn fingerprints the
+// memory files without reading one (an lstat each) — all of them when the
+// directory holds fewer than ChunkEntries entries, else MEMORY.md and the
+// next chunk of the session's sweep (sweep.go), so no turn lists a
+// directory of 100,000 files. When a whole listing's fingerprint equals
+// the one the session's last complete pass recorded, the hook only opens
+// the store read-only to compare, and returns. Otherwise only files whose
+// fingerprint changed are read and parsed, and a pass that reaches its
+// deadline (StopBudget) commits what it did and leaves the rest to the
+// next turn: a memory of 100,000 files is recorded over turns, each
+// adding a bounded time, never given up on.
 //
 // An Observation is a whole scan's worth (Observe: every file parsed;
 // Record applies it, idempotently), for tests, benchmarks and spool files
