@@ -149,14 +149,10 @@ func run(bin, work, demo string, runs int) error {
 			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				setup: func() error {
 					// The session's first turns record what it sees (a
-					// memory of many files over several turns): then
-					// nothing has changed.
-					for range 20 {
-						if err := runHook(bin, env, "intermem-snapshot", payload(pr.Root, "Stop", "s1")); err != nil {
-							return err
-						}
-					}
-					return nil
+					// memory of many files over several turns, swept
+					// over turns beyond 4,096 entries): then nothing has
+					// changed.
+					return settle(bin, env, payload(pr.Root, "Stop", "s1"), filepath.Join(state, "log"), pr.Files)
 				}},
 			row{name: "Stop, one memory file changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { touchAppend(changed) }},
@@ -308,6 +304,41 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 		fmt.Println()
 	}
 	return nil
+}
+
+// settle runs Stop turns of one session until nothing is left to do: 20
+// turns at least, and then, for a memory swept over turns, two whole
+// sweeps (ceil(files/4,096)+1 turns each) in which no turn logs that it
+// left files for the next (a sweep's chunks are stored for the session
+// in the first, and cost it nothing from the second on).
+func settle(bin string, env []string, stdin []byte, logPath string, files int) error {
+	sweep := (files+4095)/4096 + 1
+	quiet := 0
+	for turn := 1; turn <= 20 || quiet < 2*sweep; turn++ {
+		if turn > 2000 {
+			return fmt.Errorf("the Stop hook still leaves work after %d turns", turn)
+		}
+		before := logLines(logPath)
+		if err := runHook(bin, env, "intermem-snapshot", stdin); err != nil {
+			return err
+		}
+		after := logLines(logPath)
+		if len(after) < len(before) { // rotated
+			before = ""
+		}
+		if strings.Contains(after[len(before):], "on the next turns") {
+			quiet = 0
+		} else {
+			quiet++
+		}
+	}
+	return nil
+}
+
+// logLines returns the hook log's content ("" when there is none).
+func logLines(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }
 
 // touchAppend changes a memory file, so the next Stop observes a change.
