@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/intermem/intermem/pkg/confine"
@@ -85,7 +86,9 @@ func validOrigin(from string) bool {
 // Header is the start of a new archive file.
 const Header = "# Archived facts\n\nintermem moved these promoted facts out of the documents Claude Code loads because they\nstopped holding. Claude Code does not load this file. `intermem restore <id>` puts one back.\n"
 
-var headingRE = regexp.MustCompile(`^## ([0-9a-f]{8,64})\s*$`)
+// headingRE compiles on first use: the hooks link this package (through
+// ops) and never parse an archive.
+var headingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## ([0-9a-f]{8,64})\s*$`) })
 
 // Parse reads an archive.
 func Parse(content []byte) []Record {
@@ -110,9 +113,9 @@ func Parse(content []byte) []Record {
 			fence = "-" // closed: later lines are not part of the block
 		case fence != "" && fence != "-":
 			body = append(body, line)
-		case headingRE.MatchString(line):
+		case headingRE().MatchString(line):
 			flush(off)
-			cur = &Record{ID: headingRE.FindStringSubmatch(line)[1], Line: i + 1, start: off}
+			cur = &Record{ID: headingRE().FindStringSubmatch(line)[1], Line: i + 1, start: off}
 		case cur != nil && fence == "" && strings.HasPrefix(line, "~~~~"):
 			fence = strings.Fields(line)[0]
 		case cur != nil && strings.HasPrefix(line, "- archived: "):

@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ type Deps struct {
 }
 
 // dep is one recorded fact. Kind: 's' stat, 'l' lstat, 'd' directory
-// listing, 'r' symlink resolution, 'h' small file content.
+// listing, 'D' directory names (any order), 'r' symlink resolution, 'h' small file content.
 type dep struct {
 	Kind byte
 	Path string
@@ -72,10 +73,18 @@ func infoVal(fi fs.FileInfo, err error) string {
 	return fmt.Sprintf("%d %d %o", fi.Size(), fi.ModTime().UnixNano(), uint32(fi.Mode()))
 }
 
+// statVal is what a stat says of a file's identity: size, modification
+// and change times, inode and mode. The change time cannot be set back, so
+// a directory whose names changed differs even when its modification time
+// was restored.
 func statVal(b []byte, st *syscall.Stat_t) []byte {
 	b = strconv.AppendInt(b, st.Size, 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.Ctim.Sec*1e9+st.Ctim.Nsec, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, st.Ino, 10)
 	b = append(b, ' ')
 	return strconv.AppendUint(b, uint64(st.Mode), 8)
 }
@@ -107,6 +116,42 @@ func (d *Deps) ReadDir(path string) ([]fs.DirEntry, error) {
 	ents, err := os.ReadDir(path)
 	d.add('d', path, listingVal(ents, err))
 	return ents, err
+}
+
+// Names records the names and types in directory path, streamed in
+// chunks (the order the directory gives them in does not matter), for a
+// listing too large to hold: kind 'D'.
+func (d *Deps) Names(path string) {
+	d.add('D', path, namesVal(path))
+}
+
+// namesVal is the count of the entries of a directory and the sum of the
+// FNV-1a hashes of their names and types: the same for the same names in
+// any order.
+func namesVal(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "!"
+	}
+	defer f.Close()
+	var n int
+	var sum uint64
+	for {
+		ents, err := f.ReadDir(512)
+		for _, e := range ents {
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%s\x00%d", e.Name(), uint32(e.Type()))
+			sum += h.Sum64()
+			n++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "!"
+		}
+	}
+	return fmt.Sprintf("%d %x", n, sum)
 }
 
 func listingVal(ents []fs.DirEntry, err error) string {
@@ -194,6 +239,8 @@ func (x dep) holds() bool {
 		return string(statVal(buf[:0], &st)) == x.Val
 	case 'd':
 		now = listingVal(os.ReadDir(x.Path))
+	case 'D':
+		now = namesVal(x.Path)
 	case 'r':
 		if real, err := filepath.EvalSymlinks(x.Path); err != nil {
 			now = "!"

@@ -127,7 +127,9 @@
 // cache hit opens no store at all. It reads MEMORY.md and at most maxMemFiles-1 other
 // memory files (the first by name): a memory directory of 100,000 files
 // still gets its context in time, the files past the bound counted in one
-// health line, never stat'ed. What is derived from each memory file and document
+// health line, never stat'ed. The listing is streamed (bounded memory),
+// and the render cache records the directory's stat rather than its
+// names (see memFiles), so a cache hit never lists it. What is derived from each memory file and document
 // (entries, normalized keys, citations, markers, imports) is cached in
 // .intermem/context.index, keyed by file name or real path, size and
 // modification time, so a session start re-derives only files that

@@ -79,6 +79,7 @@ func TestRenderCacheIsExact(t *testing.T) {
 		write(path, string(b)+s)
 	}
 	tick := func() { time.Sleep(5 * time.Millisecond) } // distinct mtimes on coarse filesystems
+	settled := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	// shown returns the text and the cited file of the first memory the
 	// answer shows, so a step can repeat it in a loaded document (it must
 	// then drop out) or touch its file (its recency must change).
@@ -132,6 +133,10 @@ func TestRenderCacheIsExact(t *testing.T) {
 			write(filepath.Join(pr.MemoryDir, "zz_new.md"), "---\nname: zz\ndescription: Brand new memory about invoices\ntype: project\n---\nBody.\n")
 		}},
 		{"a topic file removed", func() { os.Remove(filepath.Join(pr.MemoryDir, "zz_new.md")) }},
+		{"a topic file added, the directory's time set back", func() {
+			write(filepath.Join(pr.MemoryDir, "zz_back.md"), "---\nname: zb\ndescription: Memory about refunds\ntype: project\n---\nBody.\n")
+			os.Chtimes(pr.MemoryDir, settled, settled)
+		}},
 		{"MEMORY.md edited", func() { appendTo(filepath.Join(pr.MemoryDir, "MEMORY.md"), "- Another capped fact.\n") }},
 		{"CLAUDE.md repeats a shown memory", repeatIn(filepath.Join(pr.Root, "CLAUDE.md"))},
 		{"AGENTS.md gains a promoted fact", func() {
@@ -198,6 +203,9 @@ func TestRenderCacheIsExact(t *testing.T) {
 		{"the budget changed", func() { budget = "300" }},
 	}
 	for _, st := range steps {
+		// The memory directory last changed long ago, as it usually has:
+		// the cache records its stat, not its names.
+		os.Chtimes(pr.MemoryDir, settled, settled)
 		before := run() // the cache is current before the change
 		tick()
 		st.do()

@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/intermem/intermem/pkg/config"
@@ -84,7 +85,7 @@ func (c Config) Tiers(target string) bool {
 func TopicTitle(title string) string {
 	t := strings.TrimSpace(title)
 	for {
-		loc := datedSuffix.FindStringIndex(t)
+		loc := datedSuffix().FindStringIndex(t)
 		if loc == nil || loc[0] == 0 {
 			break
 		}
@@ -96,15 +97,18 @@ func TopicTitle(title string) string {
 	return t
 }
 
-// datedSuffix matches what TopicTitle strips.
-var datedSuffix = regexp.MustCompile(`(?i)(` +
+// datedSuffix matches what TopicTitle strips. It compiles on first use:
+// the hooks link this package and rarely title a topic.
+var datedSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(datedSuffixExpr) })
+
+const datedSuffixExpr = `(?i)(` +
 	// a bracketed date (a year alone too), or a bracketed dated note
 	`\s*[(\[（【]\s*(` + dateWords + `)?[\s:]*(` + datePattern + `|(19|20)\d\d)[^)\]）】]*[)\]）】]` +
 	`|\s*[(\[（【]\s*(` + dateWords + `)\b[^)\]）】]*[)\]）】]` +
 	// a date after a separator, with or without a note word
 	`|\s*[—–\-:·|,]\s*(` + dateWords + `)?[\s:]*` + datePattern +
 	// a bare date at the end
-	`|\s+` + datePattern + `)\s*$`)
+	`|\s+` + datePattern + `)\s*$`
 
 const (
 	dateWords   = `updated|last updated|added|as of|since|revised|edited|created|new|snapshot|status`
