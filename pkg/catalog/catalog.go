@@ -78,6 +78,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/store"
@@ -110,6 +113,19 @@ type Config struct {
 	Switches map[string]bool
 	// Now stamps first sightings, tombstones and scans.
 	Now time.Time
+}
+
+// ProjectConfig is the catalog's configuration for project p as the user
+// of env sees it: its sources found where p.SourceEnv says, switched on
+// and off by p's .intermem/config.json, scans stamped now. The one way the
+// commands, the MCP server and the hooks configure a project's catalog;
+// an unusable config.json is config.Read's error.
+func ProjectConfig(env *cli.Env, p *project.Project, now time.Time) (Config, error) {
+	file, err := config.Read(p.StateDir)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Env: p.SourceEnv(env), Switches: file.Sources, Now: now}, nil
 }
 
 // Entry is one entry as the catalog keeps it: the source's entry,

@@ -9,9 +9,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
-	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/project"
-	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -19,14 +17,11 @@ import (
 // sources located from the project root, the memory directory and the
 // user's directories, switched on and off by .intermem/config.json.
 func catalogConfig(env *cli.Env, p *project.Project, now time.Time) (catalog.Config, error) {
-	file, err := config.Read(p.StateDir)
+	cfg, err := catalog.ProjectConfig(env, p, now)
 	if err != nil {
 		return catalog.Config{}, cli.WithHint(err, "fix .intermem/config.json (a JSON object; \"sources\" maps a source's name to false to switch it off), or remove it for the defaults")
 	}
-	return catalog.Config{
-		Env:      retrieve.SourceEnv(env, p),
-		Switches: file.Sources, Now: now,
-	}, nil
+	return cfg, nil
 }
 
 // buildCatalog brings the catalog up to date in tx (nil: no store yet;

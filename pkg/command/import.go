@@ -129,18 +129,17 @@ func runImport(ctx context.Context, env *cli.Env, args []string) error {
 					continue
 				}
 				rep.Markers++
-				var rec store.Promoted
-				ok, err := store.Get(tx, store.BucketPromoted, m.ID, &rec)
+				known, err := store.HasPromoted(tx, m.ID)
 				if err != nil {
 					return err
 				}
-				if ok {
+				if known {
 					rep.Known++
 					continue
 				}
-				rec = store.Promoted{ID: m.ID, Target: d.Name, Section: m.Section, At: w.now, Op: "import",
+				rec := store.Promoted{ID: m.ID, Target: d.Name, Section: m.Section, At: w.now, Op: "import",
 					Text: redact.String(m.Text), Origin: PythonOrigin, Kind: "fact", Confidence: 0.5, LastEvidence: w.now}
-				if err := store.Put(tx, store.BucketPromoted, m.ID, &rec); err != nil {
+				if err := store.PutPromoted(tx, &rec); err != nil {
 					return err
 				}
 				rep.Imported = append(rep.Imported, m.ID)
@@ -163,8 +162,7 @@ func runImport(ctx context.Context, env *cli.Env, args []string) error {
 			if days == 0 {
 				continue
 			}
-			var rec store.Entry
-			ok, err := store.Get(tx, store.BucketEntries, e.ID, &rec)
+			rec, ok, err := store.GetSeen(tx, e.ID)
 			if err != nil {
 				return err
 			}
@@ -178,7 +176,7 @@ func runImport(ctx context.Context, env *cli.Env, args []string) error {
 			if rec.FirstSeen.IsZero() || first.Before(rec.FirstSeen) {
 				rec.FirstSeen = first
 			}
-			if err := store.Put(tx, store.BucketEntries, e.ID, &rec); err != nil {
+			if err := store.PutSeen(tx, &rec); err != nil {
 				return err
 			}
 			rep.Seeded = append(rep.Seeded, ImportSeed{ID: e.ID, Sessions: rec.Sessions, FirstSeen: rec.FirstSeen})

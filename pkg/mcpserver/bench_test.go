@@ -15,7 +15,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/catalog"
-	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -110,7 +109,7 @@ func BenchmarkSearchCallStored(b *testing.B) {
 	}
 	now, _ := f.env.Now()
 	err = st.Update(func(tx *bolt.Tx) error {
-		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: retrieve.SourceEnv(f.env, f.p), Now: now})
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: f.p.SourceEnv(f.env), Now: now})
 		if err != nil {
 			return err
 		}

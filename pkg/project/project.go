@@ -37,6 +37,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
+	"github.com/intermem/intermem/pkg/source"
 )
 
 // StateDirName is the per-project directory holding intermem's private state.
@@ -231,6 +232,15 @@ func Encode(path string) string {
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// SourceEnv is where the sources of p are found for the user of env: the
+// project root, its auto-memory directory, the user's home (HOME as set,
+// "" skips what lives there) and Claude Code's configuration directory.
+// It is the one place a source.Env is made, for the commands, the MCP
+// server and the hooks alike.
+func (p *Project) SourceEnv(env *cli.Env) source.Env {
+	return source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: ConfigDir(env)}
 }
 
 // ConfigDir returns Claude Code's configuration directory:

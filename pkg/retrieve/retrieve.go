@@ -35,7 +35,6 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
-	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/search"
 	"github.com/intermem/intermem/pkg/source"
@@ -90,30 +89,24 @@ type View struct {
 	busy     bool
 }
 
-// SourceEnv is where the sources of project p are found for the user of env.
-func SourceEnv(env *cli.Env, p *project.Project) source.Env {
-	home := env.Get("HOME")
-	return source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: home, ConfigDir: project.ConfigDir(env)}
-}
-
 // Read builds the catalog of p read-only and calls fn with it; the view
 // is valid only during fn. See the package comment.
 func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error) error {
 	if err := p.CheckState(); err != nil {
 		return err
 	}
-	cfg, err := config.Read(p.StateDir)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	now, err := env.Now()
 	if err != nil {
 		return err
 	}
-	v := &View{Project: p, Env: SourceEnv(env, p)}
+	cfg, err := catalog.ProjectConfig(env, p, now)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	v := &View{Project: p, Env: cfg.Env}
 	build := func(tx *bolt.Tx) error {
 		v.tx = store.Catalog(tx)
-		c, err := catalog.Build(v.tx, catalog.Config{Env: v.Env, Switches: cfg.Sources, Now: now})
+		c, err := catalog.Build(v.tx, cfg)
 		if errors.Is(err, catalog.ErrUnknownSource) {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}

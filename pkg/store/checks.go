@@ -85,6 +85,28 @@ func PlanDecisions(tx *bolt.Tx) (promoted, rejected map[string]bool, err error) 
 // DeletePromoted forgets the promotion record of id.
 func DeletePromoted(tx *bolt.Tx, id string) error { return Delete(tx, BucketPromoted, id) }
 
+// HasPromoted reports whether a promotion record of id is stored. Unlike
+// GetPromoted, a record that no longer decodes is an error, not none: a
+// writer that would otherwise put a record in its place stops instead.
+func HasPromoted(tx *bolt.Tx, id string) (bool, error) {
+	var p Promoted
+	return Get(tx, BucketPromoted, id, &p)
+}
+
+// GetSeen returns what the hooks recorded of the auto-memory entry id
+// (BucketEntries); ok is false when nothing is, and a record that no
+// longer decodes is an error. The record's ID is id.
+func GetSeen(tx *bolt.Tx, id string) (e Entry, ok bool, err error) {
+	ok, err = Get(tx, BucketEntries, id, &e)
+	if ok && e.ID == "" {
+		e.ID = id
+	}
+	return e, ok, err
+}
+
+// PutSeen stores what is recorded of an auto-memory entry under its ID.
+func PutSeen(tx *bolt.Tx, e *Entry) error { return Put(tx, BucketEntries, e.ID, e) }
+
 // EachSeen calls fn with what the hooks recorded of every auto-memory
 // entry (BucketEntries).
 func EachSeen(tx *bolt.Tx, fn func(e *Entry) error) error {
