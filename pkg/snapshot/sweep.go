@@ -164,7 +164,12 @@ func Turn(dir string, subs []string, prev *store.Sweep) (*Listing, error) {
 	l.end = sw
 	l.Whole = fresh && l.last && !sw.Dirty
 	if l.Whole {
-		l.FP = listingFP(l.Files)
+		// By name, as List sums it: a session's fingerprint stands
+		// whichever way it was taken. The files stay in the directory's
+		// order, which the sweep's positions follow.
+		byName := slices.Clone(l.Files)
+		sortFiles(byName)
+		l.FP = listingFP(byName)
 	}
 	return l, nil
 }

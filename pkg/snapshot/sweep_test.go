@@ -240,8 +240,8 @@ func TestSweepOfASmallDirectoryIsWhole(t *testing.T) {
 		t.Fatalf("second listing: %v whole %v fp %q, want %q", err, l2.Whole, l2.FP, l.FP)
 	}
 	full, _ := List(m.dir, nil)
-	if len(full.Files) != len(l.Files) {
-		t.Fatalf("Turn listed %d files, List %d", len(l.Files), len(full.Files))
+	if len(full.Files) != len(l.Files) || full.FP != l.FP {
+		t.Fatalf("Turn listed %d files (fingerprint %s), List %d (%s)", len(l.Files), l.FP, len(full.Files), full.FP)
 	}
 }
 
