@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/intermem/intermem/pkg/keyscan"
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // Flag is one reason a memory entry could be a prompt injection if promoted into a committed
@@ -48,7 +49,7 @@ func Check(s string) []Flag {
 type lineRule struct {
 	kind string
 	keys []string
-	re   *lazyRE
+	re   *lazyre.Regexp
 	// back == 0: every match starts at a key; re (which starts with ^) is tried there.
 	// back > 0: a match starts at most back bytes before a key; re runs unanchored on the
 	// window from back bytes before the key to windowAfter bytes after it.
@@ -60,7 +61,7 @@ type lineRule struct {
 	post func(text string, m []int) (string, bool)
 	// all is the unanchored form of an anchored rule, run once over the rest of a line that
 	// holds too many keys to try one by one.
-	all *lazyRE
+	all *lazyre.Regexp
 	// need, when set, lists substrings (lower-case) one of which every match contains, in
 	// any ASCII case: a cheap test before the regular expression.
 	need []string
@@ -266,7 +267,7 @@ func setup() {
 	keyAC = keyscan.New(keys)
 	for i := range rules {
 		if r := &rules[i]; r.all == nil && r.back == 0 && !r.head {
-			r.all = lazy(strings.TrimPrefix(r.re.expr, "^"))
+			r.all = lazy(strings.TrimPrefix(r.re.Expr(), "^"))
 		}
 	}
 }

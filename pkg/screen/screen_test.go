@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 type flagCase struct {
@@ -307,7 +309,7 @@ func TestMoreNegatives(t *testing.T) {
 func TestPatternsCompile(t *testing.T) {
 	setupOnce.Do(setup)
 	for i, r := range rules {
-		for _, l := range []*lazyRE{r.re, r.all} {
+		for _, l := range []*lazyre.Regexp{r.re, r.all} {
 			if l == nil {
 				continue
 			}
@@ -317,11 +319,11 @@ func TestPatternsCompile(t *testing.T) {
 						t.Errorf("rule %d (%s): %v", i, r.kind, p)
 					}
 				}()
-				l.get()
+				l.Get()
 			}()
 		}
 	}
-	for _, l := range []*lazyRE{vetoRe, commentAddressed, commentAddressee, commentImperativ} {
-		l.get()
+	for _, l := range []*lazyre.Regexp{vetoRe, commentAddressed, commentAddressee, commentImperativ} {
+		l.Get()
 	}
 }
