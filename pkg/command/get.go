@@ -9,6 +9,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
@@ -95,27 +96,55 @@ func entryJSON(v *retrieve.View, r *retrieve.Record) EntryJSON {
 			Promoted: o.Promoted, PromotedBy: o.PromotedBy, ArchivedBy: o.ArchivedBy}}
 }
 
-// oneID parses the single ID argument of get and provenance.
-func oneID(args []string) (string, error) {
-	if len(args) != 1 {
-		return "", cli.Usagef("give one id (16 hex digits, as intermem search prints it)")
-	}
-	return strings.ToLower(strings.TrimSpace(args[0])), nil
-}
-
-func runGet(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fset := cli.FlagSet("intermem get", getUsage, env.Stderr)
+// idCommand parses the flags and the one id of get and provenance (16
+// hex digits, as search prints it) and resolves the project.
+func idCommand(env *cli.Env, name, usage string, args []string) (*common, string, *project.Project, error) {
+	c := &common{}
+	fset := cli.FlagSet(name, usage, env.Stderr)
 	c.register(fset, true)
 	rest, err := cli.Parse(fset, args)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
-	id, err := oneID(rest)
-	if err != nil {
-		return err
+	if len(rest) != 1 {
+		return nil, "", nil, cli.Usagef("give one id (16 hex digits, as intermem search prints it)")
 	}
 	p, err := c.resolve(env)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return c, strings.ToLower(strings.TrimSpace(rest[0])), p, nil
+}
+
+// entryDates are the dates an entry's source records, as get and
+// provenance show them: "created 2026-02-04, confirmed 2026-03-01".
+func entryDates(e *EntryJSON) string {
+	var dates []string
+	for _, d := range []struct {
+		k string
+		t time.Time
+	}{{"created", e.Created}, {"updated", e.Updated}, {"confirmed", e.Confirmed}} {
+		if !d.t.IsZero() {
+			dates = append(dates, d.k+" "+day(d.t))
+		}
+	}
+	return strings.Join(dates, ", ")
+}
+
+// fieldRows shows a source's fields in name order, each on one line.
+func fieldRows(fields map[string]string, row func(k, v string)) {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		row(k, source.OneLine(fields[k], 160))
+	}
+}
+
+func runGet(ctx context.Context, env *cli.Env, args []string) error {
+	c, id, p, err := idCommand(env, "intermem get", getUsage, args)
 	if err != nil {
 		return err
 	}
@@ -154,27 +183,11 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		if e.FromRecord {
 			row("record", "no source holds it; shown from intermem's promotion record")
 		}
-		var dates []string
-		for _, d := range []struct {
-			k string
-			t time.Time
-		}{{"created", e.Created}, {"updated", e.Updated}, {"confirmed", e.Confirmed}} {
-			if !d.t.IsZero() {
-				dates = append(dates, d.k+" "+day(d.t))
-			}
-		}
-		row("dates", strings.Join(dates, ", "))
+		row("dates", entryDates(&e))
 		row("tags", strings.Join(e.Tags, ", "))
 		row("symptoms", strings.Join(e.Symptoms, "; "))
 		row("cites", strings.Join(e.Citations, ", "))
-		keys := make([]string, 0, len(e.Fields))
-		for k := range e.Fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			row(k, source.OneLine(e.Fields[k], 160))
-		}
+		fieldRows(e.Fields, row)
 		for _, a := range e.Also {
 			s := fmt.Sprintf("%s %s:%d", a.Source, a.Path, a.Line)
 			if a.Gone {

@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -45,18 +44,7 @@ type SessionJSON struct {
 }
 
 func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fset := cli.FlagSet("intermem provenance", provenanceUsage, env.Stderr)
-	c.register(fset, true)
-	rest, err := cli.Parse(fset, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneID(rest)
-	if err != nil {
-		return err
-	}
-	p, err := c.resolve(env)
+	c, id, p, err := idCommand(env, "intermem provenance", provenanceUsage, args)
 	if err != nil {
 		return err
 	}
@@ -89,16 +77,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 			where += fmt.Sprintf(":%d", e.Line)
 		}
 		row("source", e.Source+", "+where)
-		var dates []string
-		for _, d := range []struct {
-			k string
-			t time.Time
-		}{{"created", e.Created}, {"updated", e.Updated}, {"confirmed", e.Confirmed}} {
-			if !d.t.IsZero() {
-				dates = append(dates, d.k+" "+day(d.t))
-			}
-		}
-		row("its dates", strings.Join(dates, ", "))
+		row("its dates", entryDates(&e))
 		var seen []string
 		if !e.FirstSeen.IsZero() {
 			seen = append(seen, "first found "+stamp(e.FirstSeen))
@@ -166,14 +145,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 		} else {
 			row("validated", "never")
 		}
-		keys := make([]string, 0, len(pv.Fields))
-		for k := range pv.Fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			row(k, source.OneLine(pv.Fields[k], 160))
-		}
+		fieldRows(pv.Fields, row)
 		for _, n := range pv.Notes {
 			fmt.Fprintf(w, "\n  note: %s", n)
 		}
