@@ -70,13 +70,7 @@ func archivedWritten(p *project.Project) ([]ArchivedWritten, []*written.Record, 
 }
 
 func runArchived(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fset := cli.FlagSet("intermem archived", archivedUsage, env.Stderr)
-	c.register(fset, true)
-	if _, err := cli.Parse(fset, args); err != nil {
-		return err
-	}
-	p, err := c.resolve(env)
+	c, p, err := flagsOnly(env, "intermem archived", archivedUsage, args)
 	if err != nil {
 		return err
 	}

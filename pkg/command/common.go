@@ -31,6 +31,23 @@ func (c *common) register(fs *flag.FlagSet, withJSON bool) {
 	}
 }
 
+// flagsOnly parses the flags of a command that takes --project and
+// --json alone (words after them are ignored, as these commands always
+// have) and resolves its project.
+func flagsOnly(env *cli.Env, name, usage string, args []string) (*common, *project.Project, error) {
+	c := &common{}
+	fs := cli.FlagSet(name, usage, env.Stderr)
+	c.register(fs, true)
+	if _, err := cli.Parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	p, err := c.resolve(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, p, nil
+}
+
 // registerAllowOutside adds --allow-outside, for the commands that write
 // documents.
 func (c *common) registerAllowOutside(fs *flag.FlagSet) {

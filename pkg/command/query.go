@@ -89,13 +89,7 @@ type Topic struct {
 }
 
 func runTopics(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fset := cli.FlagSet("intermem topics", topicsUsage, env.Stderr)
-	c.register(fset, true)
-	if _, err := cli.Parse(fset, args); err != nil {
-		return err
-	}
-	p, err := c.resolve(env)
+	c, p, err := flagsOnly(env, "intermem topics", topicsUsage, args)
 	if err != nil {
 		return err
 	}

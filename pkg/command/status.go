@@ -102,13 +102,7 @@ type BeyondEntry struct {
 }
 
 func runStatus(ctx context.Context, env *cli.Env, args []string) error {
-	var c common
-	fs := cli.FlagSet("intermem status", statusUsage, env.Stderr)
-	c.register(fs, true)
-	if _, err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	p, err := c.resolve(env)
+	c, p, err := flagsOnly(env, "intermem status", statusUsage, args)
 	if err != nil {
 		return err
 	}
