@@ -66,6 +66,18 @@ func (g *guard) screen(s string) {
 	}
 }
 
+// fields guards every name and value of a source's fields (nil for none).
+func (g *guard) fields(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[g.text(k)] = g.text(v)
+	}
+	return out
+}
+
 func (g *guard) flagged() bool { return len(g.kinds) > 0 }
 
 func contains(ss []string, s string) bool {
@@ -295,12 +307,7 @@ func entryView(e *Entry, budget int) *entryOut {
 	for _, s := range e.Sections {
 		out.Sections = append(out.Sections, sectionOut{Name: g.text(s.Name), Line: s.Line})
 	}
-	if len(e.Fields) > 0 {
-		out.Fields = map[string]string{}
-		for k, v := range e.Fields {
-			out.Fields[g.text(k)] = g.text(v)
-		}
-	}
+	out.Fields = g.fields(e.Fields)
 	text := g.text(e.Text)
 	if g.flagged() {
 		w := withheld(e.ID, e.Source, e.Path, e.Line, g.kinds)
@@ -414,12 +421,7 @@ func provenanceView(p *Provenance) *provenanceOut {
 	for _, s := range p.RecentSessions {
 		out.RecentSessions = append(out.RecentSessions, sessionOut{ID: g.text(s.ID), First: stamp(s.First), Last: stamp(s.Last)})
 	}
-	if len(p.Fields) > 0 {
-		out.Fields = map[string]string{}
-		for k, v := range p.Fields {
-			out.Fields[g.text(k)] = g.text(v)
-		}
-	}
+	out.Fields = g.fields(p.Fields)
 	if g.flagged() {
 		w := withheld(p.ID, p.Source, p.Path, p.Line, g.kinds)
 		return &provenanceOut{ID: w.ID, Source: w.Source, Where: w.Where, Sessions: p.Sessions,
