@@ -357,6 +357,7 @@ func TestTools(t *testing.T) {
 type searchResult struct {
 	Results []struct {
 		ID, Source, Where, Title, Text, Date, Status string
+		Scope, Project                               string
 		Confidence                                   float64
 	} `json:"results"`
 	More     int `json:"more"`
@@ -1020,5 +1021,54 @@ func TestHelpVersion(t *testing.T) {
 		if got := out.String() + errOut.String(); !strings.Contains(got, "intermem-mcp") {
 			t.Errorf("%v printed %q", args, got)
 		}
+	}
+}
+
+// TestWriteScopes: memory_write with a scope stores the memory where
+// intermem write --scope does (user: the per-user store under the user's
+// state directory, never the project; session: kept for this session),
+// and memory_search names each hit's scope and filters by it.
+func TestWriteScopes(t *testing.T) {
+	f := newFixture(t)
+	f.env.Set("CLAUDE_CODE_SESSION_ID", "42d98da9-b0e8-412c-9577-fa32f4125807")
+	cs := f.connect(t)
+	text, isErr := call(t, cs, "memory_write", map[string]any{"type": "style", "title": "Test style",
+		"content": "Go tests are table-driven, one case a line.", "scope": "user"})
+	if isErr || !strings.Contains(text, `"scope":"user"`) || !strings.Contains(text, `"source":"scoped"`) {
+		t.Fatalf("memory_write scope user = %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(f.home, ".local", "state", "intermem", "user.db")); err != nil {
+		t.Errorf("no per-user store: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.root, ".intermem", "written.jsonl")); strings.Contains(string(b), "table-driven") {
+		t.Errorf("a memory of scope user is in the project's log:\n%s", b)
+	}
+	text, isErr = call(t, cs, "memory_write", map[string]any{"type": "insight", "title": "Dev port",
+		"content": "The dev server of this session listens on port 5123.", "scope": "session"})
+	if isErr || !strings.Contains(text, `"scope":"session"`) {
+		t.Fatalf("memory_write scope session = %s", text)
+	}
+	for _, c := range []struct{ query, scope, want string }{
+		{"table-driven tests", "", "user"},
+		{"table-driven tests", "user", "user"},
+		{"dev server port", "session", "session"},
+		{"dev server port", "", "session"},
+	} {
+		r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": c.query, "scope": c.scope})
+		if len(r.Results) == 0 || r.Results[0].Scope != c.want || r.Results[0].Source != "scoped" {
+			t.Errorf("memory_search %q scope %q: %+v", c.query, c.scope, r)
+		}
+	}
+	r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": "table-driven tests", "scope": "project"})
+	for _, h := range r.Results {
+		if h.Source == "scoped" || h.Scope != "" {
+			t.Errorf("memory_search scope project found a memory of scope %s: %+v", h.Scope, h)
+		}
+	}
+	if msg := toolErrorText(t, cs, "memory_search", map[string]any{"query": "x", "scope": "team"}); !strings.Contains(msg, `scope "team" is not one of project, phase, session, user`) {
+		t.Errorf("an unknown scope: %s", msg)
+	}
+	if msg := toolErrorText(t, cs, "memory_write", map[string]any{"type": "insight", "title": "Build", "content": "Bazel.", "scope": "phase"}); !strings.Contains(msg, "needs a current phase") {
+		t.Errorf("scope phase without a phase: %s", msg)
 	}
 }

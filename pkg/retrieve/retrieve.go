@@ -87,6 +87,9 @@ type View struct {
 	Warnings []string
 	tx       *store.CatalogTx
 	busy     bool
+	// cliEnv finds the per-user store (Get of a memory of scope user).
+	cliEnv *cli.Env
+	wait   time.Duration
 }
 
 // Read builds the catalog of p read-only and calls fn with it; the view
@@ -103,7 +106,7 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	v := &View{Project: p, Env: cfg.Env}
+	v := &View{Project: p, Env: cfg.Env, cliEnv: env, wait: opt.Wait}
 	build := func(tx *bolt.Tx) error {
 		v.tx = store.Catalog(tx)
 		c, err := catalog.Build(v.tx, cfg)
@@ -293,6 +296,10 @@ func (v *View) Get(id string) (*Record, error) {
 			return nil, fmt.Errorf("%s is in none of the project's sources, and %w", id, ErrBusy)
 		}
 		if !ok {
+			// A memory of scope session or user is in no catalog.
+			if r, found := v.scopedRecord(id); found {
+				return r, nil
+			}
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
 		r := &Record{Overlay: v.Catalog.Overlay(id), FromRecord: true}

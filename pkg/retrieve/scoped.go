@@ -19,6 +19,7 @@ import (
 	"github.com/intermem/intermem/pkg/source"
 	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/userstate"
 )
 
 // Searching by scope. Every memory has a scope (package continuity,
@@ -26,11 +27,11 @@ import (
 // through the continuity source, which holds only those of the agreed
 // timeline), session (the project's store, never in the catalog) and user
 // (the per-user store, outside every project). Scoped searches the
-// catalog as View.Search does and ranks the session's and the user's
-// memories (and the decisions of scope user) in an index of their own,
-// then merges the two by score: BM25 scores of two indexes are not on
-// one scale, so the merge is an approximation that keeps each side's
-// order.
+// catalog as View.Search does and the session's and the user's memories
+// (and the decisions of scope user) in an index of their own; when both
+// (or, with AllProjects, several projects) have hits, the candidates are
+// scored again in one index over all of them (rerankUnion), since BM25
+// scores of separate indexes are not on one scale.
 //
 // AllProjects adds every project of the per-user store's registry, each
 // read exactly as Read reads the current one (a directory that is still
@@ -163,8 +164,11 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 		}
 		extra, registry = append(extra, ds...), reg
 	}
-	hits = append(hits, rankDocs(extra, q.Query, limit)...)
+	extraHits := rankDocs(extra, q.Query, limit)
+	rerank := len(extraHits) > 0 && len(hits) > 0
+	hits = append(hits, extraHits...)
 	if q.AllProjects && catalogScopes {
+		before := len(hits)
 		for _, up := range registry {
 			if up.Root == p.Root {
 				continue
@@ -177,6 +181,10 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 				out.Notes = append(out.Notes, fmt.Sprintf("skipped %s: %v", up.Root, err))
 			}
 		}
+		rerank = rerank || len(hits) > before
+	}
+	if rerank {
+		hits = rerankUnion(hits, q.Query)
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	seen := map[string]bool{}
@@ -276,6 +284,7 @@ func userDocs(env *cli.Env, wait time.Duration, docs bool) ([]scopedDoc, []store
 		return nil, nil, err
 	}
 	defer us.Close()
+	path := userPath(env)
 	var out []scopedDoc
 	var reg []store.UserProject
 	err = us.View(func(tx *bolt.Tx) error {
@@ -291,19 +300,53 @@ func userDocs(env *cli.Env, wait time.Duration, docs bool) ([]scopedDoc, []store
 			return err
 		}
 		for i := range ms {
-			out = append(out, memoryDoc(&ms[i], "~user", ""))
+			out = append(out, memoryDoc(&ms[i], path, ""))
 		}
 		ds, err := continuity.Decisions(tx, continuity.Filter{})
 		for _, d := range ds {
 			m := store.ScopedMemory{ID: d.ID, Title: d.Text, Content: d.Text + "\nWhy: " + d.Why, Created: d.Time,
 				Scope: store.ScopeUser, Tags: []string{"decision"}}
-			doc := memoryDoc(&m, "~user", "")
+			doc := memoryDoc(&m, path, "")
 			doc.Kind = "decision"
 			out = append(out, doc)
 		}
 		return err
 	})
 	return out, reg, err
+}
+
+// rerankUnion scores hits that come from several indexes (this project's
+// catalog, another project's, the session's and the user's memories) again
+// in one index over all of them, so that one BM25 scale orders them: the
+// scores of separate indexes are not comparable (a memory alone in its
+// index gets a tiny IDF for every term). A hit the union does not match
+// (found by a tag the result does not carry) keeps its place after them.
+func rerankUnion(hits []Result, q Query) []Result {
+	docs := make([]search.Doc, len(hits))
+	for i, h := range hits {
+		docs[i] = search.Doc{ID: fmt.Sprint(i), Source: h.Source, Title: h.Title, Text: h.Text, Date: h.Date,
+			Confidence: h.Confidence, Stale: h.Status == "stale"}
+	}
+	found := search.Build(docs).Search(q.Text, search.Options{Limit: len(hits), Now: q.Now})
+	out := make([]Result, 0, len(hits))
+	used := make([]bool, len(hits))
+	low := 0.0
+	for _, f := range found {
+		r := hits[f.Doc]
+		r.Score = round(f.Score)
+		used[f.Doc] = true
+		out = append(out, r)
+		if low == 0 || r.Score < low {
+			low = r.Score
+		}
+	}
+	for i, h := range hits {
+		if !used[i] {
+			h.Score = round(low / 2) // after every matched hit, in their order
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // rankDocs ranks docs by relevance to q in an index of their own.
@@ -323,4 +366,52 @@ func rankDocs(docs []scopedDoc, q Query, limit int) []Result {
 		out = append(out, r)
 	}
 	return out
+}
+
+// scopedRecord finds the memory of scope session or user (or the decision
+// of scope user) with id: the project's store read-only while the view's
+// transaction holds it (both shared), then the per-user store. Nothing
+// found, or a store that cannot be read, is false: Get says not found.
+func (v *View) scopedRecord(id string) (*Record, bool) {
+	var docs []scopedDoc
+	if !v.busy {
+		ds, _ := sessionDocs(v.Project, v.wait, "")
+		docs = append(docs, ds...)
+	}
+	if v.cliEnv != nil {
+		ds, _, _ := userDocs(v.cliEnv, v.wait, true)
+		docs = append(docs, ds...)
+	}
+	for _, d := range docs {
+		if d.ID != id {
+			continue
+		}
+		r := &Record{}
+		r.ID, r.Source, r.Kind, r.Path = d.ID, d.Source, source.Kind(d.Kind), d.Path
+		r.Title, r.Text, r.Tags = d.Title, d.Text, d.tags
+		r.Created = d.Date
+		r.Fields = map[string]string{"scope": d.Scope}
+		r.Flags = d.Flags
+		r.File = v.File(&r.Entry.Entry)
+		r.Overlay.Status = d.Status
+		r.Overlay.Confidence = d.Confidence
+		return r, true
+	}
+	return nil, false
+}
+
+// userPath names the per-user store as results show it: under "~/" when
+// it is in the home directory.
+func userPath(env *cli.Env) string {
+	dir, err := userstate.Dir(env)
+	if err != nil {
+		return continuity.UserStoreName
+	}
+	path := filepath.Join(dir, continuity.UserStoreName)
+	if home := env.Get("HOME"); home != "" && filepath.IsAbs(home) {
+		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return path
 }
