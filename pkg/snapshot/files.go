@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -174,7 +175,8 @@ func errText(err error) string {
 }
 
 // fingerprint is what must stay equal for a file's derived state to stand:
-// size, modification time, inode and mode.
+// size, modification time, inode and mode ("size:mtime-ns:inode:mode in
+// octal"). Built without fmt: a sweep takes 4,096 a turn.
 func fingerprint(fi fs.FileInfo) string {
 	var ino uint64
 	switch st := fi.Sys().(type) {
@@ -183,7 +185,15 @@ func fingerprint(fi fs.FileInfo) string {
 	case uint64: // statInfo's
 		ino = st
 	}
-	return fmt.Sprintf("%d:%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), ino, uint32(fi.Mode()))
+	b := make([]byte, 0, 64)
+	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, ino, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
+	return string(b)
 }
 
 func sortFiles(fs []File) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -205,7 +206,12 @@ func direntFile(d *dirReader, name string, typ fs.FileMode) File {
 func listingFP(files []File) string {
 	h := fnv.New64a()
 	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%s\x00%s\n", f.Name, f.FP, f.Skip)
+		io.WriteString(h, f.Name)
+		h.Write([]byte{0})
+		io.WriteString(h, f.FP)
+		h.Write([]byte{0})
+		io.WriteString(h, f.Skip)
+		h.Write([]byte{'\n'})
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -296,5 +297,27 @@ func TestSweepSettledChunks(t *testing.T) {
 func TestSafeNameOfTheIndex(t *testing.T) {
 	if got := redact.Name(automemIndex); got != automemIndex || safeName(automemIndex) != got {
 		t.Fatalf("redact.Name(%q) = %q", automemIndex, got)
+	}
+}
+
+// A fingerprint is what fmt would make of size, mtime, inode and mode,
+// the form stored states hold; the sweep's (fstatat) and List's (lstat)
+// agree.
+func TestFingerprintForm(t *testing.T) {
+	m := newMemDir(t)
+	m.write("a.md", "# A\n- One.\n")
+	p := filepath.Join(m.dir, "a.md")
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	want := fmt.Sprintf("%d:%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), st.Ino, uint32(fi.Mode()))
+	if got := fingerprint(fi); got != want {
+		t.Fatalf("fingerprint %q, want %q", got, want)
+	}
+	l, err := Turn(m.dir, nil, nil)
+	if err != nil || len(l.Files) != 1 || l.Files[0].FP != want {
+		t.Fatalf("Turn: %v %+v, want fingerprint %q", err, l.Files, want)
 	}
 }
