@@ -21,6 +21,18 @@
 // frontmatter name (else description, else file name) and its text the
 // description followed by the body. Citations are those cite.Extract finds
 // in the text, as validation reads them.
+//
+// Who keeps the stored entries current: commands, through catalog.Build.
+// The Stop hook does not (it keeps its own per-file fingerprints,
+// store.FileState, for the sessions' sightings): its sweep meets a chunk
+// of files a turn and parses each alone, while this source's entries are
+// a function of the whole directory — whether an index line is a pointer
+// (left out) or a fact depends on every file's name, stem and frontmatter
+// name, so adding, removing or renaming one file, or editing its
+// frontmatter, changes MEMORY.md's entries with MEMORY.md unchanged.
+// Keeping them from the sweep needs that directory-wide name index stored
+// and maintained by it, and the files that hold pointers re-resolved when
+// it changes.
 package automemory
 
 import (
