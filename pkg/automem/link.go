@@ -613,30 +613,45 @@ type Ref struct {
 	Image      bool
 }
 
+// Fence follows fenced code blocks line by line: a block opens with a run
+// of three or more ``` or ~~~ and closes with a line of at least that run
+// of the same character.
+type Fence struct{ marker string }
+
+// Code reports whether the line t (its leading blanks trimmed) is fenced
+// code: inside a block, or the line that opens or closes one. It is to be
+// called on every line, in order.
+func (f *Fence) Code(t string) bool {
+	if f.marker != "" {
+		if strings.HasPrefix(t, f.marker) && strings.Trim(t, f.marker[:1]+" \t") == "" {
+			f.marker = ""
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		n := 0
+		for n < len(t) && t[n] == t[0] {
+			n++
+		}
+		f.marker = t[:n]
+		return true
+	}
+	return false
+}
+
 // Refs returns the links of markdown text, in order, outside fenced code
 // and code spans. Like the rest of the parser it is linear in the text:
 // link destinations and wikilinks are bounded.
 func Refs(text string) []Ref {
 	var out []Ref
-	fence := ""
+	var fence Fence
 	off := 0
 	for _, line := range strings.SplitAfter(text, "\n") {
 		at := off
 		off += len(line)
 		s := strings.TrimRight(line, "\r\n")
 		t := strings.TrimLeft(s, " \t")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]+" \t") == "" {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			n := 0
-			for n < len(t) && t[n] == t[0] {
-				n++
-			}
-			fence = t[:n]
+		if fence.Code(t) {
 			continue
 		}
 		if !strings.Contains(s, "[") {

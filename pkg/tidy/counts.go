@@ -70,7 +70,7 @@ func Counts(d *automem.Dir, root string) []Count {
 		if fm := f.Frontmatter; fm != nil {
 			first = fm.End
 		}
-		fence := ""
+		var fence automem.Fence
 		off, lineNo := 0, 0
 		for _, l := range strings.SplitAfter(string(body), "\n") {
 			start := off
@@ -81,18 +81,7 @@ func Counts(d *automem.Dir, root string) []Count {
 			}
 			s := strings.TrimRight(l, "\r\n")
 			t := strings.TrimLeft(s, " \t")
-			if fence != "" {
-				if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]+" \t") == "" {
-					fence = ""
-				}
-				continue
-			}
-			if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-				n := 0
-				for n < len(t) && t[n] == t[0] {
-					n++
-				}
-				fence = t[:n]
+			if fence.Code(t) {
 				continue
 			}
 			s = withoutCode(s)
