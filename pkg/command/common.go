@@ -48,6 +48,19 @@ func flagsOnly(env *cli.Env, name, usage string, args []string) (*common, *proje
 	return c, p, nil
 }
 
+// parseNone parses args with fs for a command that takes flags alone
+// (a word after them is a usage error) and resolves the project.
+func (c *common) parseNone(env *cli.Env, fs *flag.FlagSet, args []string) (*project.Project, error) {
+	pos, err := cli.Parse(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, cli.Usagef("unexpected %q", pos[0])
+	}
+	return c.resolve(env)
+}
+
 // registerAllowOutside adds --allow-outside, for the commands that write
 // documents.
 func (c *common) registerAllowOutside(fs *flag.FlagSet) {

@@ -232,14 +232,7 @@ func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 	var phase optInt
 	fset.Var(&phase, "phase", "only the checkpoints of phase N")
 	all := fset.Bool("all", false, "include checkpoints of invalidated phases")
-	pos, err := cli.Parse(fset, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("unexpected %q", pos[0])
-	}
-	p, err := c.resolve(env)
+	p, err := c.parseNone(env, fset, args)
 	if err != nil {
 		return err
 	}
@@ -656,14 +649,7 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
 	fset := cli.FlagSet("intermem head", headUsage, env.Stderr)
 	c.register(fset, true)
-	pos, err := cli.Parse(fset, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("unexpected %q", pos[0])
-	}
-	p, err := c.resolve(env)
+	p, err := c.parseNone(env, fset, args)
 	if err != nil {
 		return err
 	}
