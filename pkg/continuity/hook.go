@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -103,6 +104,9 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 	}
 	interval := Interval(h.Env)
 	if interval == 0 {
+		if ev == "SessionEnd" {
+			return endSession(h)
+		}
 		return nil
 	}
 	if ev == "Stop" && gjson.GetBytes(h.Input.Raw, "stop_hook_active").Bool() {
@@ -128,6 +132,13 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 		}
 	}
 	t.Seen = h.Now.Unix()
+	if ev == "SessionEnd" && kind == "" {
+		// No final checkpoint (no turn, or a second SessionEnd): the
+		// session's memories of scope session still go.
+		if err := endSession(h); err != nil {
+			h.Logf("session end: %v", err)
+		}
+	}
 	if kind != "" {
 		if err := record(ctx, h, kind, t.Turns); err != nil {
 			// The count stands, Last does not move: the next turn retries.
@@ -254,6 +265,35 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 	})
 }
 
+// endSession deletes the memories of scope session of the session that
+// ended, when the project has a store holding any: the final checkpoint's
+// transaction does it otherwise (record).
+func endSession(h *hookio.Hook) error {
+	path := h.Project.Path("intermem.db")
+	if !exists(path) || h.Input.SessionID == "" {
+		return nil
+	}
+	s, err := store.Open(path, store.Options{Timeout: storeWait, Logf: h.Logf, Now: h.Now, Yield: true})
+	if err != nil {
+		return fmt.Errorf("the session's memories of scope session are kept: %w", err)
+	}
+	defer s.Close()
+	has := false
+	if err := s.View(func(tx *bolt.Tx) error {
+		ms, err := ScopedMemories(tx, store.ScopeSession, Filter{All: true})
+		for _, m := range ms {
+			has = has || m.SessionID == h.Input.SessionID
+		}
+		return err
+	}); err != nil || !has {
+		return err
+	}
+	return s.Update(func(tx *bolt.Tx) error {
+		_, err := ForgetSession(tx, h.Input.SessionID)
+		return err
+	})
+}
+
 // pruneHook removes the oldest hook checkpoints beyond maxHookCheckpoints.
 func pruneHook(tx *bolt.Tx) error {
 	all, err := store.Checkpoints(tx)
@@ -365,4 +405,11 @@ func indexNL(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// exists reports whether path names a regular file (lstat: a link is not
+// followed).
+func exists(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }
