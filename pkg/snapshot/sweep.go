@@ -110,6 +110,13 @@ func Turn(dir string, subs []string, prev *store.Sweep) (*Listing, error) {
 	have := map[string]bool{}
 	if !sw.DirDone {
 		ents, next, eof, err := d.read(sw.Cookie, left)
+		if err != nil && sw.Cookie != 0 {
+			// A cookie this directory does not take (it was replaced,
+			// or moved to another filesystem): a new sweep.
+			sw = store.Sweep{Dir: dfp}
+			fresh, l.start = true, sw
+			ents, next, eof, err = d.read(0, left)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
 		}

@@ -321,3 +321,18 @@ func TestFingerprintForm(t *testing.T) {
 		t.Fatalf("Turn: %v %+v, want fingerprint %q", err, l.Files, want)
 	}
 }
+
+// A stored cursor the directory does not take (a replaced directory on
+// another filesystem) starts a new sweep instead of failing every turn.
+func TestSweepRestartsFromABadCursor(t *testing.T) {
+	m := newMemDir(t)
+	m.write("MEMORY.md", "# M\n- Index fact.\n")
+	m.topics(3)
+	l, err := Turn(m.dir, nil, &store.Sweep{Dir: "elsewhere", Cookie: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Whole || len(l.Files) != 4 {
+		t.Fatalf("whole %v, %d files; want a new, whole sweep of 4", l.Whole, len(l.Files))
+	}
+}
