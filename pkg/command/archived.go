@@ -184,11 +184,8 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.WithHint(err, "the archive is a committed file and this record was altered: correct its from: line to the document it came from, or delete the record")
 	}
 	op := ops.Restore(ts, []archive.Record{rec})
-	if err := c.confineOp(p, ts, op, "restore"); err != nil {
+	if err := prepareRestore(&c, p, ts, op); err != nil {
 		return err
-	}
-	if _, _, err := ops.Simulate(p.Places(), op); err != nil {
-		return fmt.Errorf("preparing the restore: %w", err)
 	}
 	out := struct {
 		DryRun   bool   `json:"dry_run"`
@@ -218,8 +215,8 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 		if err := (ops.Book{Promoted: []store.Promoted{pr}}).Attach(op); err != nil {
 			return err
 		}
-		if err := w.journal.Run(op); err != nil {
-			return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+		if err := w.run(op); err != nil {
+			return err
 		}
 		out.Restored = true
 	}
@@ -234,6 +231,19 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	return nil
 }
 
+// prepareRestore confines a restore to intermem's places and simulates
+// it before anything is written (for --dry-run, instead). ts is nil for a
+// written memory's restore, which writes no document.
+func prepareRestore(c *common, p *project.Project, ts *targets.Set, op *journal.Op) error {
+	if err := c.confineOp(p, ts, op, "restore"); err != nil {
+		return err
+	}
+	if _, _, err := ops.Simulate(p.Places(), op); err != nil {
+		return fmt.Errorf("preparing the restore: %w", err)
+	}
+	return nil
+}
+
 // restoreWritten puts the archived written memory r back into the written
 // set: its record appended to the log again, journaled; its decay clock
 // starts again now (its overlay).
@@ -242,11 +252,8 @@ func restoreWritten(env *cli.Env, c *common, p *project.Project, r *written.Reco
 	if err != nil {
 		return err
 	}
-	if err := c.confineOp(p, nil, op, "restore"); err != nil {
+	if err := prepareRestore(c, p, nil, op); err != nil {
 		return err
-	}
-	if _, _, err := ops.Simulate(p.Places(), op); err != nil {
-		return fmt.Errorf("preparing the restore: %w", err)
 	}
 	out := struct {
 		DryRun   bool   `json:"dry_run"`
@@ -261,8 +268,8 @@ func restoreWritten(env *cli.Env, c *common, p *project.Project, r *written.Reco
 		}
 		defer w.Close()
 		op.ID = journal.NewID(w.now)
-		if err := w.journal.Run(op); err != nil {
-			return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+		if err := w.run(op); err != nil {
+			return err
 		}
 		if err := w.update(func(tx *bolt.Tx) error {
 			ct := store.Catalog(tx)

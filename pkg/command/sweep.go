@@ -218,8 +218,8 @@ func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 			if _, _, err := ops.Simulate(p.Places(), op); err != nil {
 				return fmt.Errorf("preparing %s: %w", op.Summary, err)
 			}
-			if err := w.journal.Run(op); err != nil {
-				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+			if err := w.run(op); err != nil {
+				return err
 			}
 			rep.Ops = append(rep.Ops, op.Summary)
 		}

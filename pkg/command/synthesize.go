@@ -686,8 +686,8 @@ func runApply(ctx context.Context, env *cli.Env, args []string) error {
 			if err := b.Attach(op); err != nil {
 				return err
 			}
-			if err := w.journal.Run(op); err != nil {
-				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+			if err := w.run(op); err != nil {
+				return err
 			}
 			rep.Op = op.ID
 			rep.Backup = w.journal.BackupDir(op.ID)

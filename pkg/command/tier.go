@@ -90,8 +90,8 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		if !*dry {
 			op.ID = journal.NewID(w.now)
-			if err := w.journal.Run(op); err != nil {
-				return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+			if err := w.run(op); err != nil {
+				return err
 			}
 			rep.Op = op.ID
 		}

@@ -139,6 +139,15 @@ func (w *writer) Close() {
 }
 
 // journalOrNil is the writer's journal, or nil for no writer (a dry run).
+// run runs op through the journal; a failure says that nothing is lost
+// (intermem-recover resumes the operation).
+func (w *writer) run(op *journal.Op) error {
+	if err := w.journal.Run(op); err != nil {
+		return cli.WithHint(err, "nothing is lost: run intermem-recover to see and resume the operation")
+	}
+	return nil
+}
+
 func (w *writer) journalOrNil() *journal.Journal {
 	if w == nil {
 		return nil
