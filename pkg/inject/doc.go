@@ -133,7 +133,9 @@
 // (entries, normalized keys, citations, markers, imports) is cached in
 // .intermem/context.index, keyed by file name or real path, size and
 // modification time, so a session start re-derives only files that
-// changed. The last rendering is kept in .intermem/context.cache (written
+// changed; what it derived of the memory files is saved before the store
+// is read, so a start cut off by its deadline still leaves the next one
+// less to do. The last rendering is kept in .intermem/context.cache (written
 // atomically, only when it changed); when the store is locked or damaged
 // the hook serves it, headed by a line saying it is cached and from when,
 // or prints nothing. Neither file is a store write; "intermem context"

@@ -114,6 +114,15 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// otherwise wait for that work, and spool. Gather uses these records.
 	if mem, err := memFiles(deps, env.MemoryDir, ix); err == nil {
 		env.mem = mem
+		// What was derived is kept at once: a session start cut off by
+		// its deadline (a first one over thousands of files on a busy
+		// machine) leaves the next one less to derive, rather than each
+		// starting over and none finishing.
+		if ix.dirty && exists(p.StateDir) {
+			if err := ix.Save(p.Path(IndexName)); err != nil {
+				h.Logf("%v", err)
+			}
+		}
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	deps.Stat(p.Path(config.Name))   // its sources switches (EnvFor)

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/snapshot"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
@@ -216,5 +218,38 @@ func TestRenderCacheIsExact(t *testing.T) {
 		if after := run(); after == before {
 			t.Errorf("%s: the answer did not change, so this step proves nothing", st.what)
 		}
+	}
+}
+
+// A session start cut off by its deadline keeps what it derived of the
+// memory files, so the next one has less to do: without it, a first start
+// over thousands of files on a busy machine never finishes and never
+// leaves anything behind.
+func TestDerivedKeptWhenCutOff(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := cli.New([]string{"HOME=" + filepath.Join(dir, "home"), "INTERMEM_MEMORY_DIR=" + pr.MemoryDir},
+		pr.Root, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	p, err := project.Resolve(env, pr.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the deadline passed while it worked
+	h := &hookio.Hook{Name: "intermem-inject", Env: env, Project: p, Now: now,
+		Input: hookio.Input{Event: "SessionStart", Source: "startup", SessionID: "s", Cwd: pr.Root}}
+	if out, err := Hook(ctx, h); err == nil || out != nil {
+		t.Fatalf("a session start past its deadline answered %q, %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(pr.Root, ".intermem", RenderCacheName)); err == nil {
+		t.Fatalf("a session start past its deadline wrote the render cache")
+	}
+	ix := LoadIndex(filepath.Join(pr.Root, ".intermem", IndexName))
+	if len(ix.mem) == 0 {
+		t.Fatalf("nothing derived was kept")
 	}
 }
