@@ -31,7 +31,11 @@
 //	{"retired":"…","reason":"promoted","at":"2026-11-26T09:00:00Z"}
 //
 // "promoted" when a synthesis apply put it into CLAUDE.md or AGENTS.md (its
-// text lives on there, under its marker, with the same id), "pruned" when
+// text lives on there, under its marker, with the same id: from then on
+// the document is its home, so a sweep that archives it from there and a
+// restore that gives it back move it between the document and
+// docs/intermem/.archived.md like any promoted fact, never back into the
+// written set), "pruned" when
 // an apply took it out because a file Claude Code loads, or a solution
 // document, already says it, "archived" when a sweep archived it because
 // what it cites stopped holding. The log is read in order: a retire line
