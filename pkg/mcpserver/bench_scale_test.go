@@ -22,7 +22,6 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
 	"github.com/intermem/intermem/pkg/project"
-	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -160,7 +159,7 @@ func settleScale(b *testing.B, env *cli.Env, p *project.Project, now time.Time) 
 	defer st.Close()
 	n := 0
 	err = st.Update(func(tx *bolt.Tx) error {
-		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: retrieve.SourceEnv(env, p), Now: now})
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: p.SourceEnv(env), Now: now})
 		if err != nil {
 			return err
 		}
