@@ -40,8 +40,11 @@ Stores one memory in the project, for tools and scripts that would
 otherwise keep their own: a compound hook, interfluence, a script. The
 memory is kept in .intermem/written.jsonl (source "written") and takes
 part everywhere the other sources do: search, get, provenance, validate,
-SessionStart, and the plan, which can promote it into CLAUDE.md or
-AGENTS.md like an auto-memory entry.
+SessionStart, and the plan, which offers it (no sessions to wait for) to
+promote into CLAUDE.md or AGENTS.md like an auto-memory entry; promoted,
+it leaves the written set and lives in that document. sweep decays it like
+a promoted fact: archived when what it cites stops holding, restored when
+that holds again (intermem archived, intermem restore ID).
 
 Before it is stored, a memory is
   - redacted: a secret (a token, a key, a password) is replaced by
