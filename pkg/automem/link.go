@@ -250,35 +250,22 @@ func forDetails(s string) bool {
 
 // skipDecoration skips what may precede a pointer's link: spaces, emphasis
 // markers and emoji (symbols, variation selectors, joiners, keycaps).
-func skipDecoration(s string) int {
+func skipDecoration(s string) int { return skipLeading(s, true) }
+
+// skipEmoji skips spaces and emoji (not emphasis markers).
+func skipEmoji(s string) int { return skipLeading(s, false) }
+
+// skipLeading returns the offset past the spaces, tabs and emoji at the
+// start of s, and past "*" and "_" too when emphasis is set.
+func skipLeading(s string, emphasis bool) int {
 	i := 0
 	for i < len(s) {
 		c := s[i]
-		if c == ' ' || c == '\t' || c == '*' || c == '_' {
+		if c == ' ' || c == '\t' || emphasis && (c == '*' || c == '_') {
 			i++
 			continue
 		}
 		if c < utf8.RuneSelf {
-			return i
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isEmoji(r) {
-			return i
-		}
-		i += size
-	}
-	return i
-}
-
-// skipEmoji skips spaces and emoji (not emphasis markers).
-func skipEmoji(s string) int {
-	i := 0
-	for i < len(s) {
-		if s[i] == ' ' || s[i] == '\t' {
-			i++
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
 			return i
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
