@@ -36,6 +36,13 @@ type Dir struct {
 	// Content: such a Dir is for reading entries, never for editing files.
 	Cached bool
 
+	// Touched are the paths, relative to Path and slash-separated, whose
+	// state the scan depended on beyond the files it read: every top-level
+	// name it considered and every pointer target it looked for, found or
+	// not. With Path and their parent directories, they are what a caller
+	// stats to tell that a new scan would give the same Dir.
+	Touched []string
+
 	skipped map[string]bool // names of files that exist but were not read
 	cache   FileCache
 }
@@ -61,6 +68,7 @@ func ScanCached(dir string, c FileCache) (*Dir, error) {
 		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
 			continue
 		}
+		d.Touched = append(d.Touched, name)
 		f, err := d.parseFile(name, filepath.Join(dir, name), de)
 		if err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %v", redact.Name(name), err))
@@ -183,6 +191,7 @@ func (d *Dir) resolve() {
 				continue
 			}
 			p := filepath.Join(d.Path, filepath.FromSlash(link))
+			d.Touched = append(d.Touched, link)
 			fi, err := os.Lstat(p)
 			if err != nil {
 				continue

@@ -28,6 +28,24 @@ type builder struct {
 	// entries are the prepared entries of changed files, to store.
 	entries []store.CatalogEntry
 	changed bool
+	// racy is set when a file record is stored to be read again.
+	racy bool
+	// listed is the listing the freshness check took, when it took one.
+	listed *listing
+}
+
+// listing is a per-file source's files as source.Files found them, with
+// its key (see sourceState).
+type listing struct {
+	files []source.File
+	probs []source.Problem
+	key   string
+}
+
+// list lists the files of per-file source s and keys the listing.
+func list(env source.Env, s source.Source) *listing {
+	files, probs := source.Files(env, s)
+	return &listing{files: files, probs: probs, key: listingKey(env, files, probs, time.Now())}
 }
 
 // dirPath is the path of the pseudo-file that holds a source's problems
@@ -41,17 +59,29 @@ func (b *builder) run() error {
 		probs []source.Problem
 		whole map[string][]source.Entry
 		wc    *wholeCache
+		key   string
+		dir   = base(b.c.cfg.Env, b.s)
+		pre   *witness
 	)
 	if w, ok := b.s.(source.Whole); ok {
 		wc = &wholeCache{tx: b.c.tx, src: b.s.Name(), kept: map[string]source.Fingerprint{}, loaded: map[string]bool{}}
+		if dir != "" {
+			pre = preWitness(dir, b.c.loadState(b.s.Name()).Touched)
+		}
 		var es []source.Entry
 		es, files, probs = w.ScanAll(b.c.cfg.Env, wc)
 		whole = map[string][]source.Entry{}
 		for _, e := range es {
 			whole[e.Path] = append(whole[e.Path], e)
 		}
+		if pre != nil && wc.touched != nil {
+			key = wholeKey(b.c.cfg.Env, dir, wc.touched, pre, true)
+		}
 	} else {
-		files, probs = source.Files(b.c.cfg.Env, b.s)
+		if b.listed == nil {
+			b.listed = list(b.c.cfg.Env, b.s)
+		}
+		files, probs, key = b.listed.files, b.listed.probs, b.listed.key
 	}
 	byPath := map[string][]source.Problem{}
 	for _, p := range probs {
@@ -61,6 +91,9 @@ func (b *builder) run() error {
 	for i := range files {
 		f := &files[i]
 		listed[f.Path] = true
+		if len(byPath[f.Path]) > 0 {
+			key = "" // parsed at every Build
+		}
 		b.info.Files = append(b.info.Files, f.Path)
 		var err error
 		if whole != nil {
@@ -110,7 +143,14 @@ func (b *builder) run() error {
 			return err
 		}
 	}
-	return nil
+	if b.racy {
+		key = ""
+	}
+	st := sourceState{Key: key, Files: b.info.Files, Entries: b.info.Entries, Problems: b.info.Problems}
+	if wc != nil {
+		st.Touched = wc.touched
+	}
+	return b.c.saveState(b.s.Name(), &st)
 }
 
 // dirProblems keeps the source's problems that belong to no file.
@@ -234,6 +274,7 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 		rec.IDs = []string{}
 	}
 	b.changed = true
+	b.racy = b.racy || rec.Racy
 	return b.c.tx.PutFile(&rec)
 }
 
@@ -278,6 +319,7 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 			old.Racy = false
 			return b.c.tx.PutFile(&old)
 		}
+		b.racy = b.racy || old.Racy
 		return nil
 	}
 	if had {
@@ -304,6 +346,7 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 		}
 	}
 	b.changed = true
+	b.racy = b.racy || racy(fp)
 	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
 		IDs: ids, Sum: sum, Problems: probs, Parsed: b.c.cfg.Now})
 }
@@ -490,7 +533,13 @@ type wholeCache struct {
 	kept   map[string]source.Fingerprint // files read this scan, at the fingerprint they were read
 	blobs  map[string][]byte
 	loaded map[string]bool // files decoded from the cache
+	// touched are the paths the scan depended on (source.Toucher); nil
+	// when the source did not say.
+	touched []string
 }
+
+// Touched implements source.Toucher.
+func (w *wholeCache) Touched(paths []string) { w.touched = append([]string{}, paths...) }
 
 func (w *wholeCache) Load(path string, fp source.Fingerprint) ([]byte, bool) {
 	key := store.FileKey(w.src, path)

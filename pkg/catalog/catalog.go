@@ -196,6 +196,11 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 		info := SourceInfo{Name: s.Name(), On: c.on[s.Name()], Patterns: s.Patterns(), Base: base(cfg.Env, s)}
 		if info.On {
 			b := builder{c: c, s: s, info: &info}
+			if c.unchanged(s, &b) {
+				info.Scanned = tx.Scanned(s.Name())
+				c.srcs = append(c.srcs, info)
+				continue
+			}
 			if err := b.run(); err != nil {
 				return nil, fmt.Errorf("catalog: source %s: %w", s.Name(), err)
 			}

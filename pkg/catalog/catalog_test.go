@@ -3,6 +3,7 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -542,4 +543,110 @@ func TestSettleStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// An unchanged catalog is told by stats alone: a Build over files that did
+// not change since the stored catalog was built decodes no file record and
+// no cached blob (here made undecodable, so a Build that read them would
+// parse every file again), and says of every source what the full scan
+// said.
+func TestUnchangedReadsNoRecord(t *testing.T) {
+	f := newFixture(t)
+	// The memory directory was just made: a directory modified within the
+	// racy window is not trusted.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f.mem, old, old); err != nil {
+		t.Fatal(err)
+	}
+	var want []SourceInfo
+	f.update(func(c *Catalog) { want = c.Sources() })
+	f.update(func(c *Catalog) {
+		if c.Changed() {
+			t.Errorf("a second build over the same files changed the catalog")
+		}
+	})
+	corrupt := func(bucket []byte) int {
+		n := 0
+		if err := f.st.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucket)
+			var keys [][]byte
+			b.ForEach(func(k, _ []byte) error {
+				keys = append(keys, append([]byte(nil), k...))
+				return nil
+			})
+			for _, k := range keys {
+				if err := b.Put(k, []byte("{not json")); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if corrupt(store.BucketCatFiles) == 0 || corrupt(store.BucketCatBlobs) == 0 {
+		t.Fatal("no file records or blobs to corrupt")
+	}
+	check := func(c *Catalog) {
+		if c.Changed() || len(c.Fresh()) > 0 {
+			t.Errorf("an unchanged catalog was scanned again: changed %v, fresh %v", c.Changed(), c.Fresh())
+		}
+		got := c.Sources()
+		for i := range got {
+			got[i].Scanned, want[i].Scanned = time.Time{}, time.Time{}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("sources of an unchanged catalog:\n got %+v\nwant %+v", got, want)
+		}
+	}
+	f.view(check)
+	f.update(check)
+
+	// A changed file is seen: its source is scanned again (and, its record
+	// undecodable, parsed).
+	f.write("docs/solutions/build/mypy.md", "# Mypy, rewritten\n")
+	f.view(func(c *Catalog) {
+		if !c.Changed() {
+			t.Errorf("a changed file was not scanned")
+		}
+	})
+}
+
+// Auto-memory's entries depend on more than its files' contents: a
+// pointer whose target is missing is a fact, and the same line becomes
+// navigation when the file appears. The freshness check stats what the
+// scan looked for, so the file appearing, with no file it read changed,
+// is seen.
+func TestUnchangedSeesPointerTargetAppear(t *testing.T) {
+	f := newFixture(t)
+	f.writeMem("MEMORY.md", "# Memory\n\n- [Debugging](notes/debugging.md) — run the flaky suite with -count=20 before blaming the runner\n")
+	notes := filepath.Join(f.mem, "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{f.mem, notes} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	memPaths := func(c *Catalog) []string { return paths(c.Entries("auto-memory")) }
+	var before []string
+	f.update(func(c *Catalog) { before = memPaths(c) })
+	if !slices.Equal(before, []string{"auto-memory:memory/MEMORY.md", "auto-memory:memory/deploy.md"}) {
+		t.Fatalf("entries before: %q", before)
+	}
+	f.update(func(c *Catalog) {
+		if c.Changed() {
+			t.Errorf("a second build over the same files changed the catalog")
+		}
+	})
+	f.writeMem("notes/debugging.md", "---\nname: debugging\ndescription: how we debug\n---\nRun the flaky suite with -count=20.\n")
+	f.view(func(c *Catalog) {
+		if got, want := memPaths(c), []string{"auto-memory:memory/deploy.md", "auto-memory:memory/notes/debugging.md"}; !slices.Equal(got, want) {
+			t.Errorf("entries after the pointer's target appeared: %q, want %q", got, want)
+		}
+	})
 }

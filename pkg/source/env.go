@@ -63,6 +63,17 @@ type Cache interface {
 	Keep(path string, fp Fingerprint, data []byte)
 }
 
+// Toucher is a Cache that is told, after a Whole source's scan, the paths
+// (relative to the source's base, slash-separated) whose state the scan
+// depended on beyond the files it returned: names it considered and
+// skipped, link targets it looked for and did not find. The catalog stats
+// them, and their directories, to tell an unchanged source without
+// scanning it.
+type Toucher interface {
+	Cache
+	Touched(paths []string)
+}
+
 // Fingerprint is what the catalog compares to tell whether a file changed
 // since it was parsed, at the cost of a stat: its size, modification time,
 // and (where the system has them) inode and status-change time. A rename

@@ -87,6 +87,7 @@ var (
 	metaIndex      = []byte("index")
 	metaIndexGen   = []byte("index_generation")
 	metaScanned    = "scanned\x00" // + source name → RFC 3339
+	metaState      = "state\x00"   // + source name → the catalog's freshness record
 )
 
 // CatalogTx is the catalog's typed access to the store inside one
@@ -344,4 +345,15 @@ func (c *CatalogTx) Scanned(src string) time.Time {
 // SetScanned records when a scan changed what the catalog holds of src.
 func (c *CatalogTx) SetScanned(src string, t time.Time) error {
 	return c.put(BucketCatMeta, metaScanned+src, []byte(t.UTC().Format(time.RFC3339Nano)))
+}
+
+// State returns the record the catalog keeps of source src as a whole, to
+// tell an unchanged source at the cost of a stat per file (package
+// catalog's sourceState); nil when none. The bytes are valid only during
+// the transaction.
+func (c *CatalogTx) State(src string) []byte { return c.get(BucketCatMeta, metaState+src) }
+
+// PutState stores the record State returns.
+func (c *CatalogTx) PutState(src string, b []byte) error {
+	return c.put(BucketCatMeta, metaState+src, b)
 }

@@ -95,6 +95,9 @@ func (Source) ScanAll(env source.Env, c source.Cache) ([]source.Entry, []source.
 		}
 		return nil, nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error(), Unread: true}}
 	}
+	if t, ok := c.(source.Toucher); ok {
+		t.Touched(d.Touched)
+	}
 	return Entries(d.Entries()), Files(d), DirProblems(d)
 }
 

@@ -1,0 +1,237 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/intermem/intermem/pkg/source"
+)
+
+// sourceState is what Build keeps of a source as a whole after bringing it
+// up to date: a key summing the stats that decided it (the listing and
+// every file's fingerprint, or for a Whole source the stats of every path
+// its scan depended on) and what SourceInfo says of it. A Build whose key
+// for the source comes out the same takes SourceInfo from here and reads
+// no file record, no cached blob and no entry: nothing it would have read
+// could have changed.
+//
+// The key is trusted only when no stat in it could hide a change (none
+// taken within RacyWindow of the file's modification or status change),
+// no file carried a problem of its own from the listing (such a file is
+// parsed at every Build), and, for a Whole source, every path its scan
+// depended on was stat'd before the scan. Otherwise Key is empty and the
+// next Build scans the source in full.
+type sourceState struct {
+	Key string `json:"key,omitempty"`
+	// Touched are a Whole source's paths (relative to its base) whose
+	// state its scan depended on: what the next Build stats.
+	Touched  []string         `json:"touched,omitempty"`
+	Files    []string         `json:"files"`
+	Entries  int              `json:"entries"`
+	Problems []source.Problem `json:"problems,omitempty"`
+}
+
+// loadState returns the stored state of source src (zero when none or
+// unreadable: a source never trusted).
+func (c *Catalog) loadState(src string) sourceState {
+	var st sourceState
+	if b := c.tx.State(src); b != nil {
+		if err := json.Unmarshal(b, &st); err != nil {
+			return sourceState{}
+		}
+	}
+	return st
+}
+
+// saveState stores st for src unless the store holds it already.
+func (c *Catalog) saveState(src string, st *sourceState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encode source state: %w", err)
+	}
+	if string(c.tx.State(src)) == string(b) {
+		return nil
+	}
+	return c.tx.PutState(src, b)
+}
+
+// stamp is a running key over stats; trusted is false once one of them
+// could hide a change.
+type stamp struct {
+	parts   []string
+	trusted bool
+}
+
+func newStamp(kind string, env source.Env) *stamp {
+	return &stamp{parts: []string{kind, env.Root, env.MemoryDir}, trusted: true}
+}
+
+// add records one part; at is when its fingerprint fp was taken (zero
+// fp: nothing to judge).
+func (s *stamp) add(part string, fp source.Fingerprint, at time.Time) {
+	s.parts = append(s.parts, part)
+	if fp == (source.Fingerprint{}) {
+		return
+	}
+	if at.Sub(fp.Modified()) < RacyWindow {
+		s.trusted = false
+	}
+}
+
+// key is the stamp's sum, "" when it is not trusted.
+func (s *stamp) key() string {
+	if !s.trusted {
+		return ""
+	}
+	h := sha256.New()
+	for _, p := range s.parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// listingKey is the key of a per-file source's listing: every file's path,
+// real path and fingerprint and the listing's problems.
+func listingKey(env source.Env, files []source.File, probs []source.Problem, at time.Time) string {
+	s := newStamp("files", env)
+	for i := range files {
+		f := &files[i]
+		s.add(fmt.Sprintf("%s\x00%s\x00%+v", f.Path, f.Real(), f.FP), f.FP, at)
+	}
+	for _, p := range probs {
+		s.add(fmt.Sprintf("%+v", p), source.Fingerprint{}, at)
+	}
+	return s.key()
+}
+
+// witness holds the stats of a Whole source's base directory, the paths
+// its scan depended on and each one's parent directories up to the base
+// (or, for a path out of it, up to the file system's root): a file
+// created, removed or renamed anywhere a scan looked changes one of those
+// directories, and a file's content changes its own stat. Each path is
+// stat'd both as a link and followed.
+type witness struct {
+	stats map[string]string
+	racy  map[string]bool // judged when stat'd
+}
+
+func newWitness() *witness { return &witness{stats: map[string]string{}, racy: map[string]bool{}} }
+
+// stat stats abs unless w holds it.
+func (w *witness) stat(abs string) {
+	if _, ok := w.stats[abs]; ok {
+		return
+	}
+	var parts []string
+	for _, st := range []func(string) (fs.FileInfo, error){os.Lstat, os.Stat} {
+		fi, err := st(abs)
+		if err != nil {
+			parts = append(parts, "absent")
+			continue
+		}
+		fp := source.FingerprintOf(fi)
+		parts = append(parts, fmt.Sprintf("%v\x00%+v", fi.Mode(), fp))
+		s := stamp{trusted: true}
+		s.add("", fp, time.Now())
+		if !s.trusted {
+			w.racy[abs] = true
+		}
+	}
+	w.stats[abs] = strings.Join(parts, "\x00")
+}
+
+// covered returns base and, for each touched path, the path and its
+// parents: what a key over touched covers.
+func covered(base string, touched []string) []string {
+	seen := map[string]bool{base: true}
+	out := []string{base}
+	for _, t := range touched {
+		p := filepath.Join(base, filepath.FromSlash(t))
+		for !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+			parent := filepath.Dir(p)
+			if parent == p {
+				break
+			}
+			p = parent
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wholeKey is the key of a Whole source whose scan touched touched, from
+// the stats in w; "" when w lacks one or, judging, when one could hide a
+// change.
+func wholeKey(env source.Env, base string, touched []string, w *witness, judge bool) string {
+	s := newStamp("whole", env)
+	for _, p := range covered(base, touched) {
+		v, ok := w.stats[p]
+		if !ok || judge && w.racy[p] {
+			return ""
+		}
+		s.parts = append(s.parts, p+"\x00"+v)
+	}
+	return s.key()
+}
+
+// statNow returns a witness of what touched covers, stat'd now.
+func statNow(base string, touched []string) *witness {
+	w := newWitness()
+	for _, p := range covered(base, touched) {
+		w.stat(p)
+	}
+	return w
+}
+
+// preWitness stats, before a Whole source's scan, what its previous scan
+// touched and every name in its base directory: what the new scan most
+// likely touches, stat'd before it reads anything, so that a change during
+// the scan shows in the next Build's stats.
+func preWitness(base string, prev []string) *witness {
+	touched := slices.Clone(prev)
+	if des, err := os.ReadDir(base); err == nil {
+		for _, de := range des {
+			touched = append(touched, de.Name())
+		}
+	}
+	return statNow(base, touched)
+}
+
+// unchanged reports whether source s is as its stored state says, at the
+// cost of a stat per file, and if so fills b's SourceInfo from it. A
+// per-file source's listing is left in b for the scan when it is not.
+func (c *Catalog) unchanged(s source.Source, b *builder) bool {
+	st := c.loadState(s.Name())
+	if st.Key == "" {
+		return false
+	}
+	env := c.cfg.Env
+	var key string
+	if _, ok := s.(source.Whole); ok {
+		dir := base(env, s)
+		if dir == "" {
+			return false
+		}
+		key = wholeKey(env, dir, st.Touched, statNow(dir, st.Touched), false)
+	} else {
+		b.listed = list(env, s)
+		key = b.listed.key
+	}
+	if key != st.Key {
+		return false
+	}
+	b.info.Files, b.info.Entries, b.info.Problems = st.Files, st.Entries, st.Problems
+	return true
+}
