@@ -26,6 +26,19 @@
 //
 // For each enabled source, in name order:
 //
+//   - First, whether the source changed at all, at the cost of a stat per
+//     file (sourceState): the last scan stored a key over the stats that
+//     decided it (a per-file source: its listing, every file's path and
+//     fingerprint, the listing's problems; a Whole source: the stats, as
+//     a link and followed, of every path its scan looked at, found or not,
+//     and of their directories up to its base, all taken before the scan
+//     read anything). The same key now means the same scan: SourceInfo is
+//     the stored one and no file record, blob or entry is read. The key
+//     is stored empty (never matched) when a stat in it was within
+//     RacyWindow of its modification, a file record is racy, a listed
+//     file has a problem of its own, or a Whole source's scan looked at a
+//     path not stat'd before it; Fresh reports nothing for an unchanged
+//     source, as a full scan of unchanged files would not.
 //   - Files are found by source.Files (Find under the project root, or the
 //     source's own Locate); each has a Fingerprint (size, mtime, inode,
 //     ctime). A file whose stored fingerprint is equal, and was not taken
