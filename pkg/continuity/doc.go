@@ -59,7 +59,9 @@
 //     stored; text a person typed that screening flags is refused.
 //   - Meta mode (INTERMEM_MODE=meta, or "mode": "meta" in
 //     .intermem/config.json) records nothing: the Stop and SessionEnd hooks
-//     do nothing at all, and SessionStart still serves its context.
+//     do nothing at all, intermem-mcp refuses memory_write (mcpserver.ErrMeta),
+//     and SessionStart and the read tools still serve. Commands a person
+//     runs are that person's explicit choice and still write.
 //   - Nothing reaches a committed file: continuity writes only the store
 //     and .intermem state.
 //   - A lost store is not a lost history: .intermem/continuity.jsonl

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1070,5 +1072,42 @@ func TestWriteScopes(t *testing.T) {
 	}
 	if msg := toolErrorText(t, cs, "memory_write", map[string]any{"type": "insight", "title": "Build", "content": "Bazel.", "scope": "phase"}); !strings.Contains(msg, "needs a current phase") {
 		t.Errorf("scope phase without a phase: %s", msg)
+	}
+}
+
+// TestWriteMeta: in meta mode memory_write (a memory and a checkpoint) is
+// refused and writes nothing, while memory_search still answers.
+func TestWriteMeta(t *testing.T) {
+	for _, how := range []string{"env", "config"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFixture(t)
+			if how == "env" {
+				f.env.Set("INTERMEM_MODE", "meta")
+			} else {
+				if err := os.MkdirAll(filepath.Join(f.root, ".intermem"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(f.root, ".intermem", "config.json"), []byte(`{"mode": "meta"}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cs := f.connect(t)
+			for _, args := range []map[string]any{
+				{"type": "insight", "title": "Dev port", "content": "The dev server listens on port 5123."},
+				{"type": "checkpoint", "title": "Where we are", "content": "Phase 2 half done."},
+			} {
+				if msg := toolErrorText(t, cs, "memory_write", args); !strings.Contains(msg, "meta mode") || !strings.Contains(msg, "memory_write is off") {
+					t.Errorf("memory_write %v in meta mode: %s", args["type"], msg)
+				}
+			}
+			for _, name := range []string{"written.jsonl", "continuity.jsonl"} {
+				if _, err := os.Stat(filepath.Join(f.root, ".intermem", name)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("meta mode wrote .intermem/%s (stat: %v)", name, err)
+				}
+			}
+			if _, isErr := call(t, cs, "memory_search", map[string]any{"query": "dev server"}); isErr {
+				t.Errorf("memory_search refused in meta mode")
+			}
+		})
 	}
 }

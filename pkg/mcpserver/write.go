@@ -14,6 +14,12 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
+// ErrMeta refuses memory_write in meta mode: a meta session (debugging
+// intermem, a quick question) is not the project's work, so the model
+// writes nothing for it, as the hooks record nothing. The read tools go on
+// serving; a person who wants to keep something runs `intermem write`.
+var ErrMeta = errors.New("this session is in meta mode (INTERMEM_MODE=meta, or \"mode\": \"meta\" in .intermem/config.json): intermem records nothing for it, so memory_write is off; the read tools still work")
+
 // DefaultWriteSource names the writer of a memory_write call that names
 // none: the model, through this server.
 const DefaultWriteSource = "mcp"
@@ -26,6 +32,9 @@ const DefaultWriteSource = "mcp"
 // command line does, and releases both before it returns. The session is
 // Claude Code's CLAUDE_CODE_SESSION_ID when the server was started with it.
 func (b *Catalog) Write(_ context.Context, req WriteRequest) (*WriteResult, error) {
+	if continuity.Meta(b.env, b.p.StateDir) {
+		return nil, ErrMeta
+	}
 	if req.Type == "checkpoint" {
 		return b.checkpoint(req)
 	}
