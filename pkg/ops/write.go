@@ -42,6 +42,19 @@ func Write(logPath string, line []byte) (*journal.Op, error) {
 // checkWrite validates a write step read back from the journal: the log's
 // name, and a block that is one record whose id is the step's.
 func checkWrite(s *journal.Step) ([]byte, error) {
+	return checkLine(s, func(line []byte) (string, error) {
+		rec, err := written.Decode(line)
+		if err != nil {
+			return "", err
+		}
+		return rec.ID, nil
+	})
+}
+
+// checkLine validates a step on the log of written memories read back from
+// the journal: the log's name, and a block that is one line which idOf
+// decodes to the step's id.
+func checkLine(s *journal.Step, idOf func(line []byte) (string, error)) ([]byte, error) {
 	if filepath.Base(s.Path) != written.FileName {
 		return nil, fmt.Errorf("write: %q is not the log of written memories", s.Path)
 	}
@@ -49,8 +62,8 @@ func checkWrite(s *journal.Step) ([]byte, error) {
 	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
 		return nil, fmt.Errorf("write: %w (not one line)", ErrNotWritten)
 	}
-	rec, err := written.Decode(line[:len(line)-1])
-	if err != nil || rec.ID != s.ID {
+	id, err := idOf(line[:len(line)-1])
+	if err != nil || id != s.ID {
 		return nil, fmt.Errorf("write: %w", ErrNotWritten)
 	}
 	return line, nil
@@ -110,18 +123,13 @@ func RetireStep(phase int, logPath, id, reason string, at time.Time) (journal.St
 
 // checkRetire validates a retire step read back from the journal.
 func checkRetire(s *journal.Step) ([]byte, error) {
-	if filepath.Base(s.Path) != written.FileName {
-		return nil, fmt.Errorf("write: %q is not the log of written memories", s.Path)
-	}
-	line := []byte(s.Block)
-	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
-		return nil, fmt.Errorf("write: %w (not one line)", ErrNotWritten)
-	}
-	r, err := written.DecodeRetire(line[:len(line)-1])
-	if err != nil || r.Retired != s.ID {
-		return nil, fmt.Errorf("write: %w", ErrNotWritten)
-	}
-	return line, nil
+	return checkLine(s, func(line []byte) (string, error) {
+		r, err := written.DecodeRetire(line)
+		if err != nil {
+			return "", err
+		}
+		return r.Retired, nil
+	})
 }
 
 func applyWriteRetire(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
