@@ -188,20 +188,31 @@ func Encode(r *Record) ([]byte, error) {
 // Decode reads one line of the log (without its newline): a record that
 // passes Check, its id recomputed from its content whatever the line says.
 func Decode(line []byte) (*Record, error) {
-	var r Record
+	r, err := decodeStrict[Record](line)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(r); err != nil {
+		return nil, err
+	}
+	r.ID = ID(r.Type, r.Title, r.Content)
+	return r, nil
+}
+
+// decodeStrict decodes a line of the log strictly: exactly one JSON value,
+// with no field T does not have (a line someone else wrote is refused,
+// not half read).
+func decodeStrict[T any](line []byte) (*T, error) {
+	var v T
 	d := json.NewDecoder(bytes.NewReader(line))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&r); err != nil {
+	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	if d.More() {
 		return nil, fmt.Errorf("%w: more than one JSON value on the line", ErrInvalid)
 	}
-	if err := Check(&r); err != nil {
-		return nil, err
-	}
-	r.ID = ID(r.Type, r.Title, r.Content)
-	return &r, nil
+	return &v, nil
 }
 
 // Reasons a memory leaves the written set (Retire.Reason).
@@ -237,19 +248,14 @@ func EncodeRetire(r *Retire) ([]byte, error) {
 
 // DecodeRetire reads one retire line (without its newline).
 func DecodeRetire(line []byte) (*Retire, error) {
-	var r Retire
-	d := json.NewDecoder(bytes.NewReader(line))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	if d.More() {
-		return nil, fmt.Errorf("%w: more than one JSON value on the line", ErrInvalid)
-	}
-	if err := checkRetire(&r); err != nil {
+	r, err := decodeStrict[Retire](line)
+	if err != nil {
 		return nil, err
 	}
-	return &r, nil
+	if err := checkRetire(r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func checkRetire(r *Retire) error {
