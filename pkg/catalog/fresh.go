@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/source"
 )
 
@@ -52,8 +53,16 @@ func (c *Catalog) loadState(src string) sourceState {
 	return st
 }
 
-// saveState stores st for src unless the store holds it already.
+// saveState stores st for src unless the store holds it already. A state
+// that would name a secret (a memory file called after a key, a problem
+// quoting one) is stored empty instead: the store never holds a secret,
+// and names cannot be redacted here, since Touched must name the real
+// paths to stat them. Such a source is then scanned in full at every
+// Build, as before states were kept.
 func (c *Catalog) saveState(src string, st *sourceState) error {
+	if namesSecret(st) {
+		st = &sourceState{}
+	}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode source state: %w", err)
@@ -62,6 +71,15 @@ func (c *Catalog) saveState(src string, st *sourceState) error {
 		return nil
 	}
 	return c.tx.PutState(src, b)
+}
+
+// namesSecret reports whether st, its key aside (a sum intermem made),
+// holds text redaction would change.
+func namesSecret(st *sourceState) bool {
+	probe := *st
+	probe.Key = ""
+	b, err := json.Marshal(&probe)
+	return err != nil || redact.Has(string(b))
 }
 
 // stamp is a running key over stats; trusted is false once one of them
