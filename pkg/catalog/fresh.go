@@ -73,13 +73,15 @@ func (c *Catalog) saveState(src string, st *sourceState) error {
 	return c.tx.PutState(src, b)
 }
 
-// namesSecret reports whether st, its key aside (a sum intermem made),
-// holds text redaction would change.
+// namesSecret reports whether a text of st (its key aside: a sum
+// intermem made) holds a secret. The texts are judged as they are, one a
+// line, not as JSON, whose escapes could split a secret's pattern.
 func namesSecret(st *sourceState) bool {
-	probe := *st
-	probe.Key = ""
-	b, err := json.Marshal(&probe)
-	return err != nil || redact.Has(string(b))
+	texts := slices.Concat(st.Touched, st.Files)
+	for _, p := range st.Problems {
+		texts = append(texts, p.Path, p.Message)
+	}
+	return redact.Has(strings.Join(texts, "\n"))
 }
 
 // stamp is a running key over stats; trusted is false once one of them
