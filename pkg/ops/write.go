@@ -83,12 +83,18 @@ func applyWriteAppend(s *journal.Step, cur []byte, exists bool, _ journal.Reader
 // undoWriteAppend removes the memory's line, for discarding an
 // interrupted write: only the line the operation added, exactly.
 func undoWriteAppend(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
+	// The last copy: a revive appends a line the log already holds
+	// earlier, retired.
+	return removeLastLine(s, cur, exists)
+}
+
+// removeLastLine removes the last whole-line copy of the step's block
+// from cur: the line the step appended, exactly; nothing when there is none.
+func removeLastLine(s *journal.Step, cur []byte, exists bool) ([]byte, bool, error) {
 	if !exists {
 		return cur, exists, nil
 	}
 	line := []byte(s.Block)
-	// The last copy: a revive appends a line the log already holds
-	// earlier, retired.
 	i := bytes.LastIndex(cur, line)
 	if i < 0 || (i > 0 && cur[i-1] != '\n') {
 		return cur, exists, nil
@@ -146,15 +152,7 @@ func applyWriteRetire(s *journal.Step, cur []byte, exists bool, _ journal.Reader
 // undoWriteRetire removes the retire line the step appended, for
 // discarding an interrupted archive: the memory is in the set again.
 func undoWriteRetire(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
-	if !exists {
-		return cur, exists, nil
-	}
-	line := []byte(s.Block)
-	i := bytes.LastIndex(cur, line)
-	if i < 0 || (i > 0 && cur[i-1] != '\n') {
-		return cur, exists, nil
-	}
-	return append(append([]byte{}, cur[:i]...), cur[i+len(line):]...), true, nil
+	return removeLastLine(s, cur, exists)
 }
 
 func applyWriteRevive(s *journal.Step, cur []byte, exists bool, _ journal.Reader) ([]byte, bool, error) {
