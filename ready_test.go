@@ -118,7 +118,7 @@ func (d *demo) run(bin string, args ...string) string {
 	return out.String()
 }
 
-var sessionStartReady = regexp.MustCompile(`(\d+) (?:memory|stable) (?:entry is|entries are) (?:ready for|not promoted yet)`)
+var sessionStartReady = regexp.MustCompile(`(\d+) (?:memory is|memories are) ready for`)
 
 // counts returns the four answers to "how many entries are ready?":
 // status --json, plan --max 0, context --json and the SessionStart hook.

@@ -48,6 +48,9 @@ type StatusReport struct {
 	Recent          int    `json:"recent"`
 	Volatile        int    `json:"volatile"`
 	Unseen          int    `json:"unseen"`
+	// Written counts the memories written through intermem (intermem
+	// write, memory_write) that the plan judges beside the entries.
+	Written int `json:"written"`
 	// Ready is how many entries /intermem:synthesize would offer: the
 	// candidates of "intermem-synthesize plan --max 0" (plan.Ready).
 	Ready         int           `json:"ready"`
@@ -112,13 +115,13 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	var cat *catalog.Memory
-	ready := 0
+	ready, nwritten := 0, 0
 	err = readCatalogTx(env, p, now, func(c *catalog.Catalog, tx *bolt.Tx) error {
 		in, err := planInputs(env, p, c, tx, now, 0)
 		if err != nil {
 			return err
 		}
-		cat, ready = in.Catalog, plan.Ready(in)
+		cat, ready, nwritten = in.Catalog, plan.Ready(in), len(in.Written)
 		return nil
 	})
 	if err != nil {
@@ -129,7 +132,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		ProjectRoot: p.Root, MemoryDir: p.MemoryDir, Store: p.Path("intermem.db"),
 		Sessions: cat.Sessions, StableThreshold: threshold,
 		Entries: len(cat.Items), Stable: cat.Counts[stability.Stable], Recent: cat.Counts[stability.Recent],
-		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen], Ready: ready,
+		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen], Written: nwritten, Ready: ready,
 		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{},
 	}
 	if !cat.LastSession.IsZero() {
@@ -202,8 +205,11 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		sess += " (observations waiting in the spool)"
 	}
 	fmt.Fprintf(w, "  sessions    %s\n", sess)
-	fmt.Fprintf(w, "  entries     %d: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
+	fmt.Fprintf(w, "  entries     %d in auto-memory: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
 		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold, cli.Plural(r.StableThreshold, "session", "sessions"))
+	if r.Written > 0 {
+		fmt.Fprintf(w, "  written     %d %s (intermem write, memory_write)\n", r.Written, cli.Plural(r.Written, "memory", "memories"))
+	}
 	if r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
 		fmt.Fprintf(w, "  MEMORY.md   %d %s, %s %s  %s\n", r.MemoryMDLines, cli.Plural(r.MemoryMDLines, "line", "lines"),
 			cli.Thousands(r.MemoryMDChars), cli.Plural(r.MemoryMDChars, "char", "chars"),
@@ -229,7 +235,7 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		fmt.Fprintf(w, "  warning     %s\n", warn)
 	}
 	if r.Ready > 0 {
-		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Ready, cli.Plural(r.Ready, "entry is", "entries are"))
+		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Ready, cli.Plural(r.Ready, "memory is", "memories are"))
 	} else if r.MemoryDirExists && r.LoadedLines < r.MemoryMDLines {
 		fmt.Fprintln(w, "\nMEMORY.md is over its load cap and nothing is ready to promote: intermem tidy shows how moving its largest sections into topic files brings it back under (a dry run; --apply moves them).")
 	}

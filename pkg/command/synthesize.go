@@ -222,8 +222,12 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 			pl.Entries, cli.Plural(pl.Entries, "entry", "entries"), pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"), pl.Threshold, cli.Plural(pl.Threshold, "session", "sessions"))
 		return
 	}
-	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %d stable %s (%d %s observed)\n",
-		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), pl.Stable, cli.Plural(pl.Stable, "entry", "entries"),
+	from := fmt.Sprintf("%d stable %s", pl.Stable, cli.Plural(pl.Stable, "entry", "entries"))
+	if pl.Written > 0 {
+		from += fmt.Sprintf(" and %d written %s", pl.Written, cli.Plural(pl.Written, "memory", "memories"))
+	}
+	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %s (%d %s observed)\n",
+		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), from,
 		pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"))
 	if !pl.Validated {
 		fmt.Fprintln(w, "Citations were not validated (--no-validate): confidences leave them out and stale entries are not blocked; apply checks the entries you approve before promoting them.")

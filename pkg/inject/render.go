@@ -465,8 +465,10 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 		worth = true
 	}
 	if n := in.Ready; n > 0 {
-		s := fmt.Sprintf("- %d memory %s ready for `/intermem:synthesize`: suggest it to the user.",
-			n, cli.Plural(n, "entry is", "entries are"))
+		// Memories, not entries: auto-memory's and those written through
+		// intermem are counted alike (plan.World.Judge).
+		s := fmt.Sprintf("- %d %s ready for `/intermem:synthesize`: suggest it to the user.",
+			n, cli.Plural(n, "memory is", "memories are"))
 		add(secHealth, prioHealth, -1, len(s), fixed(s))
 		worth = true
 	} else if in.Index != nil && in.Index.Truncated {

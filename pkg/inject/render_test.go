@@ -49,7 +49,7 @@ Health:
 - 1 promoted fact is stale (confidence < 0.3): do not rely on it unchecked:
   - AGENTS.md § Architecture: "PDFs render via ` + "`internal/render/pdf.go`" + `." (0.10)
 - AGENTS.md holds 1 promoted fact Claude Code may not load (CLAUDE.md does not import it): Read it when relevant; suggest adding ` + "`@AGENTS.md`" + ` to CLAUDE.md.
-- 2 memory entries are ready for ` + "`/intermem:synthesize`" + `: suggest it to the user.
+- 2 memories are ready for ` + "`/intermem:synthesize`" + `: suggest it to the user.
 Promoted knowledge (curated documents):
 - CLAUDE.md (loaded): Working agreements (2)
 - AGENTS.md (not loaded; Read it when relevant): Architecture (1), (top) (1)

@@ -216,11 +216,15 @@ type Plan struct {
 	Warnings     []string          `json:"warnings"`
 	Offers       []string          `json:"offers"`
 	TargetHashes map[string]string `json:"target_hashes"`
-	Stable       int               `json:"stable"`
-	Entries      int               `json:"entries"`
-	Sessions     int               `json:"sessions"`
-	Threshold    int               `json:"stable_threshold"`
-	Baseline     bool              `json:"baseline"` // nothing stable yet
+	// Stable counts the stable auto-memory entries; Written the memories
+	// written through intermem (every one is offered at once: it was
+	// written on purpose, so it has no sessions to wait for).
+	Stable    int  `json:"stable"`
+	Written   int  `json:"written"`
+	Entries   int  `json:"entries"`
+	Sessions  int  `json:"sessions"`
+	Threshold int  `json:"stable_threshold"`
+	Baseline  bool `json:"baseline"` // nothing stable yet
 	// Validated is false for a plan built without citation checks
 	// (Inputs.Checker nil: plan --no-validate): its confidences ignore
 	// citations and stale entries are not blocked, so apply checks the
@@ -323,7 +327,10 @@ func Build(in Inputs) *Plan {
 			return
 		}
 		seen[it.ID] = true
-		if it.Status == stability.Stable {
+		switch {
+		case wr != nil:
+			p.Written++
+		case it.Status == stability.Stable:
 			p.Stable++
 		}
 		subj := SubjectOf(it.Entry)
@@ -407,7 +414,7 @@ func Build(in Inputs) *Plan {
 	for i := range in.Written {
 		judge(&in.Written[i].Item, &in.Written[i])
 	}
-	p.Baseline = p.Stable == 0
+	p.Baseline = p.Stable+p.Written == 0
 
 	p.Ready = len(cands)
 	p.Candidates = p.list(cands, in, ix, notes, stmts, 1)
