@@ -140,6 +140,10 @@ type Entry struct {
 	Fields                      map[string]string
 	Created, Updated, Confirmed time.Time
 	Overlay                     Overlay
+	// Notes say what the read could not take into account (a busy store,
+	// a source that cannot be read), one sentence each, as
+	// SearchResult.Notes says them.
+	Notes []string
 }
 
 // Overlay is what intermem knows about an entry beyond its text.

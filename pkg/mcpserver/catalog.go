@@ -124,6 +124,7 @@ func (b *Catalog) Get(ctx context.Context, req GetRequest) (*Entry, error) {
 			return err
 		}
 		out = entryOf(r)
+		out.Notes = append(append(out.Notes, v.Notes...), v.Warnings...)
 		return nil
 	})
 	return out, err
@@ -230,7 +231,8 @@ func (b *Catalog) Provenance(ctx context.Context, req ProvenanceRequest) (*Prove
 			Line: r.Line, EndLine: r.EndLine, Created: r.Created, Updated: r.Updated, Confirmed: r.Confirmed,
 			FirstSeen: o.FirstSeen, LastSeen: o.LastSeen, Sessions: o.Sessions, Agent: o.Agent, AgentType: o.AgentType,
 			Replaced: o.Replaced, Fields: pv.Fields, Promotion: promotionOf(o), ArchivedBy: o.ArchivedBy,
-			Cataloged: r.FirstSeen, Gone: r.Gone, Validated: o.Validated, Commit: o.Commit, Notes: pv.Notes}
+			Cataloged: r.FirstSeen, Gone: r.Gone, Validated: o.Validated, Commit: o.Commit,
+			Notes: append(append([]string{}, pv.Notes...), v.Warnings...)}
 		for _, d := range o.Changed(v.Project.Root) {
 			out.ChangedSince = append(out.ChangedSince, d.Path)
 		}

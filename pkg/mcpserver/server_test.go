@@ -594,6 +594,38 @@ func TestGet(t *testing.T) {
 	})
 }
 
+// TestGetNotes: with a source that cannot be read (the memory directory
+// replaced by a file), memory_get says so in its notes, in the words
+// memory_search uses, rather than answering as if nothing were missing;
+// memory_provenance says it too.
+func TestGetNotes(t *testing.T) {
+	f := newFixture(t)
+	if err := os.RemoveAll(f.mem); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.mem, []byte("# Memory\n\n- Not a directory.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.connect(t)
+	type notes struct {
+		ID    string
+		Notes []string
+	}
+	s, text := result[notes](t, cs, "memory_search", map[string]any{"query": "mypy collection indexing"})
+	if len(s.Notes) != 1 || !strings.HasPrefix(s.Notes[0], "auto-memory cannot be read (memory: ") ||
+		!strings.HasSuffix(s.Notes[0], "not a directory), so its entries are left out") {
+		t.Fatalf("memory_search's notes: %s", text)
+	}
+	e, text := result[notes](t, cs, "memory_get", map[string]any{"id": mypyID})
+	if e.ID != mypyID || !slices.Equal(e.Notes, s.Notes) {
+		t.Errorf("memory_get's notes are not memory_search's %q:\n%s", s.Notes, text)
+	}
+	p, text := result[provenance](t, cs, "memory_provenance", map[string]any{"id": mypyID})
+	if !slices.Contains(p.Notes, s.Notes[0]) {
+		t.Errorf("memory_provenance's notes do not say %q:\n%s", s.Notes[0], text)
+	}
+}
+
 type validation struct {
 	ID, Status string
 	Confidence float64

@@ -221,6 +221,21 @@ func budgetSearch(res *SearchResult, budget int) *searchOut {
 	return out
 }
 
+// notesView guards the notes of a result (what the read could not take
+// into account): they are intermem's own sentences, but they quote paths
+// and errors, so a note screening flags drops them all.
+func notesView(notes []string) []string {
+	var g guard
+	var out []string
+	for _, n := range notes {
+		out = append(out, g.text(n))
+	}
+	if g.flagged() {
+		return nil
+	}
+	return out
+}
+
 // oneLine collapses s to one line of single spaces, at most n bytes.
 func oneLine(s string, n int) string { return clip(strings.Join(strings.Fields(s), " "), n) }
 
@@ -250,6 +265,7 @@ type entryOut struct {
 	Promoted   *promotionOut `json:"promoted,omitempty"`
 	Withheld   []string      `json:"withheld,omitempty"`
 	Notice     string        `json:"notice,omitempty"`
+	Notes      []string      `json:"notes,omitempty"`
 }
 
 type sectionOut struct {
@@ -309,10 +325,12 @@ func entryView(e *Entry, budget int) *entryOut {
 	}
 	out.Fields = g.fields(e.Fields)
 	text := g.text(e.Text)
+	notes := notesView(e.Notes)
 	if g.flagged() {
 		w := withheld(e.ID, e.Source, e.Path, e.Line, g.kinds)
-		return &entryOut{ID: w.ID, Source: w.Source, Where: w.Where, Status: out.Status, Withheld: w.Reasons, Notice: withheldNotice(1)}
+		return &entryOut{ID: w.ID, Source: w.Source, Where: w.Where, Status: out.Status, Withheld: w.Reasons, Notice: withheldNotice(1), Notes: notes}
 	}
+	out.Notes = notes
 	out.Text = text
 	if tokens(out) > budget {
 		// The longest prefix of the text that fits: escaping in the JSON
