@@ -35,17 +35,28 @@ type builder struct {
 }
 
 // listing is a per-file source's files as source.Files found them, with
-// its key (see sourceState).
+// its key (see sourceState) and the directories the walk read (nil for a
+// Locator).
 type listing struct {
 	files []source.File
 	probs []source.Problem
 	key   string
+	dirs  source.Dirs
 }
 
-// list lists the files of per-file source s and keys the listing.
-func list(env source.Env, s source.Source) *listing {
-	files, probs := source.Files(env, s)
-	return &listing{files: files, probs: probs, key: listingKey(env, files, probs, time.Now())}
+// list lists the files of per-file source s and keys the listing. The
+// listings of directories unchanged since prev was taken are taken from
+// it (source.FindWalk); a Locator finds its files itself.
+func list(env source.Env, s source.Source, prev source.Dirs) *listing {
+	at := time.Now()
+	l := &listing{}
+	if _, ok := s.(source.Locator); ok {
+		l.files, l.probs = source.Files(env, s)
+	} else {
+		l.files, l.probs, l.dirs = source.FindWalk(env.Root, s, &source.Walk{Prev: prev, Window: RacyWindow})
+	}
+	l.key = listingKey(env, l.files, l.probs, at)
+	return l
 }
 
 // dirPath is the path of the pseudo-file that holds a source's problems
@@ -79,7 +90,7 @@ func (b *builder) run() error {
 		}
 	} else {
 		if b.listed == nil {
-			b.listed = list(b.c.cfg.Env, b.s)
+			b.listed = list(b.c.cfg.Env, b.s, b.c.loadState(b.s.Name()).Dirs)
 		}
 		files, probs, key = b.listed.files, b.listed.probs, b.listed.key
 	}
@@ -149,6 +160,9 @@ func (b *builder) run() error {
 	st := sourceState{Key: key, Files: b.info.Files, Entries: b.info.Entries, Problems: b.info.Problems}
 	if wc != nil {
 		st.Touched = wc.touched
+	}
+	if b.listed != nil {
+		st.Dirs = b.listed.dirs
 	}
 	return b.c.saveState(b.s.Name(), &st)
 }

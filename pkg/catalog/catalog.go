@@ -27,9 +27,9 @@
 // For each enabled source, in name order:
 //
 //   - First, whether the source changed at all, at the cost of a stat per
-//     file (sourceState): the last scan stored a key over the stats that
-//     decided it (a per-file source: its listing, every file's path and
-//     fingerprint, the listing's problems; a Whole source: the stats, as
+//     file and per directory walked (sourceState): the last scan stored a
+//     key over the stats that decided it (a per-file source: its listing,
+//     every file's path and fingerprint, the listing's problems; a Whole source: the stats, as
 //     a link and followed, of every path its scan looked at, found or not,
 //     and of their directories up to its base, all taken before the scan
 //     read anything). The same key now means the same scan: SourceInfo is
@@ -39,9 +39,15 @@
 //     file has a problem of its own, or a Whole source's scan looked at a
 //     path not stat'd before it; Fresh reports nothing for an unchanged
 //     source, as a full scan of unchanged files would not.
-//   - Files are found by source.Files (Find under the project root, or the
+//   - Files are found by source.FindWalk under the project root (or the
 //     source's own Locate); each has a Fingerprint (size, mtime, inode,
-//     ctime). A file whose stored fingerprint is equal, and was not taken
+//     ctime). The walk takes the listing of a directory whose fingerprint
+//     is the one stored with the source's state (sourceState.Dirs) from
+//     there instead of reading it: a name added, removed or renamed
+//     changes its directory's mtime, a subdirectory is stat'd in its own
+//     right, and a file edited in place changes its own fingerprint, which
+//     is still taken. A directory modified within RacyWindow of its stat
+//     is not kept (read again at the next walk). A file whose stored fingerprint is equal, and was not taken
 //     while the file could still change unseen (Racy: modified less than
 //     RacyWindow before it was parsed), costs that stat: its stored ids
 //     and problems stand and nothing is read.

@@ -39,6 +39,9 @@ type sourceState struct {
 	Files    []string         `json:"files"`
 	Entries  int              `json:"entries"`
 	Problems []source.Problem `json:"problems,omitempty"`
+	// Dirs are the directories a per-file source's walk read, for the
+	// next walk to take the unchanged ones' listings from (source.Dirs).
+	Dirs source.Dirs `json:"dirs,omitempty"`
 }
 
 // loadState returns the stored state of source src (zero when none or
@@ -77,7 +80,7 @@ func (c *Catalog) saveState(src string, st *sourceState) error {
 // intermem made) holds a secret. The texts are judged as they are, one a
 // line, not as JSON, whose escapes could split a secret's pattern.
 func namesSecret(st *sourceState) bool {
-	texts := slices.Concat(st.Touched, st.Files)
+	texts := slices.Concat(st.Touched, st.Files, st.Dirs.Names())
 	for _, p := range st.Problems {
 		texts = append(texts, p.Path, p.Message)
 	}
@@ -246,12 +249,35 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		}
 		key = wholeKey(env, dir, st.Touched, statNow(dir, st.Touched), false)
 	} else {
-		b.listed = list(env, s)
+		b.listed = list(env, s, st.Dirs)
 		key = b.listed.key
 	}
 	if key != st.Key {
 		return false
 	}
 	b.info.Files, b.info.Entries, b.info.Problems = st.Files, st.Entries, st.Problems
+	if b.listed != nil && !sameDirs(b.listed.dirs, st.Dirs) {
+		// A directory read again (racy at the last walk, or changed and
+		// back to the same files): keep its listing for the next walk.
+		st.Dirs = b.listed.dirs
+		if err := c.saveState(s.Name(), &st); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDirs reports whether a and b hold the same directories at the same
+// fingerprints: a walk takes an unchanged directory's listing from the
+// previous walk, so equal fingerprints mean equal listings.
+func sameDirs(a, b source.Dirs) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, d := range a {
+		if e, ok := b[k]; !ok || e.FP != d.FP {
+			return false
+		}
+	}
 	return true
 }

@@ -13,7 +13,9 @@
 //     Parse receives bytes; paths that appear in the data (a cited file, the
 //     file an edit observation concerns) are data, never opened here. Find
 //     is the only code that touches the filesystem: it walks below the
-//     project root without following directory links, reads a linked file
+//     project root without following directory links (nor descending into
+//     a directory below which no pattern can match; FindWalk takes the
+//     listings of directories unchanged since a previous walk from it), reads a linked file
 //     only when the link resolves inside the root to a regular file, skips
 //     anything but regular files (a FIFO named x.md would block forever), and
 //     caps the number of files, their depth and their size (MaxFiles,

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Limits on what Find and ReadFile accept. Real solution documents and
@@ -69,7 +67,7 @@ func Find(root string, s Source) ([]File, []Problem) {
 // like "memory/", or "") followed by its path relative to base. A base
 // that does not exist finds nothing and is no problem.
 func FindUnder(base, prefix string, s Source) ([]File, []Problem) {
-	files, probs := findUnder(base, s)
+	files, probs := findUnder(base, s, nil)
 	if prefix != "" {
 		for i := range files {
 			files[i].Path = prefix + files[i].Path
@@ -81,7 +79,10 @@ func FindUnder(base, prefix string, s Source) ([]File, []Problem) {
 	return files, probs
 }
 
-func findUnder(root string, s Source) ([]File, []Problem) {
+func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
+	if w == nil {
+		w = &Walk{next: Dirs{}}
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -92,11 +93,7 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 	seen := map[string]bool{}
 	var files []File
 	var probs []Problem
-	full := false
 	for _, pat := range s.Patterns() {
-		if full {
-			break
-		}
 		base := staticBase(pat)
 		realBase, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(base)))
 		if err != nil {
@@ -109,41 +106,25 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 			probs = append(probs, Problem{Path: base, Message: "is a link that leads out of the project; not read"})
 			continue
 		}
-		walkErr := filepath.WalkDir(realBase, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == realBase {
-					return err
-				}
-				probs = append(probs, Problem{Path: rel(realBase, base, p), Message: fmt.Sprintf("cannot be read: %v", err)})
-				return nil
-			}
-			relPath := rel(realBase, base, p)
-			if d.IsDir() {
-				if p != realBase && strings.Count(relPath, "/")+1 > MaxDepth {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if seen[relPath] {
-				return nil
-			}
-			if ok, _ := doublestar.Match(pat, relPath); !ok {
-				return nil
-			}
-			seen[relPath] = true
-			f, prob := judge(realRoot, p, relPath, d)
+		k := &walker{w: w, realRoot: realRoot, realRootPrefixed: realRoot + string(filepath.Separator),
+			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, probs: &probs}
+		k.visit = func(real, relPath string, link bool) error {
+			f, prob := judge(realRoot, real, relPath, link)
 			if prob != "" {
 				probs = append(probs, Problem{Path: relPath, Message: prob})
 				return nil
 			}
 			if len(files) == MaxFiles {
 				probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("holds more than %d files; the rest are not read", MaxFiles)})
-				full = true
-				return fs.SkipAll
+				return errFull
 			}
 			files = append(files, f)
 			return nil
-		})
+		}
+		walkErr := k.walk()
+		if errors.Is(walkErr, errFull) {
+			break
+		}
 		if walkErr != nil && !errors.Is(walkErr, fs.ErrNotExist) {
 			probs = append(probs, Problem{Path: base, Message: fmt.Sprintf("cannot be read: %v", walkErr), Unread: true})
 		}
@@ -153,10 +134,9 @@ func findUnder(root string, s Source) ([]File, []Problem) {
 }
 
 // judge decides whether the walked entry p is a file a source may read.
-func judge(realRoot, p, relPath string, d fs.DirEntry) (File, string) {
-	mode := d.Type()
+func judge(realRoot, p, relPath string, link bool) (File, string) {
 	real := p
-	if mode&fs.ModeSymlink != 0 {
+	if link {
 		target, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return File{}, "is a link that leads nowhere; not read"
@@ -248,16 +228,6 @@ func staticBase(pat string) string {
 		return path.Clean(dir[:i])
 	}
 	return "."
-}
-
-// rel turns p, a path under realBase, into the slash-separated path
-// relative to the project root that Find reports.
-func rel(realBase, base, p string) string {
-	r, err := filepath.Rel(realBase, p)
-	if err != nil {
-		return base
-	}
-	return path.Clean(path.Join(base, filepath.ToSlash(r)))
 }
 
 // within reports whether p is root or below it; both are real paths.

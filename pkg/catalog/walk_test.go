@@ -1,0 +1,93 @@
+package catalog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// settleDirs sets the times of every directory under root an hour back:
+// a directory modified within the racy window is read at every walk.
+func settleDirs(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A per-file source's walk takes an unchanged directory's listing from the
+// state its last Build stored, without reading the directory: a name
+// planted in the stored listing of .clavain/learnings (whose stat is
+// unchanged) is looked for, and reported missing, by the next Build. A
+// file added in a subdirectory and a file edited in place are both seen.
+func TestUnchangedDirectoryIsNotListed(t *testing.T) {
+	f := newFixture(t)
+	settleDirs(t, f.root)
+	f.update(func(*Catalog) {})
+
+	err := f.st.Update(func(tx *bolt.Tx) error {
+		c := &Catalog{tx: store.Catalog(tx)}
+		st := c.loadState("clavain")
+		l, ok := st.Dirs[".clavain/learnings"]
+		if !ok {
+			t.Fatalf("no listing of .clavain/learnings stored: %v", st.Dirs)
+		}
+		l.Entries = append(l.Entries, source.DirEntry{Name: "planted.md"})
+		st.Dirs[".clavain/learnings"] = l
+		b, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		return c.tx.PutState("clavain", b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.view(func(c *Catalog) {
+		var planted []string
+		for _, p := range c.Fresh() {
+			if p.Path == ".clavain/learnings/planted.md" && strings.Contains(p.Message, "cannot be read") {
+				planted = append(planted, p.Message)
+			}
+		}
+		if len(planted) != 1 {
+			t.Errorf("the planted name was not looked for: the directory was read again (problems %v)", c.Fresh())
+		}
+	})
+
+	f.update(func(*Catalog) {}) // a writer stores the listing as it is
+	f.write("docs/solutions/runtime/deeper/retry.md", "---\ndate: 2026-02-25\n---\n# Retries need jitter\n")
+	auth := filepath.Join(f.root, ".clavain/learnings/auth.md")
+	if err := os.WriteFile(auth, []byte("---\nlastConfirmed: 2026-02-10\n---\nAuth middleware now honours cancellation.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.view(func(c *Catalog) {
+		if got := paths(c.Entries("compound")); !slices.Contains(got, "compound:docs/solutions/runtime/deeper/retry.md") {
+			t.Errorf("a file added in a subdirectory was not seen: %q", got)
+		}
+		var text string
+		for _, e := range c.Entries("clavain") {
+			if e.Path == ".clavain/learnings/auth.md" {
+				text = e.Text
+			}
+		}
+		if !strings.Contains(text, "now honours cancellation") {
+			t.Errorf("a file edited in place was not seen: %q", text)
+		}
+	})
+}

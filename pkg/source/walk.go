@@ -1,0 +1,259 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Dirs is what a walk read of each directory, for the next walk: a
+// directory whose fingerprint is unchanged holds the same names, so its
+// listing is taken from here instead of read again. Keys are real paths
+// relative to the walk's real root, slash-separated ("." for the root).
+// A listing keeps only the names the source's walk looks at: the files
+// its patterns match and the subdirectories it descends into (the store
+// holds no other name of the project).
+//
+// A directory's fingerprint says nothing of what happens inside its files
+// (each candidate file is still stat'd) nor inside its subdirectories
+// (each is a Dirs entry of its own, stat'd in turn). A directory is kept
+// only when it was read whole and its stat was not taken within the racy
+// window of its last modification: a name added in the same clock tick as the
+// stat would leave the fingerprint as it was.
+type Dirs map[string]DirList
+
+// DirList is one directory as a walk read it.
+type DirList struct {
+	// FP is the directory's own fingerprint, taken before it was read.
+	FP Fingerprint `json:"fp"`
+	// Path is the directory's path relative to the project root as the
+	// walk saw it (through a linked pattern base, it differs from its
+	// key): what the names were judged against.
+	Path string `json:"path"`
+	// Entries are the names the walk looks at, in name order.
+	Entries []DirEntry `json:"entries"`
+}
+
+// DirEntry is one name in a directory.
+type DirEntry struct {
+	Name string `json:"n"`
+	Dir  bool   `json:"d,omitempty"`
+	Link bool   `json:"l,omitempty"`
+}
+
+// Names returns every name dirs holds (directory keys and entry names),
+// for a caller that must judge them before storing them.
+func (d Dirs) Names() []string {
+	var out []string
+	for k, l := range d {
+		out = append(out, k)
+		for _, e := range l.Entries {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// Walk is a walk of one source's files under a root, remembering what it
+// read of each directory (see Dirs).
+type Walk struct {
+	// Prev holds the directories of an earlier walk (nil: none).
+	Prev Dirs
+	// Window is how recently before its stat a directory may have been
+	// modified for its listing to be kept.
+	Window time.Duration
+
+	// Reads counts the directories read from the file system, for tests.
+	Reads int
+
+	next Dirs
+}
+
+// FindWalk is Find, taking listings of unchanged directories from w.Prev;
+// it returns the files, the problems and the listings a next walk may use.
+// Files and problems are those Find would return.
+func FindWalk(root string, s Source, w *Walk) ([]File, []Problem, Dirs) {
+	w.next = Dirs{}
+	files, probs := findUnder(root, s, w)
+	return files, probs, w.next
+}
+
+// walker is one pattern's walk below realBase.
+type walker struct {
+	w                *Walk
+	realRoot, pat    string
+	pats             []string // every pattern of the source
+	seen             map[string]bool
+	visit            func(real, relPath string, link bool) error
+	probs            *[]Problem
+	realBase, base   string
+	realRootPrefixed string
+}
+
+// errFull stops a walk that has found MaxFiles files.
+var errFull = errors.New("walk: full")
+
+// walk walks the tree at realBase (a real path within realRoot) as
+// filepath.WalkDir would, in lexical order, calling visit for every
+// non-directory whose path pat matches, except that it never descends
+// into a directory that cannot hold a match of pat or lies deeper than
+// MaxDepth, and takes unchanged directories' listings from w.Prev.
+func (k *walker) walk() error {
+	fi, err := os.Lstat(k.realBase)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		if ok, _ := doublestar.Match(k.pat, k.base); ok {
+			return k.visit(k.realBase, k.base, fi.Mode()&fs.ModeSymlink != 0)
+		}
+		return nil
+	}
+	entries, err := k.list(k.realBase, k.base, fi)
+	if err != nil {
+		return err
+	}
+	return k.dir(k.realBase, k.base, entries)
+}
+
+// dir visits the entries of the directory at real, whose path relative to
+// the project root is relPath.
+func (k *walker) dir(real, relPath string, entries []DirEntry) error {
+	for _, e := range entries {
+		childReal := real + string(filepath.Separator) + e.Name
+		childRel := e.Name
+		if relPath != "." {
+			childRel = relPath + "/" + e.Name
+		}
+		if e.Dir {
+			if strings.Count(childRel, "/")+1 > MaxDepth || !mayHold(k.pat, childRel) {
+				continue
+			}
+			fi, err := os.Lstat(childReal)
+			var sub []DirEntry
+			if err == nil && fi.IsDir() {
+				sub, err = k.list(childReal, childRel, fi)
+			} else if err == nil {
+				err = fmt.Errorf("open %s: %w", childReal, errors.New("not a directory"))
+			}
+			if err != nil {
+				*k.probs = append(*k.probs, Problem{Path: childRel, Message: fmt.Sprintf("cannot be read: %v", err)})
+			}
+			if err := k.dir(childReal, childRel, sub); err != nil {
+				return err
+			}
+			continue
+		}
+		if k.seen[childRel] {
+			continue
+		}
+		if ok, _ := doublestar.Match(k.pat, childRel); !ok {
+			continue
+		}
+		k.seen[childRel] = true
+		if err := k.visit(childReal, childRel, e.Link); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// list returns the names in the directory at real (relPath, as the walk
+// sees it), whose stat is fi: from w.Prev when its fingerprint is the one
+// stored, else read (and kept for the next walk when whole and not racy).
+// On a read error it returns what was read with the error, as os.ReadDir
+// does.
+func (k *walker) list(real, relPath string, fi fs.FileInfo) ([]DirEntry, error) {
+	at := time.Now()
+	fp := FingerprintOf(fi)
+	key := k.key(real)
+	if prev, ok := k.w.Prev[key]; ok && prev.FP == fp && prev.Path == relPath {
+		k.w.next[key] = prev
+		return prev.Entries, nil
+	}
+	k.w.Reads++
+	des, err := os.ReadDir(real)
+	entries := make([]DirEntry, 0, len(des))
+	for _, de := range des {
+		e := DirEntry{Name: de.Name(), Dir: de.IsDir(), Link: de.Type()&fs.ModeSymlink != 0}
+		if k.looks(relPath, e) {
+			entries = append(entries, e)
+		}
+	}
+	if err == nil && !racy(fp, at, k.w.Window) {
+		k.w.next[key] = DirList{FP: fp, Path: relPath, Entries: entries}
+	}
+	return entries, err
+}
+
+// looks reports whether a walk of any of the source's patterns looks at
+// e in the directory relPath: a subdirectory it may descend into, or a
+// name one matches.
+func (k *walker) looks(relPath string, e DirEntry) bool {
+	p := e.Name
+	if relPath != "." {
+		p = relPath + "/" + e.Name
+	}
+	for _, pat := range k.pats {
+		if e.Dir && mayHold(pat, p) {
+			return true
+		}
+		if ok, _ := doublestar.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// key is real's key in Dirs.
+func (k *walker) key(real string) string {
+	if real == k.realRoot {
+		return "."
+	}
+	if strings.HasPrefix(real, k.realRootPrefixed) {
+		return filepath.ToSlash(real[len(k.realRootPrefixed):])
+	}
+	return filepath.ToSlash(real)
+}
+
+// racy reports whether a stat taken at at could miss a change to the
+// names in fp's directory: it was modified within window before (a name
+// added or removed in the same clock tick would leave its modification
+// time as it was).
+func racy(fp Fingerprint, at time.Time, window time.Duration) bool {
+	return at.Sub(fp.Modified()) < window
+}
+
+// mayHold reports whether the directory dir (slash-separated, relative to
+// the project root) may hold a path that pat matches: each of its names
+// matches the pattern's name at the same depth, up to a "**", and the
+// pattern names a file below it. A pattern with braces, escapes or
+// classes (which could span a "/") is taken to hold anything.
+func mayHold(pat, dir string) bool {
+	if strings.ContainsAny(pat, "{[\\") {
+		return true
+	}
+	ps := strings.Split(pat, "/")
+	for i, name := range strings.Split(dir, "/") {
+		if ps[i] == "**" {
+			return true
+		}
+		if i >= len(ps)-1 {
+			return false
+		}
+		ok, err := doublestar.Match(ps[i], name)
+		if err != nil {
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
