@@ -128,6 +128,7 @@ func (c *CatalogTx) get(bucket []byte, key string) []byte {
 	if b == nil {
 		return nil
 	}
+	touched(c.tx)
 	return b.Get([]byte(key))
 }
 
@@ -145,6 +146,7 @@ func (c *CatalogTx) put(bucket []byte, key string, v []byte) error {
 	if err != nil {
 		return err
 	}
+	touched(c.tx)
 	return b.Put([]byte(key), v)
 }
 
@@ -190,6 +192,7 @@ func (c *CatalogTx) each(bucket []byte, prefix string, fn func(key string, v []b
 			if v == nil {
 				continue
 			}
+			touched(c.tx)
 			ks := string(k)
 			if err := flush(ks, false); err != nil {
 				return err

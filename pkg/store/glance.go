@@ -27,12 +27,13 @@ func (g Glance) LastSeen() time.Time {
 // Glancer reads Glances and validated confidences (BucketFacts) of many
 // entries inside one read transaction.
 type Glancer struct {
+	tx             *bolt.Tx
 	entries, facts *bolt.Bucket
 }
 
 // NewGlancer returns the reader of tx's entry and fact records.
 func NewGlancer(tx *bolt.Tx) *Glancer {
-	g := &Glancer{entries: tx.Bucket(BucketEntries), facts: tx.Bucket(BucketFacts)}
+	g := &Glancer{tx: tx, entries: tx.Bucket(BucketEntries), facts: tx.Bucket(BucketFacts)}
 	if g.facts != nil {
 		if k, _ := g.facts.Cursor().First(); k == nil {
 			g.facts = nil // most stores never validated: skip the lookups
@@ -59,6 +60,7 @@ func (g *Glancer) Glance(id string) (Glance, bool) {
 	if g.entries == nil {
 		return Glance{}, false
 	}
+	touched(g.tx)
 	raw := g.entries.Get([]byte(id))
 	if raw == nil {
 		return Glance{}, false
@@ -76,6 +78,7 @@ func (g *Glancer) Each(fn func(id string, gl Glance)) {
 	c := g.entries.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if v != nil {
+			touched(g.tx)
 			fn(string(k), glanceOf(v))
 		}
 	}
@@ -87,6 +90,7 @@ func (g *Glancer) Confidence(id string) (float64, bool) {
 	if g.facts == nil {
 		return 0, false
 	}
+	touched(g.tx)
 	raw := g.facts.Get([]byte(id))
 	if raw == nil {
 		return 0, false

@@ -418,6 +418,7 @@ func Get(tx *bolt.Tx, bucket []byte, key string, v any) (ok bool, err error) {
 	if b == nil {
 		return false, nil
 	}
+	touched(tx)
 	raw := b.Get([]byte(key))
 	if raw == nil {
 		return false, nil
@@ -438,6 +439,7 @@ func Put(tx *bolt.Tx, bucket []byte, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s/%s: %w", bucket, key, err)
 	}
+	touched(tx)
 	return b.Put([]byte(key), raw)
 }
 
@@ -463,6 +465,7 @@ func Each[T any](tx *bolt.Tx, bucket []byte, fn func(key string, v *T) error) er
 		if raw == nil { // nested bucket
 			return nil
 		}
+		touched(tx)
 		v := new(T)
 		if err := json.Unmarshal(raw, v); err != nil {
 			return nil
@@ -483,6 +486,7 @@ func EachRaw(tx *bolt.Tx, bucket []byte, fn func(key string, raw []byte) error) 
 		if raw == nil { // nested bucket
 			return nil
 		}
+		touched(tx)
 		return fn(string(k), raw)
 	})
 }

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Mapped pages
+//
+// bbolt reads the store through one shared, read-only mapping of the
+// whole file. A page a transaction reads stays mapped into the process
+// until the store is closed, and at each fault the kernel also maps the
+// neighbouring pages the page cache holds (fault-around: 16 pages, 64 KiB,
+// by default), whatever bbolt's MADV_RANDOM says. Those pages are the
+// kernel's page cache, not memory of the process's own, but they count in
+// its resident set, which is what a hook's memory bound is measured by: a
+// Stop turn recording 4,096 files' entries at random places of a 340 MB
+// store had 130 MB of the file resident, a session start reading every
+// entry of a 20,000-entry store 10 MB, and the resident set only grows
+// with the store.
+//
+// So every checkEvery record accesses through this package (Get, Put,
+// Each, EachRaw, the catalog's and the Glancer's reads; see touched), the
+// process's resident file pages are read (/proc/self/statm, one pread),
+// and once they have grown by shedAbove since the last shed, the pages of
+// the transaction's store mapped into this process are given back: madvise
+// MADV_DONTNEED on the mapping, which drops the page-table entries while
+// the page cache keeps the pages, so a later read maps them again from it,
+// without I/O. A small store never grows the resident set that much and is
+// never shed (its pages stay mapped, read once); a large one read at
+// random costs about a page fault per record read, as it would cold.
+//
+// What a transaction holds stays valid: bbolt never writes the file
+// through the mapping and never rewrites a page an open transaction can
+// see, so what is read again is what was read before. The mapping cannot
+// move meanwhile: bbolt remaps only in a write transaction's commit, which
+// waits for every read transaction, and shedding runs inside a
+// transaction, on its goroutine. A mapping that cannot be told apart (the
+// file mapped twice in this process) is left alone. Elsewhere than on
+// Linux, nothing is shed.
+
+// checkEvery is how many record accesses pass between two looks at the
+// resident set: a record read maps at most a few 64 KiB windows, so the
+// store's mapped pages exceed shedAbove by at most a few megabytes.
+const checkEvery = 32
+
+// shedAbove is how far the resident file pages may grow past what they
+// were after the last shed (or at the first access) before the store's
+// are shed.
+const shedAbove = 6 << 20
+
+var (
+	// accesses counts record accesses (touched) since the process started.
+	accesses atomic.Uint64
+	// base is the resident file pages, in bytes, after the last shed.
+	base atomic.Int64
+	// sheds counts the sheds done (tests).
+	sheds atomic.Uint64
+)
+
+// touched counts one record access in tx and sheds the store's mapped
+// pages once the resident set has grown by shedAbove.
+func touched(tx *bolt.Tx) {
+	n := accesses.Add(1)
+	if n != 1 && n%checkEvery != 0 {
+		return
+	}
+	now, ok := residentFile()
+	if !ok {
+		return
+	}
+	if n == 1 {
+		base.Store(now)
+		return
+	}
+	if now-base.Load() < shedAbove {
+		return
+	}
+	Shed(tx)
+	if after, ok := residentFile(); ok {
+		base.Store(after)
+	}
+}
+
+// Accesses returns how many record accesses this package made since the
+// process started (Get, Put, Each, EachRaw, the catalog's and the
+// Glancer's reads): what a test measures of what an operation reads.
+func Accesses() uint64 { return accesses.Load() }
+
+// Shed gives back the pages of tx's store file mapped into this process
+// (see Mapped pages). It must be called inside tx, on its goroutine.
+func Shed(tx *bolt.Tx) {
+	if tx == nil || tx.DB() == nil {
+		return
+	}
+	if shed(tx.DB().Path()) {
+		sheds.Add(1)
+	}
+}
