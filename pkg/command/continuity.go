@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -332,7 +331,7 @@ func registerRoot(env *cli.Env, root string, now time.Time, logf func(string, ..
 // project without a store runs nothing (an empty history). A store that
 // holds no continuity record (lost, or damaged and made anew) while
 // .intermem/continuity.jsonl holds some is read as rebuilt from the file
-// (continuity.Rebuild) in a scratch store outside the project, with a
+// (continuity.ReadRebuilt) in a scratch store outside the project, with a
 // note: a listing writes nothing in the project, and the next continuity
 // write stores them for good. A damaged store is read the same way, with
 // a note saying so.
@@ -362,30 +361,16 @@ func readContinuity(env *cli.Env, p *project.Project, fn func(tx *bolt.Tx) error
 		}
 		return s.View(fn)
 	}
-	dir, err := os.MkdirTemp("", "intermem-rebuild-")
+	res, err := continuity.ReadRebuilt(data, fn)
 	if err != nil {
-		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	ts, err := store.Open(filepath.Join(dir, "intermem.db"), store.Options{})
-	if err != nil {
-		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
-	}
-	defer ts.Close()
-	var res continuity.Rebuilt
-	if err := ts.Update(func(tx *bolt.Tx) error {
-		var err error
-		res, err = continuity.Rebuild(tx, data)
 		return err
-	}); err != nil {
-		return fmt.Errorf("rebuild from .intermem/continuity.jsonl: %w", err)
 	}
 	why := "the store holds no continuity records"
 	if damaged != nil {
 		why = "the store cannot be read (" + damaged.Error() + ")"
 	}
 	fmt.Fprintf(env.Stderr, "intermem: note: %s: read from .intermem/continuity.jsonl instead (%s)\n", why, rebuiltWords(res))
-	return ts.View(fn)
+	return nil
 }
 
 // rebuiltWords says what a rebuild brought back.

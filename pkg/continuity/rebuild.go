@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -145,6 +146,39 @@ func Rebuild(tx *bolt.Tx, data []byte) (Rebuilt, error) {
 		}
 	}
 	return res, nil
+}
+
+// ReadRebuilt rebuilds data (an export, ReadExport) in a scratch store
+// outside every project, made for this one read and removed after it, and
+// calls fn in a read transaction of it: how a listing over a store without
+// continuity records, or a session start (which opens the project's store
+// read-only), sees what Rebuild would bring back, writing nothing in the
+// project. The scratch store is never synced: nothing needs it to outlive
+// the read. An error of the rebuild itself names the file; fn's is
+// returned as it is.
+func ReadRebuilt(data []byte, fn func(tx *bolt.Tx) error) (Rebuilt, error) {
+	var res Rebuilt
+	fail := func(err error) (Rebuilt, error) {
+		return res, fmt.Errorf("rebuild from %s: %w", source.Path, err)
+	}
+	dir, err := os.MkdirTemp("", "intermem-rebuild-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(dir)
+	ts, err := store.Open(filepath.Join(dir, "intermem.db"), store.Options{NoSync: true})
+	if err != nil {
+		return fail(err)
+	}
+	defer ts.Close()
+	if err := ts.Update(func(tx *bolt.Tx) error {
+		var err error
+		res, err = Rebuild(tx, data)
+		return err
+	}); err != nil {
+		return fail(err)
+	}
+	return res, ts.View(fn)
 }
 
 // rebuildOne stores one record; ok is false for one left out.

@@ -11,6 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/continuity"
+	"github.com/intermem/intermem/pkg/project"
+	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -33,6 +35,10 @@ type Boot struct {
 	// Sessions says which sessions' starts get this same Boot (see
 	// SessionRule).
 	Sessions SessionRule
+	// stored is set when the store holds long-term continuity records
+	// (continuity.Empty is false): otherwise they are read from the
+	// export (exportBoot).
+	stored bool
 }
 
 // SessionRule is how the resume note depends on the session starting: the
@@ -62,7 +68,7 @@ func bootBytes(budget int) int {
 // readBoot reads the continuity records for the start of session on
 // branch.
 func readBoot(tx *bolt.Tx, branch, session string) (*Boot, error) {
-	b := &Boot{}
+	b := &Boot{stored: !continuity.Empty(tx)}
 	hd, err := store.GetHead(tx)
 	if err != nil {
 		return nil, err
@@ -95,6 +101,41 @@ func readBoot(tx *bolt.Tx, branch, session string) (*Boot, error) {
 		}
 	}
 	return b, nil
+}
+
+// exportBoot is the Boot of a start whose store holds no long-term
+// continuity record (lost, or made anew by a Stop hook; or no store at
+// all) while .intermem/continuity.jsonl holds them: read from the file as
+// the rebuild reads it (continuity.ReadRebuilt: no link, bounded, ids
+// recomputed, text redacted, a flagged line left out), in a scratch store
+// outside the project. A session start opens the project's store
+// read-only and writes nothing in it; the first continuity write or Stop
+// checkpoint rebuilds the store. The store's own latest checkpoint (a
+// hook's, recorded since the loss) is kept when it is newer than the
+// file's. A file that cannot be read or rebuilt leaves b as it is: the
+// start goes on without it.
+func exportBoot(deps *Deps, root, branch, session string, b *Boot) *Boot {
+	stateDir := filepath.Join(root, project.StateDirName)
+	// The rendering depends on the file: the render cache must see it
+	// change.
+	deps.Lstat(filepath.Join(stateDir, sourcecont.FileName))
+	data, err := continuity.ReadExport(stateDir)
+	if err != nil {
+		return b
+	}
+	var rb *Boot
+	if _, err := continuity.ReadRebuilt(data, func(tx *bolt.Tx) error {
+		var err error
+		rb, err = readBoot(tx, branch, session)
+		return err
+	}); err != nil {
+		return b
+	}
+	rb.Identity, rb.stored = b.Identity, false
+	if c := b.Checkpoint; c != nil && (rb.Checkpoint == nil || c.Time.After(rb.Checkpoint.Time)) {
+		rb.Checkpoint, rb.Sessions = c, b.Sessions
+	}
+	return rb
 }
 
 // identityBytes is how much of README.md is read for its first paragraph.

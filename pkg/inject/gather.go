@@ -148,6 +148,9 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 	if err := g.readStore(open); err != nil {
 		return nil, err
 	}
+	if b := g.in.Boot; b != nil && !b.stored {
+		g.in.Boot = exportBoot(e.Deps, e.Root, g.in.Branch, e.Session, b)
+	}
 	g.ready()
 	g.candidates()
 	// Other sources' entries, after the memories: the bound on stats goes

@@ -99,7 +99,8 @@ type Options struct {
 	// Now stamps creation and move-aside names. Zero means time.Now.
 	Now time.Time
 	// NoSync skips fsync on commit. Only benchmarks and tests that measure
-	// something else should set it.
+	// something else, and a scratch store removed after one read
+	// (continuity.ReadRebuilt), should set it.
 	NoSync bool
 	// Yield is for hooks: while a command waits for the store (wait.go),
 	// Open returns ErrLocked at once instead of competing with it. A
