@@ -68,6 +68,10 @@ type SearchRequest struct {
 	Now time.Time
 	// Scope keeps only memories of this scope; "" keeps every one.
 	Scope string
+	// AllProjects adds every project of the per-user registry, as
+	// `intermem search --all-projects` does: a hit from another project
+	// names it, and a project that cannot be read is skipped with a note.
+	AllProjects bool
 }
 
 // SearchResult is a ranked list of hits, best first.

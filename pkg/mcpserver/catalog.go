@@ -82,7 +82,7 @@ func (b *Catalog) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 	}
 	res := &SearchResult{}
 	q := retrieve.ScopedQuery{Query: retrieve.Query{Text: req.Query, Since: req.Since, Until: req.Until, Limit: req.Limit, Now: req.Now},
-		Session: b.env.Get("CLAUDE_CODE_SESSION_ID")}
+		Session: b.env.Get("CLAUDE_CODE_SESSION_ID"), AllProjects: req.AllProjects}
 	if req.Source != "" {
 		q.Sources = []string{req.Source}
 	}

@@ -7,7 +7,7 @@
 //
 // # Tools
 //
-//	memory_search(query, source?, limit?, since?, until?)  ranked hits within a token budget
+//	memory_search(query, source?, limit?, since?, until?, scope?, all_projects?)  ranked hits within a token budget
 //	memory_get(id)                                         one whole entry with its overlay
 //	memory_validate(id)                                    its citations checked now, with fixes
 //	memory_provenance(id)                                  where it came from, what intermem did with it

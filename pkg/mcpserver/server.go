@@ -65,7 +65,7 @@ const (
 // to use it, nothing more.
 const (
 	searchName = "memory_search"
-	searchDesc = "Search the project's (and the user's) memory for what is known about a problem, error, file or decision. Ranked: id, source, where, title, text, confidence, status (stale: cites changed)."
+	searchDesc = "Search the project's (and the user's) memory for what is known about a problem, error, file or decision. Ranked hits; status stale: their cites changed."
 
 	getName = "memory_get"
 	getDesc = "The whole memory entry with this id, with its confidence, status and promotion."
@@ -94,6 +94,7 @@ type searchIn struct {
 	Since  string `json:"since,omitempty" jsonschema:"dated on or after YYYY-MM-DD"`
 	Until  string `json:"until,omitempty" jsonschema:"dated on or before YYYY-MM-DD"`
 	Scope  string `json:"scope,omitempty" jsonschema:"project, phase, session or user"`
+	All    bool   `json:"all_projects,omitempty"`
 }
 
 type idIn struct {
@@ -328,7 +329,8 @@ func (h *handlers) search(ctx context.Context, in searchIn) (*searchOut, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.b.Search(ctx, SearchRequest{Query: q, Source: src, Limit: limit, Since: since, Until: until, Now: now, Scope: scope})
+	res, err := h.b.Search(ctx, SearchRequest{Query: q, Source: src, Limit: limit, Since: since, Until: until, Now: now, Scope: scope,
+		AllProjects: in.All})
 	if err != nil {
 		return nil, err
 	}
