@@ -377,3 +377,11 @@ func (d *Dir) PointersTo(name string) []Entry {
 	}
 	return out
 }
+
+// ParseMeasured is Parse, measuring MEMORY.md's load (LoadInfo) as Scan
+// does: what a caller storing a file's parse (EncodeFile) must use.
+func ParseMeasured(name string, content []byte) *File { return parseMemory(name, content) }
+
+// Loaded is the load of MEMORY.md as measured when it was read (by Scan,
+// ParseMeasured or the stored form); zero for any other file.
+func (f *File) Loaded() LoadInfo { return f.load }

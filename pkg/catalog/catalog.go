@@ -3,7 +3,12 @@
 // compound solutions, clavain learnings, interfluence observations),
 // redacted and screened once, kept in intermem's store with what intermem
 // knows about each (the overlay), and searchable. Plan, validate, sweep,
-// search, status, context and the hooks all read entries here.
+// search, status, context and the hooks all read entries here — the
+// session start (and `intermem context`) its memory files as the parses
+// stored here (automemory.Encode) resolved over its own listing, and the
+// other sources' entries as stored; the documents Claude Code loads it
+// still reads itself (package inject's context.index), not through the
+// instructions and promoted sources.
 //
 // # API
 //
@@ -58,7 +63,12 @@
 //   - A Whole source (auto-memory) is handed a cache of what it kept of each
 //     file (store.CatalogTx blobs) and returns all its entries; a file's
 //     entries are stored again only when their hash (CatalogFile.Sum)
-//     changed.
+//     changed. Auto-memory's blob is the file's parse alone with its
+//     screening flags (automemory.Encode), which the Stop hook's sweep
+//     also stores for every file it reads (store.CatalogTx.PutParse: the
+//     fingerprint and blob, the file's ids and sum left as they were), so
+//     Build decodes what a turn already read, and the session start
+//     (package inject) takes its memory files from the same blobs.
 //   - Every entry a source did not redact itself (source.Entry.Redacted) is
 //     redacted here (pkg/redact, every text field; Secret set when anything
 //     was), and every entry is screened (pkg/screen): the flags are kept

@@ -12,68 +12,29 @@ import (
 	"sync"
 
 	"github.com/intermem/intermem/pkg/atomicfile"
-	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
-	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
 
 // IndexName is the file under .intermem/ holding what the hook derived
-// from each memory file and document at its last run (see Index).
+// from each document Claude Code may load at its last run, and its memos
+// of redaction and screening (see Index). What is derived from memory
+// files is not here: the catalog keeps each file's parse in the store.
 const IndexName = "context.index"
 
 // indexMagic versions the derivation: change it whenever what is derived
-// from a file changes, and every cached record is recomputed.
-const indexMagic = "intermem context index v8\n"
+// from a file changes, and every cached record is recomputed. An index of
+// an older version (v8 and before also held memory files) is ignored and
+// replaced at the next save.
+const indexMagic = "intermem context index v9\n"
 
-// Bounds on what is kept of an entry's text: enough for every clip and
-// for relevance, not the whole of a long memory.
-const (
-	keepText = 600
-	keepDesc = 400
-	keepMark = 300
-)
-
-// memFile is what is derived from one memory file: a pure function of its
-// name and bytes.
-type memFile struct {
-	Name      string // on disk, the cache key
-	Safe      string // Name with any secret redacted: what is shown
-	Size, Mod int64  // identity of the bytes it was derived from
-	Load      automem.LoadInfo
-	Entries   []memEntry
-	used      bool // by this run
-}
-
-type memEntry struct {
-	ID, Kind     string
-	Line         int
-	Key, DescKey uint64 // match.Key of the text and (memory) description
-	Link, Type   string
-	Name, Desc   string // memory name and redacted description
-	Text         string // redacted, at most keepText bytes
-	Cites        []string
-	// Flags are what screening found in the entry's block (or its file's
-	// name); only entries the context may show are screened.
-	Flags   []Flag
-	hasDesc bool
-	// hook: a pointer whose text says more than its file's name, so that
-	// it is the memory itself when the file does not exist.
-	hook bool
-	// BKey and Withhold are the entry's plan.Subject: the key of the
-	// entry as it would be promoted, and why its own text keeps it out
-	// of every plan.
-	BKey     uint64
-	Withhold string
-	// Secret is automem.Entry.Secret (of this file alone: a memory file
-	// pointed to by an index line holding a secret is found in Gather).
-	Secret bool
-}
+// keepMark bounds what is kept of a document's title, section or marked
+// text: enough for every clip.
+const keepMark = 300
 
 // docData is what is derived from one markdown document Claude Code may
 // load: a pure function of its bytes.
@@ -96,13 +57,13 @@ type mark struct {
 	ID, Section, Text string
 }
 
-// Index caches derived records by file identity (name or real path, size
-// and modification time, as snapshot.Fingerprint identifies memory files),
-// so a hook whose inputs barely changed re-derives only what did: parsing,
-// normalizing and citation extraction cost more than everything else the
-// hook does. A record whose file changed size or time is derived again; a
-// record no file used is dropped on save. The cache holds redacted text
-// only, owner-readable, under the state directory.
+// Index caches what is derived from the documents Claude Code may load by
+// their identity (real path, size and modification time), so a hook whose
+// inputs barely changed re-derives only what did. A record whose file
+// changed size or time is derived again; a record no file used is dropped
+// on save. The cache holds redacted text only, owner-readable, under the
+// state directory. (Memory files are not here: their parse is the
+// catalog's, in the store — see memory.go.)
 //
 // It also remembers which strings redact.String leaves unchanged (see
 // Index.Redact), so that a session start whose lines were all printed
@@ -111,7 +72,6 @@ type mark struct {
 // that wrote it (path, size, modification time): a new build, with
 // possibly different parsing or redaction rules, starts from nothing.
 type Index struct {
-	mem   map[string]*memFile
 	docs  map[string]*docData
 	fixed map[memoKey]bool // strings redact.String returns unchanged
 	fused map[memoKey]bool // … of which used in this run
@@ -137,7 +97,7 @@ func keyOf(s string) memoKey {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{mem: map[string]*memFile{}, docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{},
+	return &Index{docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{},
 		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}}
 }
 
@@ -182,26 +142,6 @@ func exeID() string {
 	return exeVal
 }
 
-// memFile returns the derived record of a memory file, computing it (and
-// reading the file through read) when the cached one is for other bytes.
-func (ix *Index) memFile(name string, size, mod int64, read func() ([]byte, error)) (*memFile, error) {
-	if ix == nil {
-		ix = NewIndex()
-	}
-	if f, ok := ix.mem[name]; ok && f.Size == size && f.Mod == mod {
-		f.used = true
-		return f, nil
-	}
-	b, err := read()
-	if err != nil {
-		return nil, err
-	}
-	f := deriveMem(name, b, size, mod)
-	f.used = true
-	ix.mem[name], ix.dirty = f, true
-	return f, nil
-}
-
 // doc returns the derived record of a document.
 func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) (*docData, error) {
 	if ix == nil {
@@ -221,54 +161,6 @@ func (ix *Index) doc(real string, size, mod int64, read func() ([]byte, error)) 
 	return d, nil
 }
 
-func deriveMem(name string, content []byte, size, mod int64) *memFile {
-	f := automem.Parse(name, content)
-	mf := &memFile{Name: name, Safe: f.SafeName, Size: size, Mod: mod}
-	index := name == automem.IndexName
-	if index {
-		mf.Load = automem.Load(content)
-	}
-	mf.Entries = make([]memEntry, 0, len(f.Entries))
-	var nameFlags []Flag
-	if !index {
-		nameFlags = screenName(name)
-	}
-	for _, en := range f.Entries {
-		subj := plan.SubjectOf(en)
-		me := memEntry{
-			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
-			Name: en.Name, Key: match.Key(en.Text), BKey: subj.Key, Withhold: subj.Withhold, Secret: en.Secret,
-			hook: en.Kind == automem.Pointer && automem.HasHook(en.Text, en.Link),
-		}
-		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
-			me.DescKey, me.hasDesc = match.Key(en.Description), true
-			me.Desc = keepMemory(en.Description, keepDesc)
-		}
-		// Of MEMORY.md's loaded part only identities are needed: Claude
-		// Code already shows its text.
-		if !index || en.StartLine > mf.Load.LoadedLines {
-			me.Text = keepMemory(en.Text, keepText)
-		}
-		// What the context may show is screened: MEMORY.md past its load
-		// cap, and the facts and one-memory files of topic files.
-		if index && en.StartLine > mf.Load.LoadedLines || !index && en.Kind != automem.Pointer {
-			if en.Start >= 0 && en.Start <= en.End && en.End <= len(content) {
-				me.Flags = screenBlock(string(content[en.Start:en.End]), en.StartLine, nameFlags)
-			}
-		}
-		// Citations: for ranking (topic files) and for readiness (all).
-		if en.Kind != automem.Pointer {
-			text := en.Text
-			if en.Kind == automem.Memory {
-				text = en.Description + "\n" + en.Text
-			}
-			me.Cites = citePaths(text)
-		}
-		mf.Entries = append(mf.Entries, me)
-	}
-	return mf
-}
-
 // keep redacts text and keeps at most n bytes of it, at a character
 // boundary. Redaction reads more than is kept, so a secret straddling the
 // cut is still recognised.
@@ -279,10 +171,6 @@ func keep(text string, n int) string {
 	return clipBytes(redact.String(text), n)
 }
 
-// keepMemory keeps at most n bytes of a memory entry's text, at a character
-// boundary: automem.Parse has redacted the whole of it already.
-func keepMemory(text string, n int) string { return clipBytes(text, n) }
-
 func clipBytes(text string, n int) string {
 	if len(text) <= n {
 		return text
@@ -292,36 +180,6 @@ func clipBytes(text string, n int) string {
 		cut--
 	}
 	return text[:cut]
-}
-
-// citePaths lists the project paths text cites that can be stat'ed: files,
-// directories, paths and the files of symbols, relative, inside the
-// project, at most maxCitesPerItem.
-func citePaths(text string) []string {
-	var out []string
-	for _, c := range cite.Extract(text) {
-		if len(out) >= maxCitesPerItem {
-			break
-		}
-		switch c.Kind {
-		case cite.File, cite.Dir, cite.Path, cite.Symbol:
-		default:
-			continue
-		}
-		p := c.Path
-		if c.Outside || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "..") ||
-			strings.ContainsAny(p, "\t\n\r") {
-			continue
-		}
-		dup := false
-		for _, q := range out {
-			dup = dup || q == p
-		}
-		if !dup {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func deriveDoc(real string, content []byte, size, mod int64) *docData {
@@ -385,9 +243,6 @@ func (ix *Index) Save(path string) error {
 		return nil
 	}
 	stale := false
-	for _, f := range ix.mem {
-		stale = stale || !f.used
-	}
 	for _, d := range ix.docs {
 		stale = stale || !d.used
 	}
@@ -415,47 +270,16 @@ func (ix *Index) Save(path string) error {
 // The file is one record a line, fields separated by tabs, with "\\",
 // "\t", "\n" and "\r" escaped:
 //
-//	F name size mod lines chars loadedLines loadedChars truncated entries
-//	E id kind line key link type name desc desckey hasdesc text hook bkey withhold secret
-//	C path…            (citations of the entry before)
 //	D path size mod haspaths title topicindex
 //	K key,key,…        (statement keys of the document before)
 //	M id section text  (a marker of the document before)
 //	I import           (an @import of the document before)
 //	T path             (a detail document its managed index lists)
-//	W kind line detail (a screening flag of the entry before)
 //	R hash length      (a fixed point of redact.String)
 //	S hash length      (a string screen.Check flags nothing in)
 //
 // after a first line "X <executable identity>".
 func (ix *Index) encode(w *bytes.Buffer) {
-	names := make([]string, 0, len(ix.mem))
-	for n, f := range ix.mem {
-		// A file whose name holds a secret is derived again at every run
-		// rather than have its name written here.
-		if f.used && f.Safe == f.Name {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		f := ix.mem[n]
-		l := f.Load
-		fields(w, "F", esc(f.Name), i64(f.Size), i64(f.Mod), itoa(l.Lines), itoa(l.Chars), itoa(l.LoadedLines), itoa(l.LoadedChars), bit(l.Truncated), itoa(len(f.Entries)))
-		for _, e := range f.Entries {
-			fields(w, "E", e.ID, e.Kind, itoa(e.Line), hex(e.Key), esc(e.Link), esc(e.Type), esc(e.Name), esc(e.Desc), hex(e.DescKey), bit(e.hasDesc), esc(e.Text), bit(e.hook), hex(e.BKey), esc(e.Withhold), bit(e.Secret))
-			if len(e.Cites) > 0 {
-				cs := make([]string, len(e.Cites))
-				for i, c := range e.Cites {
-					cs[i] = esc(c)
-				}
-				fields(w, "C", cs...)
-			}
-			for _, fl := range e.Flags {
-				fields(w, "W", esc(fl.Kind), itoa(fl.Line), esc(fl.Detail))
-			}
-		}
-	}
 	paths := make([]string, 0, len(ix.docs))
 	for p, d := range ix.docs {
 		if d.used {
@@ -513,7 +337,6 @@ func (ix *Index) decode(src string) error {
 	// Every field is a substring of the file's one string, so decoding
 	// allocates little beyond the records themselves.
 	var fs [16]string
-	var f *memFile
 	var d *docData
 	for len(src) > 0 {
 		line := src
@@ -536,38 +359,12 @@ func (ix *Index) decode(src string) error {
 		}
 		bad := func() error { return fmt.Errorf("context index: bad %q record", tag) }
 		switch tag {
-		case "F":
-			if n != 9 {
-				return bad()
-			}
-			name := unesc(fs[0])
-			f = &memFile{Name: name, Safe: name, Size: atoi64(fs[1]), Mod: atoi64(fs[2]), Entries: make([]memEntry, 0, max(0, min(atoi(fs[8]), 1<<16)))}
-			f.Load = automem.LoadInfo{Lines: atoi(fs[3]), Chars: atoi(fs[4]), LoadedLines: atoi(fs[5]), LoadedChars: atoi(fs[6]), Truncated: fs[7] == "1"}
-			ix.mem[f.Name], d = f, nil
-		case "E":
-			if f == nil || n != 15 {
-				return bad()
-			}
-			f.Entries = append(f.Entries, memEntry{
-				ID: fs[0], Kind: fs[1], Line: atoi(fs[2]), Key: unhex(fs[3]), Link: unesc(fs[4]), Type: unesc(fs[5]),
-				Name: unesc(fs[6]), Desc: unesc(fs[7]), DescKey: unhex(fs[8]), hasDesc: fs[9] == "1", Text: unesc(fs[10]),
-				hook: fs[11] == "1", BKey: unhex(fs[12]), Withhold: unesc(fs[13]), Secret: fs[14] == "1",
-			})
-		case "C":
-			if f == nil || len(f.Entries) == 0 || n >= len(fs) {
-				return bad()
-			}
-			e := &f.Entries[len(f.Entries)-1]
-			e.Cites = make([]string, n)
-			for i, c := range fs[:n] {
-				e.Cites[i] = unesc(c)
-			}
 		case "D":
 			if n != 6 {
 				return bad()
 			}
 			d = &docData{Path: unesc(fs[0]), Size: atoi64(fs[1]), Mod: atoi64(fs[2]), HasPaths: fs[3] == "1", Title: unesc(fs[4]), TopicIdx: fs[5] == "1"}
-			ix.docs[d.Path], f = d, nil
+			ix.docs[d.Path] = d
 		case "K":
 			if d == nil || n != 1 {
 				return bad()
@@ -598,12 +395,6 @@ func (ix *Index) decode(src string) error {
 				return bad()
 			}
 			d.Imports = append(d.Imports, unesc(fs[0]))
-		case "W":
-			if f == nil || len(f.Entries) == 0 || n != 3 {
-				return bad()
-			}
-			e := &f.Entries[len(f.Entries)-1]
-			e.Flags = append(e.Flags, Flag{Kind: unesc(fs[0]), Line: atoi(fs[1]), Detail: unesc(fs[2])})
 		case "R":
 			if n != 2 {
 				return bad()

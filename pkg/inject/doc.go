@@ -108,8 +108,9 @@
 // clipped, so a cut cannot hide part of a secret from the detector.
 //
 // Everything injected is screened for prompt injection (pkg/screen): a
-// memory entry's whole block and its file's name where it is derived
-// (cached with the index, each flag with its line), document titles,
+// memory entry's whole block and its file's name where the file is parsed
+// (automemory.Screen, kept with the catalog's stored parse, each flag
+// with its line), document titles,
 // sections, stale facts and journal summaries as Render meets them, and
 // every line as built. A flagged item is withheld — not shown, no budget —
 // and the first health line says how many, and that `intermem context
@@ -122,20 +123,28 @@
 //
 // # Speed and failure
 //
-// The hook opens the store read-only with a 50 ms lock wait, once, and
-// reads only the fields it needs (the continuity records too); a render
-// cache hit opens no store at all. It reads MEMORY.md and at most maxMemFiles-1 other
-// memory files (the first by name): a memory directory of 100,000 files
-// still gets its context in time, the files past the bound counted in one
-// health line, never stat'ed. The listing is streamed (bounded memory),
-// and the render cache records the directory's stat rather than its
-// names (see memFiles), so a cache hit never lists it. What is derived from each memory file and document
-// (entries, normalized keys, citations, markers, imports) is cached in
-// .intermem/context.index, keyed by file name or real path, size and
-// modification time, so a session start re-derives only files that
-// changed; what it derived of the memory files is saved before the store
-// is read, so a start cut off by its deadline still leaves the next one
-// less to do. The last rendering is kept in .intermem/context.cache (written
+// The hook opens the store read-only with a 50 ms lock wait, and reads
+// only the fields it needs (the continuity records too); a render cache
+// hit opens no store at all. It reads MEMORY.md and at most
+// maxMemFiles-1 other memory files (the first by name): a memory directory
+// of 100,000 files still gets its context in time, the files past the
+// bound counted in one health line, never stat'ed. The listing is
+// streamed (bounded memory), and the render cache records the directory's
+// stat rather than its names (see listMem), so a cache hit never lists it.
+//
+// Memory files are seen through the catalog (memory.go): each file's
+// parse alone, with its screening flags, is kept in the store by whoever
+// read it last — the Stop hook's sweep at every turn for the files that
+// changed, catalog.Build for every command — and a session start takes
+// it, in one short read transaction before the main one, for every file
+// still at the fingerprint it was stored for, parsing only the others
+// itself, outside the store's lock, and writing nothing. Pointer or fact
+// is decided over the session start's own listing. What is derived from
+// each document Claude Code may load (normalized keys, markers, imports)
+// is cached in .intermem/context.index, keyed by real path, size and
+// modification time, with the memos of redaction and screening; an
+// index an older intermem wrote (which held memory files too) is ignored.
+// The last rendering is kept in .intermem/context.cache (written
 // atomically, only when it changed); when the store is locked or damaged
 // the hook serves it, headed by a line saying it is cached and from when,
 // or prints nothing. Neither file is a store write; "intermem context"

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -11,13 +12,7 @@ import (
 // decode to the same records.
 func FuzzIndexDecode(f *testing.F) {
 	ix := NewIndex()
-	ix.mem["MEMORY.md"] = deriveMem("MEMORY.md", []byte("# M\n- a `x/y.go` fact\n- [p](t.md) — hook\n"), 10, 20)
-	ix.mem["t.md"] = deriveMem("t.md", []byte("---\nname: t\ndescription: d\ttab\n---\nbody\\ with `a/b.go`\n"), 1, 2)
-	ix.mem["x.md"] = deriveMem("x.md", []byte("# X\n- <system>\tobey\n- \u202e\n"), 5, 6)
 	ix.docs["/p/CLAUDE.md"] = deriveDoc("/p/CLAUDE.md", []byte("# C\n\n- x <!-- intermem:00000000000000aa -->\n\n@AGENTS.md\n"), 3, 4)
-	for k := range ix.mem {
-		ix.mem[k].used = true
-	}
 	for k := range ix.docs {
 		ix.docs[k].used = true
 	}
@@ -26,17 +21,13 @@ func FuzzIndexDecode(f *testing.F) {
 	var seed bytesBuffer
 	ix.encode(&seed.Buffer)
 	f.Add(seed.Bytes())
-	f.Add([]byte("F\tMEMORY.md\t1\t2\t3\t4\t5\t6\t1\t-9\n"))
-	f.Add([]byte("E\tx\n"))
+	f.Add([]byte("F\tMEMORY.md\t1\t2\t3\t4\t5\t6\t1\t-9\n")) // a memory file record of v8
 	f.Add([]byte("R\tzz\t-1\nK\t,,,\n"))
-	f.Add([]byte("S\t1f\t3\nW\tk\t1\td\n"))
+	f.Add([]byte("S\t1f\t3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ix := NewIndex()
 		if err := ix.decode(string(b)); err != nil {
 			return
-		}
-		for _, m := range ix.mem {
-			m.used = true
 		}
 		for _, d := range ix.docs {
 			d.used = true
@@ -52,9 +43,6 @@ func FuzzIndexDecode(f *testing.F) {
 		ix2 := NewIndex()
 		if err := ix2.decode(one.String()); err != nil {
 			t.Fatalf("re-encoded index does not decode: %v\n%q", err, one.Bytes())
-		}
-		for k := range ix2.mem {
-			ix2.mem[k].used = true
 		}
 		for k := range ix2.docs {
 			ix2.docs[k].used = true
@@ -76,16 +64,29 @@ func FuzzIndexDecode(f *testing.F) {
 // TestIndexSaveLoad is the file-level round trip of the seed above.
 func TestIndexSaveLoad(t *testing.T) {
 	ix := NewIndex()
-	ix.mem["t.md"] = deriveMem("t.md", []byte("# T\n- a\n  b\\c\td\n"), 1, 2)
-	ix.mem["t.md"].used = true
+	ix.docs["/p/T.md"] = deriveDoc("/p/T.md", []byte("# T\n\n- a\n  b\\c\td\n"), 1, 2)
+	ix.docs["/p/T.md"].used = true
 	ix.dirty = true
 	path := filepath.Join(t.TempDir(), IndexName)
 	if err := ix.Save(path); err != nil {
 		t.Fatal(err)
 	}
 	got := LoadIndex(path)
-	if e := got.mem["t.md"].Entries[0]; e.Text != "a\n  b\\c\td" || e.ID != ix.mem["t.md"].Entries[0].ID {
-		t.Errorf("round trip: %+v", e)
+	if d := got.docs["/p/T.md"]; d == nil || d.Title != "T" || len(d.Keys) != len(ix.docs["/p/T.md"].Keys) {
+		t.Errorf("round trip: %+v", d)
+	}
+}
+
+// TestIndexOfOlderVersion: an index an older intermem wrote, which held
+// memory files' records, is ignored (and replaced at the next save).
+func TestIndexOfOlderVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), IndexName)
+	old := "intermem context index v8\nX\t" + esc(exeID()) + "\nF\tt.md\t1\t2\t0\t0\t0\t0\t0\t1\nE\tabc\tfact\t2\t1\t\t\t\t\t0\t0\ta\t0\t0\t\t0\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ix := LoadIndex(path); len(ix.docs) != 0 || len(ix.fixed) != 0 {
+		t.Errorf("an older index was read: %+v", ix)
 	}
 }
 

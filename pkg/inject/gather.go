@@ -1,13 +1,7 @@
 package inject
 
 import (
-	"container/heap"
-	"errors"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -94,13 +88,7 @@ func Gather(e Env, s *store.Store, ix *Index) (*Inputs, error) {
 // since other sessions' Stop hooks wait on it to write. An error from open
 // is returned as is.
 func GatherOpen(e Env, open func() (*store.Store, error), ix *Index) (*Inputs, error) {
-	return gather(e, func() (*store.Store, func(), error) {
-		s, err := open()
-		if err != nil || s == nil {
-			return nil, func() {}, err
-		}
-		return s, func() { s.Close() }, nil
-	}, ix)
+	return gather(e, closing(open), ix)
 }
 
 // gatherer holds one Gather's state between its steps. Each step reads
@@ -137,7 +125,7 @@ type gatherer struct {
 
 func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Inputs, error) {
 	g := newGatherer(e, ix)
-	if err := g.memory(); err != nil {
+	if err := g.memory(open); err != nil {
 		return nil, err
 	}
 	g.documents()
@@ -191,13 +179,14 @@ func newGatherer(e Env, ix *Index) *gatherer {
 	return g
 }
 
-// memory reads the memory files (those the hook listed before taking the
-// store's lock, when it did) and finds the pointers that are facts.
-func (g *gatherer) memory() error {
+// memory reads the memory files (those the hook read before Gather, when
+// it did; else through the catalog's stored parses in the store open
+// returns) and finds the pointers that are facts.
+func (g *gatherer) memory(open func() (*store.Store, func(), error)) error {
 	ms := g.e.mem
 	if ms == nil {
 		var err error
-		if ms, err = memFiles(g.e.Deps, g.e.MemoryDir, g.ix); err != nil {
+		if ms, err = memFiles(g.e.Deps, g.e.MemoryDir, open); err != nil {
 			return err
 		}
 	}
@@ -559,234 +548,6 @@ func citedScore(recorded float64, cites []string, st *statCache) plan.Evidence {
 		}
 	}
 	return plan.Recorded(-1)
-}
-
-// memSet is the memory files a session start reads, and what it knows of
-// those past maxMemFiles, which it does not read: how many there are and
-// their names (to tell a pointer to one from a pointer to no file).
-type memSet struct {
-	files  []*memFile
-	beyond int
-	names  nameSet // every listed memory file, read or not
-}
-
-// listChunk is how many directory entries one read of the memory
-// directory returns: a listing of 100,000 files is streamed, never held.
-const listChunk = 512
-
-// racyDir is how recently before a listing the memory directory may have
-// changed for its modification time to stand for its names in the render
-// cache: a directory's time advances in ticks, so two changes within one
-// tick can leave it as it was.
-const racyDir = 2 * time.Second
-
-// memFiles lists the memory files the way automem.Scan does (top-level
-// *.md regular files or symlinks to them, no dot files, at most
-// automem.MaxFileBytes) and returns the derived records of MEMORY.md and
-// the first others by name, up to maxMemFiles; the rest are counted and
-// their names hashed, unread. The listing is streamed in chunks, keeping
-// only the first names (a bounded heap), so its memory does not grow with
-// the directory. What the render cache records of it is the directory's
-// stat, taken before the listing (a directory's modification time moves
-// whenever a name is added, removed or renamed in it), and the stat of
-// each file read — not the listing itself, which at 100,000 files costs
-// more than the rest of a session start — unless the directory changed
-// within racyDir of now: then its names are recorded too (Deps.Names).
-func memFiles(deps *Deps, dir string, ix *Index) (*memSet, error) {
-	di, err := deps.Stat(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return &memSet{}, nil
-		}
-		return nil, err
-	}
-	if time.Since(di.ModTime()) < racyDir {
-		// Within a tick of a change, the time may not show the next one:
-		// the names themselves are recorded.
-		deps.Names(dir)
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return &memSet{}, nil
-		}
-		return nil, err
-	}
-	defer f.Close()
-	out := &memSet{}
-	var index fs.DirEntry
-	first := &firstNames{max: maxMemFiles - 1}
-	for {
-		des, err := f.ReadDir(listChunk)
-		for _, de := range des {
-			name := de.Name()
-			if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
-				continue
-			}
-			if t := de.Type(); !t.IsRegular() && t&fs.ModeSymlink == 0 {
-				continue
-			}
-			out.names = append(out.names, nameKey(name))
-			if name == automem.IndexName {
-				index = de
-			} else if !first.add(de) {
-				out.beyond++
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	out.names.sort()
-	kept := first.sorted()
-	if index != nil {
-		kept = append([]fs.DirEntry{index}, kept...)
-	}
-	for _, de := range kept {
-		if mf := readMemFile(deps, dir, de, ix); mf != nil {
-			out.files = append(out.files, mf)
-		}
-	}
-	return out, nil
-}
-
-// readMemFile is the derived record of one listed memory file, or nil when
-// it is not a regular file of acceptable size (a symlink is followed).
-func readMemFile(deps *Deps, dir string, de fs.DirEntry, ix *Index) *memFile {
-	name := de.Name()
-	path := filepath.Join(dir, name)
-	var fi fs.FileInfo
-	var err error
-	if de.Type().IsRegular() {
-		fi, err = deps.Info(path, de)
-	} else {
-		fi, err = deps.Stat(path)
-	}
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > automem.MaxFileBytes {
-		return nil
-	}
-	mf, err := ix.memFile(name, fi.Size(), fi.ModTime().UnixNano(), func() ([]byte, error) {
-		return readLimited(path, automem.MaxFileBytes)
-	})
-	if err != nil {
-		return nil
-	}
-	if mf.Safe != mf.Name && deps != nil {
-		deps.secret = true
-	}
-	return mf
-}
-
-// firstNames keeps the max first directory entries by name: a max-heap on
-// name, whose top is evicted when a smaller name comes.
-type firstNames struct {
-	max int
-	h   []fs.DirEntry
-}
-
-func (f *firstNames) Len() int           { return len(f.h) }
-func (f *firstNames) Less(i, j int) bool { return f.h[i].Name() > f.h[j].Name() }
-func (f *firstNames) Swap(i, j int)      { f.h[i], f.h[j] = f.h[j], f.h[i] }
-func (f *firstNames) Push(x any)         { f.h = append(f.h, x.(fs.DirEntry)) }
-func (f *firstNames) Pop() any {
-	x := f.h[len(f.h)-1]
-	f.h = f.h[:len(f.h)-1]
-	return x
-}
-
-// add keeps de when it is among the first names so far; false means one
-// entry (de or an evicted one) is past the bound.
-func (f *firstNames) add(de fs.DirEntry) bool {
-	if len(f.h) < f.max {
-		heap.Push(f, de)
-		return true
-	}
-	if f.max == 0 || de.Name() >= f.h[0].Name() {
-		return false
-	}
-	f.h[0] = de
-	heap.Fix(f, 0)
-	return false
-}
-
-// sorted returns the kept entries by name.
-func (f *firstNames) sorted() []fs.DirEntry {
-	out := slices.Clone(f.h)
-	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return out
-}
-
-// nameSet holds names as the 64-bit FNV-1a hashes of their lower case,
-// sorted: 8 bytes a name, whatever its length.
-type nameSet []uint64
-
-func nameKey(name string) uint64 { return keyOf(strings.ToLower(name)).h }
-
-func (s nameSet) sort() { slices.Sort(s) }
-
-func (s nameSet) has(name string) bool {
-	_, ok := slices.BinarySearch(s, nameKey(name))
-	return ok
-}
-
-// orphanPointers returns the ids of the pointers whose file is not in the
-// memory directory but whose text says something: the hook is the only copy
-// of that memory, so it counts as a fact (automem.Dir.resolve is the same
-// rule for every other command). A pointer into a sub-folder is taken to
-// name a file: the hook reads only the top level. Files past
-// maxMemFiles (listed in names, unread) exist all the same; a pointer
-// whose name only collides in hash with a listed file (one in 2^64) is
-// taken as a pointer.
-func orphanPointers(mem []*memFile, names nameSet) map[string]bool {
-	have := make(map[string]bool, len(mem))
-	for _, f := range mem {
-		have[strings.ToLower(f.Safe)] = true // links are redacted like names
-		for _, en := range f.Entries {
-			if en.Kind == string(automem.Memory) && en.Name != "" {
-				have[strings.ToLower(en.Name)+".md"] = true
-			}
-		}
-	}
-	var out map[string]bool
-	for _, f := range mem {
-		for _, en := range f.Entries {
-			if en.Kind != string(automem.Pointer) || !en.hook || strings.Contains(en.Link, "/") || have[strings.ToLower(en.Link)] || names.has(en.Link) {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]bool)
-			}
-			out[en.ID] = true
-		}
-	}
-	return out
-}
-
-// readLimited reads a regular file of at most limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, errors.New("not a regular file of acceptable size")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, errors.New("file grew past the limit")
-	}
-	return b, nil
 }
 
 // memoryLine is what a one-memory file shows: its description, or its

@@ -109,20 +109,20 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return hookio.SessionStartOutput(text)
 	}
 	ix := LoadIndex(p.Path(IndexName))
-	// Derive (parse, redact, screen) what changed in memory before taking
-	// the store's lock, not under it: a Stop hook waiting to write would
-	// otherwise wait for that work, and spool. Gather uses these records.
-	if mem, err := memFiles(deps, env.MemoryDir, ix); err == nil {
-		env.mem = mem
-		// What was derived is kept at once: a session start cut off by
-		// its deadline (a first one over thousands of files on a busy
-		// machine) leaves the next one less to derive, rather than each
-		// starting over and none finishing.
-		if ix.dirty && exists(p.StateDir) {
-			if err := ix.Save(p.Path(IndexName)); err != nil {
-				h.Logf("%v", err)
-			}
+	// The memory files are taken before the store is read for the rest:
+	// their stored parses (the catalog's, which the Stop hook keeps) in
+	// one short read transaction, then whatever changed since parsed here,
+	// with the store's lock released, so that a Stop hook waiting to
+	// write does not wait on that work. Gather uses these records.
+	openStore := func() (*store.Store, error) {
+		s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait, Yield: true})
+		if errors.Is(err, store.ErrNotExist) {
+			return nil, nil
 		}
+		return s, err
+	}
+	if mem, err := memFiles(deps, env.MemoryDir, closing(openStore)); err == nil {
+		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
 	deps.Stat(p.Path(config.Name))   // its sources switches (EnvFor)
@@ -134,10 +134,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// holds the store's lock only for its one read transaction.
 	var openErr error
 	in, err := GatherOpen(env, func() (*store.Store, error) {
-		s, err := store.Open(p.Path("intermem.db"), store.Options{ReadOnly: true, Timeout: storeWait, Yield: true})
-		if errors.Is(err, store.ErrNotExist) {
-			return nil, nil
-		}
+		s, err := openStore()
 		openErr = err
 		return s, err
 	}, ix)
@@ -209,6 +206,17 @@ func serveCached(h *hookio.Hook, env Env, ix *Index, cache string, why error) ([
 		return nil, nil
 	}
 	return hookio.SessionStartOutput(note + text)
+}
+
+// closing adapts a store opener to one whose store is released after use.
+func closing(open func() (*store.Store, error)) func() (*store.Store, func(), error) {
+	return func() (*store.Store, func(), error) {
+		s, err := open()
+		if err != nil || s == nil {
+			return nil, func() {}, err
+		}
+		return s, func() { s.Close() }, nil
+	}
 }
 
 func exists(path string) bool {

@@ -221,11 +221,10 @@ func TestRenderCacheIsExact(t *testing.T) {
 	}
 }
 
-// A session start cut off by its deadline keeps what it derived of the
-// memory files, so the next one has less to do: without it, a first start
-// over thousands of files on a busy machine never finishes and never
-// leaves anything behind.
-func TestDerivedKeptWhenCutOff(t *testing.T) {
+// A session start cut off by its deadline answers nothing and caches no
+// rendering. (What it parsed of the memory files it does not keep: the
+// Stop hook's sweep stores every file's parse in the catalog.)
+func TestCutOffCachesNothing(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
@@ -247,9 +246,5 @@ func TestDerivedKeptWhenCutOff(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(pr.Root, ".intermem", RenderCacheName)); err == nil {
 		t.Fatalf("a session start past its deadline wrote the render cache")
-	}
-	ix := LoadIndex(filepath.Join(pr.Root, ".intermem", IndexName))
-	if len(ix.mem) == 0 {
-		t.Fatalf("nothing derived was kept")
 	}
 }

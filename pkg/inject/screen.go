@@ -2,11 +2,11 @@ package inject
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/source/automemory"
 )
 
 // Screening
@@ -19,26 +19,23 @@ import (
 // and takes no budget, and one health line says how many were withheld and
 // that `intermem context --withheld` lists them (file, line, reason).
 //
-// Memory entries are screened where they are derived, on the entry's whole
-// block as written (up to maxScreenBytes; for a one-memory file its
-// frontmatter and body) and on the file's name, so each flag knows its line;
-// the flags are kept in the derived index, and a session start whose memory
-// files did not change screens no memory again. Other texts (document
+// Memory entries are screened where their file is parsed
+// (automemory.Screen: the Stop hook's sweep, catalog.Build, or the session
+// start for a file with no stored parse), on the entry's whole block as
+// written (for a one-memory file its frontmatter and body) and on the
+// file's name, so each flag knows its line; the flags are kept with the
+// catalog's stored parse, and a session start whose memory files were
+// read before screens no memory again. Other texts (document
 // titles and sections, stale facts, journal summaries) and every line as
 // built are screened in Render through Inputs.Screen, which the hook
 // memoizes in the index (strings found clean). Every injected line is then
 // escaped (cli.Escape): no control, bidi or invisible character reaches the
 // model as itself, flagged or not.
 
-// maxScreenBytes bounds the bytes of one entry screened at derivation.
-const maxScreenBytes = 64 << 10
-
 // Flag is one reason an item was withheld: a screen.Flag with its line.
-type Flag struct {
-	Kind   string `json:"kind"`
-	Detail string `json:"detail"`         // redacted
-	Line   int    `json:"line,omitempty"` // 1-based line of the flagged text in File, when known
-}
+// A memory entry's flags are found where its file is parsed
+// (automemory.Screen) and kept with the catalog's stored parse.
+type Flag = automemory.Flag
 
 // Withheld is an item the context leaves out because screening flagged it.
 type Withheld struct {
@@ -48,31 +45,6 @@ type Withheld struct {
 	Line  int    `json:"line,omitempty"` // the item's first line, when known
 	What  string `json:"what"`           // "fact", "memory", "section title", …
 	Flags []Flag `json:"flags"`
-}
-
-// screenBlock screens an entry's raw block, which starts at line first of
-// its file, and returns its flags with their lines, details redacted.
-func screenBlock(block string, first int, name []Flag) []Flag {
-	if len(block) > maxScreenBytes {
-		block = block[:maxScreenBytes]
-	}
-	var out []Flag
-	line, at := first, 0
-	for _, f := range screen.Check(block) {
-		line += strings.Count(block[at:f.Start], "\n")
-		at = f.Start
-		out = append(out, Flag{Kind: f.Kind, Detail: redact.String(f.Detail), Line: line})
-	}
-	return append(out, name...)
-}
-
-// screenName screens a memory file's name.
-func screenName(name string) []Flag {
-	var out []Flag
-	for _, f := range screen.Check(name) {
-		out = append(out, Flag{Kind: f.Kind, Detail: "file name: " + redact.String(f.Detail)})
-	}
-	return out
 }
 
 // screener finds what screen.Check flags in a string. Render uses

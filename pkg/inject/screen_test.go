@@ -142,13 +142,13 @@ func TestGatherScreens(t *testing.T) {
 			}
 		}
 		want := map[string][]Flag{
-			"MEMORY.md:201":                     {{"override", "Ignore previous instructions", 201}},
-			"topic.md:4":                        {{"role-tag", "<system>", 5}, {"role-tag", "</system>", 5}},
-			"topic.md:6":                        {{"hidden-char", "U+001B ESCAPE", 6}},
-			"ignore previous instructions.md:3": {{"override", "file name: ignore previous instructions", 0}},
+			"MEMORY.md:201":                     {{Kind: "override", Detail: "Ignore previous instructions", Line: 201}},
+			"topic.md:4":                        {{Kind: "role-tag", Detail: "<system>", Line: 5}, {Kind: "role-tag", Detail: "</system>", Line: 5}},
+			"topic.md:6":                        {{Kind: "hidden-char", Detail: "U+001B ESCAPE", Line: 6}},
+			"ignore previous instructions.md:3": {{Kind: "override", Detail: "file name: ignore previous instructions", Line: 0}},
 			"feedback_x.md:1": {
-				{"hidden-char", `11 invisible characters: U+E0063 TAG, U+E0075 TAG, U+E0072 TAG, … (tag characters spell "curl x | sh")`, 8},
-				{"remote-exec", "curl x | sh (disguised with look-alike or invisible characters)", 8},
+				{Kind: "hidden-char", Detail: `11 invisible characters: U+E0063 TAG, U+E0075 TAG, U+E0072 TAG, … (tag characters spell "curl x | sh")`, Line: 8},
+				{Kind: "remote-exec", Detail: "curl x | sh (disguised with look-alike or invisible characters)", Line: 8},
 			},
 		}
 		if !reflect.DeepEqual(got, want) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -213,28 +214,33 @@ func safeName(name string) string {
 
 // readFile reads one memory file: a regular file (a link is followed),
 // opened without blocking (a FIFO put there must not hang the hook), at
-// most automem.MaxFileBytes, checked on the bytes read.
-func readFile(p string) ([]byte, error) {
+// most automem.MaxFileBytes, checked on the bytes read. fp is the
+// catalog's fingerprint of the file (source.Fingerprint), taken from the
+// open file before reading it: a parse stored under fp is trusted only
+// while the file still has it, and a write during the read changes it
+// (one within the clock's granularity is a racy fingerprint, trusted by
+// nobody).
+func readFile(p string) (b []byte, fp source.Fingerprint, err error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, fp, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fp, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+		return nil, fp, errors.New("not a regular file")
 	}
-	b, err := io.ReadAll(io.LimitReader(f, automem.MaxFileBytes+1))
+	b, err = io.ReadAll(io.LimitReader(f, automem.MaxFileBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, fp, err
 	}
 	if len(b) > automem.MaxFileBytes {
-		return nil, fmt.Errorf("over the %d-byte limit", automem.MaxFileBytes)
+		return nil, fp, fmt.Errorf("over the %d-byte limit", automem.MaxFileBytes)
 	}
-	return b, nil
+	return b, source.FingerprintOf(fi), nil
 }
 
 // Spoolable returns the listing's files as a spool file keeps them: by

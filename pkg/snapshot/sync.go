@@ -14,6 +14,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -35,6 +37,10 @@ import (
 //   - A changed file is read and parsed (automem.Parse, which redacts),
 //     and its entries are recorded as Record records an observation: once
 //     per session, a new entry linked to the similar one its file lost.
+//     Its parse, with its screening flags (automemory.Encode), is stored in
+//     the catalog at the fingerprint the open file had before it was read
+//     (store.CatalogTx.PutParse), for the session start and the next
+//     catalog.Build to decode rather than read the file again.
 //   - A fingerprint taken within RacyWindow of the file's modification
 //     time is not trusted (the file could change again within the clock's
 //     granularity, keeping it): the next pass reads the file again.
@@ -524,7 +530,7 @@ func (r *recorder) markAll(ids []string) (bool, error) {
 // the file's pointers name.
 func (r *recorder) read(dir string, f File, key string, st *store.FileState, had bool) ([]string, error) {
 	racy := false
-	content, err := readFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
+	content, fp, err := readFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
 	if err != nil {
 		// Gone or changed into something else since the listing: the next
 		// pass sees it as it is then.
@@ -539,7 +545,10 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 		racy = true
 		r.racy = true
 	}
-	mf := automem.Parse(f.Name, content)
+	mf := automem.ParseMeasured(f.Name, content)
+	if err := r.keepParse(mf, fp, racy || time.Since(fp.Modified()) < RacyWindow); err != nil {
+		return nil, err
+	}
 	cur := make([]Seen, 0, len(mf.Entries))
 	var sub []string
 	for _, e := range mf.Entries {
@@ -603,6 +612,18 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 		}
 	}
 	return sub, nil
+}
+
+// keepParse stores the file's parse in the catalog (automemory.Encode,
+// store.CatalogTx.PutParse) at the fingerprint it was read at, so that a
+// session start and the next catalog.Build decode it rather than read the
+// file. A parse that cannot be stored (a link holding a secret) is not.
+func (r *recorder) keepParse(mf *automem.File, fp source.Fingerprint, racy bool) error {
+	b, ok := automemory.Encode(mf)
+	if !ok {
+		return nil
+	}
+	return store.Catalog(r.tx).PutParse(automemory.Name, automemory.Prefix+mf.SafeName, fp, racy, b, r.at)
 }
 
 // flush writes the records in key order.

@@ -360,3 +360,43 @@ func (c *CatalogTx) State(src string) []byte { return c.get(BucketCatMeta, metaS
 func (c *CatalogTx) PutState(src string, b []byte) error {
 	return c.put(BucketCatMeta, metaState+src, b)
 }
+
+// PutParse stores what a Whole source keeps of one file (its blob: for
+// auto-memory the file's parse alone, automemory.Encode) at fp, the
+// fingerprint the file had when it was read, for a writer that parsed the
+// file without bringing the catalog's entries up to date — the Stop hook's
+// sweep. The file's stored ids, sum and problems stand: they still say
+// which entries the catalog holds. The next catalog.Build finds the blob
+// at the file's fingerprint, decodes it rather than reading the file, and
+// stores the entries when their sum differs; a session start reads the
+// blob (Parse) instead of parsing the file. racy marks a fingerprint that
+// cannot be trusted (the file modified within the clock's granularity of
+// the read): the blob is then used by nobody, and the file read again.
+func (c *CatalogTx) PutParse(src, path string, fp source.Fingerprint, racy bool, blob []byte, now time.Time) error {
+	key := FileKey(src, path)
+	f, ok := c.File(key)
+	if !ok {
+		f = CatalogFile{Source: src, Path: path, IDs: []string{}, Parsed: now}
+	}
+	if f.FP == fp && !f.Racy && !racy && bytes.Equal(c.get(BucketCatBlobs, key), blob) {
+		return nil
+	}
+	f.FP, f.Racy = fp, racy
+	if err := c.PutFile(&f); err != nil {
+		return err
+	}
+	return c.PutBlob(key, blob)
+}
+
+// Parse returns the blob kept of the file path of source src when it was
+// stored for the file at fingerprint fp and that fingerprint is trusted
+// (not racy); the bytes are valid only during the transaction.
+func (c *CatalogTx) Parse(src, path string, fp source.Fingerprint) ([]byte, bool) {
+	key := FileKey(src, path)
+	f, ok := c.File(key)
+	if !ok || f.FP != fp || f.Racy {
+		return nil, false
+	}
+	b := c.get(BucketCatBlobs, key)
+	return b, b != nil
+}

@@ -10,7 +10,7 @@
 //     file it names exists, and a pointer into a sub-folder brings that file
 //     in. ScanAll runs automem.ScanCached with the catalog's cache: a file
 //     whose fingerprint is unchanged is decoded from what was stored
-//     (automem.EncodeFile), only changed files are read and parsed, and the
+//     (Encode), only changed files are read and parsed, and the
 //     directory-wide resolution runs over all of them.
 //
 // Entries keep automem's ids (the hash of the normalized text), which are
@@ -22,17 +22,24 @@
 // description followed by the body. Citations are those cite.Extract finds
 // in the text, as validation reads them.
 //
+// What the store keeps of each memory file is its parse alone, unresolved,
+// with every entry's screening flags (Encode, record.go): the one form,
+// written by catalog.Build through this source's cache and by the Stop
+// hook's sweep (package snapshot) for every file it reads, and read by
+// catalog.Build (a file at its stored fingerprint is decoded, not read)
+// and by the session start (package inject), which resolves pointers
+// against the directory as it lists it.
+//
 // Who keeps the stored entries current: commands, through catalog.Build.
-// The Stop hook does not (it keeps its own per-file fingerprints,
-// store.FileState, for the sessions' sightings): its sweep meets a chunk
-// of files a turn and parses each alone, while this source's entries are
-// a function of the whole directory — whether an index line is a pointer
+// The Stop hook keeps the files' parses current, not the entries: its
+// sweep meets a chunk of files a turn, while this source's entries are a
+// function of the whole directory — whether an index line is a pointer
 // (left out) or a fact depends on every file's name, stem and frontmatter
 // name, so adding, removing or renaming one file, or editing its
-// frontmatter, changes MEMORY.md's entries with MEMORY.md unchanged.
-// Keeping them from the sweep needs that directory-wide name index stored
-// and maintained by it, and the files that hold pointers re-resolved when
-// it changes.
+// frontmatter, changes MEMORY.md's entries with MEMORY.md unchanged. The
+// readers that need entries now resolve them when they read: Build over
+// its scan (decoding the parses the sweep stored), the session start
+// over its listing (a lookup per index line).
 package automemory
 
 import (
@@ -204,7 +211,7 @@ func (fc fileCache) Load(name string, fi fs.FileInfo) (*automem.File, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := automem.DecodeFile(name, b)
+	f, _, err := Decode(name, b)
 	if err != nil {
 		return nil, false
 	}
@@ -212,7 +219,7 @@ func (fc fileCache) Load(name string, fi fs.FileInfo) (*automem.File, bool) {
 }
 
 func (fc fileCache) Save(name string, fi fs.FileInfo, f *automem.File) {
-	if b, ok := automem.EncodeFile(f); ok {
+	if b, ok := Encode(f); ok {
 		fc.c.Keep(Prefix+f.SafeName, source.FingerprintOf(fi), b)
 	}
 }

@@ -1,0 +1,134 @@
+package automemory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/screen"
+)
+
+// The stored parse of one memory file
+//
+// What the catalog keeps of each memory file (its blob, store.CatalogTx)
+// is the file's parse alone, unresolved — automem.EncodeFile of
+// automem.ParseMeasured, before any directory-wide resolution — with what
+// screening found in each entry's block as written. Encode is the one
+// function that makes it, for catalog.Build (through the source's cache)
+// and for the Stop hook's sweep (package snapshot), which stores it for
+// every file it reads; Decode reads it back, for the catalog and for the
+// session start (package inject), which resolves pointers against the
+// directory it lists.
+
+// maxScreenBytes bounds the bytes of one entry's block that are screened.
+const maxScreenBytes = 64 << 10
+
+// Flag is one screening finding (screen.Check) in a memory file: a session
+// start withholds the entry it belongs to.
+type Flag struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`         // redacted
+	Line   int    `json:"line,omitempty"` // 1-based line in the file, when known
+}
+
+// record is the stored form: the file's automem.EncodeFile and, per entry
+// in file order, its flags.
+type record struct {
+	File  json.RawMessage `json:"file"`
+	Flags [][]Flag        `json:"flags,omitempty"`
+}
+
+// ErrOldRecord is returned by Decode for a blob an older intermem stored
+// (a bare automem.EncodeFile, without screening): the file is parsed again.
+var ErrOldRecord = errors.New("automemory: stored parse of an older version")
+
+// Encode returns the stored form of f, which ParseMeasured (or Scan)
+// returned with its Content: the parse and every entry's flags. It returns
+// false when f cannot be stored (automem.EncodeFile: a link holding a
+// secret), and the file is then parsed at every read instead.
+func Encode(f *automem.File) ([]byte, bool) {
+	b, ok := automem.EncodeFile(f)
+	if !ok {
+		return nil, false
+	}
+	out, err := json.Marshal(record{File: b, Flags: Screen(f)})
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// Decode returns the file and flags that Encode stored for the file called
+// name. The file has no Content.
+func Decode(name string, b []byte) (*automem.File, [][]Flag, error) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, nil, fmt.Errorf("automemory: stored parse: %w", err)
+	}
+	if len(r.File) == 0 {
+		return nil, nil, ErrOldRecord
+	}
+	f, err := automem.DecodeFile(name, r.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Flags != nil && len(r.Flags) != len(f.Entries) {
+		return nil, nil, fmt.Errorf("automemory: stored parse of %s: %d flag lists for %d entries", f.SafeName, len(r.Flags), len(f.Entries))
+	}
+	return f, r.Flags, nil
+}
+
+// Screen screens every entry of f that a session may be shown — all but
+// the part of MEMORY.md Claude Code loads itself — on its block as
+// written (up to maxScreenBytes; a one-memory file's frontmatter and body)
+// and, outside MEMORY.md, on the file's name, so that each flag knows its
+// line. It returns one list per entry (nil when nothing was flagged
+// anywhere); f must have its Content.
+func Screen(f *automem.File) [][]Flag {
+	index := f.Name == automem.IndexName
+	var name []Flag
+	if !index {
+		for _, fl := range screen.Check(f.Name) {
+			name = append(name, Flag{Kind: fl.Kind, Detail: "file name: " + redact.String(fl.Detail)})
+		}
+	}
+	loaded := f.Loaded().LoadedLines
+	var out [][]Flag
+	for i, en := range f.Entries {
+		if index && en.StartLine <= loaded {
+			continue
+		}
+		var fl []Flag
+		if en.Start >= 0 && en.Start <= en.End && en.End <= len(f.Content) {
+			fl = screenBlock(string(f.Content[en.Start:en.End]), en.StartLine)
+		}
+		fl = append(fl, name...)
+		if len(fl) == 0 {
+			continue
+		}
+		if out == nil {
+			out = make([][]Flag, len(f.Entries))
+		}
+		out[i] = fl
+	}
+	return out
+}
+
+// screenBlock screens an entry's block, which starts at line first of its
+// file, and returns its flags with their lines, details redacted.
+func screenBlock(block string, first int) []Flag {
+	if len(block) > maxScreenBytes {
+		block = block[:maxScreenBytes]
+	}
+	var out []Flag
+	line, at := first, 0
+	for _, f := range screen.Check(block) {
+		line += strings.Count(block[at:f.Start], "\n")
+		at = f.Start
+		out = append(out, Flag{Kind: f.Kind, Detail: redact.String(f.Detail), Line: line})
+	}
+	return out
+}
