@@ -199,7 +199,7 @@ func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error))
 			release()
 		}
 	}
-	return ml.derive(), nil
+	return ml.derive(deps), nil
 }
 
 // listMem lists the memory files the way automem.Scan does (top-level
@@ -302,8 +302,9 @@ func (ml *memList) stored(ct *store.CatalogTx) {
 
 // derive returns the memory set: each file from its stored parse when it
 // decodes as the file's own (its name holds no secret), else read and
-// parsed here (nothing written).
-func (ml *memList) derive() *memSet {
+// parsed here (nothing written). A file whose name holds a secret marks
+// deps, so that no render cache records its path.
+func (ml *memList) derive(deps *Deps) *memSet {
 	out := &memSet{beyond: ml.beyond, names: ml.names}
 	for i := range ml.files {
 		lf := &ml.files[i]
@@ -320,6 +321,9 @@ func (ml *memList) derive() *memSet {
 			continue
 		}
 		f := automem.ParseMeasured(lf.name, b)
+		if f.SafeName != f.Name && deps != nil {
+			deps.secret = true
+		}
 		out.files = append(out.files, memOf(f, automemory.Screen(f)))
 	}
 	return out

@@ -442,6 +442,7 @@ type recorder struct {
 	seenPuts         []string
 	racy             bool     // a file read in this pass had a racy fingerprint
 	found            []string // sub-folder files named by pointers of files read
+	parses           []parse  // of the files read, for the catalog
 	resubs           bool     // a file read named other sub-folder files than before
 }
 
@@ -614,16 +615,26 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 	return sub, nil
 }
 
-// keepParse stores the file's parse in the catalog (automemory.Encode,
-// store.CatalogTx.PutParse) at the fingerprint it was read at, so that a
-// session start and the next catalog.Build decode it rather than read the
-// file. A parse that cannot be stored (a link holding a secret) is not.
+// parse is a file's parse to store in the catalog (flush).
+type parse struct {
+	path string // the catalog's: automemory.Prefix and the redacted name
+	fp   source.Fingerprint
+	racy bool
+	blob []byte
+}
+
+// keepParse keeps the file's parse for the catalog (automemory.Encode,
+// stored by flush through store.CatalogTx.PutParse) at the fingerprint it
+// was read at, so that a session start and the next catalog.Build decode
+// it rather than read the file. A parse that cannot be stored (a link
+// holding a secret) is not.
 func (r *recorder) keepParse(mf *automem.File, fp source.Fingerprint, racy bool) error {
 	b, ok := automemory.Encode(mf)
 	if !ok {
 		return nil
 	}
-	return store.Catalog(r.tx).PutParse(automemory.Name, automemory.Prefix+mf.SafeName, fp, racy, b, r.at)
+	r.parses = append(r.parses, parse{path: automemory.Prefix + mf.SafeName, fp: fp, racy: racy, blob: b})
+	return nil
 }
 
 // flush writes the records in key order.
@@ -642,6 +653,13 @@ func (r *recorder) flush() error {
 	for _, id := range ids {
 		rec := r.puts[id]
 		if err := store.Put(r.tx, store.BucketEntries, id, &rec); err != nil {
+			return err
+		}
+	}
+	sort.SliceStable(r.parses, func(i, j int) bool { return r.parses[i].path < r.parses[j].path })
+	ct := store.Catalog(r.tx)
+	for _, p := range r.parses {
+		if err := ct.PutParse(automemory.Name, p.path, p.fp, p.racy, p.blob, r.at); err != nil {
 			return err
 		}
 	}
