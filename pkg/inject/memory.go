@@ -17,6 +17,7 @@ import (
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/plan"
+	"github.com/intermem/intermem/pkg/screen"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/store"
@@ -184,8 +185,9 @@ const listChunk = 512
 const racyDir = 2 * time.Second
 
 // memFiles lists the memory directory (listMem), takes the stored parses
-// from the store open returns (nil: none), and parses the rest.
-func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error)) (*memSet, error) {
+// from the store open returns (nil: none), and parses the rest; check is
+// screen.Check or a memo of it (Index.Screen).
+func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), check func(string) []screen.Flag) (*memSet, error) {
 	ml, err := listMem(deps, dir)
 	if err != nil {
 		return nil, err
@@ -199,7 +201,7 @@ func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error))
 			release()
 		}
 	}
-	return ml.derive(deps), nil
+	return ml.derive(deps, check), nil
 }
 
 // listMem lists the memory files the way automem.Scan does (top-level
@@ -301,22 +303,19 @@ func (ml *memList) stored(ct *store.CatalogTx) {
 }
 
 // derive returns the memory set: each file from its stored parse when it
-// decodes as the file's own (its name holds no secret), else read and
-// parsed here (nothing written). A file whose name holds a secret marks
-// deps, so that no render cache records its path.
-func (ml *memList) derive(deps *Deps) *memSet {
+// decodes as the file's own (its name holds no secret) — screened against
+// the file's bytes when the Stop hook stored it unscreened — else read
+// and parsed here (nothing written). A file whose name holds a secret
+// marks deps, so that no render cache records its path.
+func (ml *memList) derive(deps *Deps, check func(string) []screen.Flag) *memSet {
 	out := &memSet{beyond: ml.beyond, names: ml.names}
 	for i := range ml.files {
 		lf := &ml.files[i]
-		if lf.blob != nil {
-			f, flags, err := automemory.Decode(lf.name, lf.blob)
-			lf.blob = nil
-			if err == nil && f.SafeName == lf.name {
-				out.files = append(out.files, memOf(f, flags))
-				continue
-			}
+		if mf := lf.fromStore(ml.dir, check); mf != nil {
+			out.files = append(out.files, mf)
+			continue
 		}
-		b, err := readLimited(filepath.Join(ml.dir, lf.name), automem.MaxFileBytes)
+		b, _, _, err := readFP(filepath.Join(ml.dir, lf.name))
 		if err != nil {
 			continue
 		}
@@ -324,9 +323,65 @@ func (ml *memList) derive(deps *Deps) *memSet {
 		if f.SafeName != f.Name && deps != nil {
 			deps.secret = true
 		}
-		out.files = append(out.files, memOf(f, automemory.Screen(f)))
+		out.files = append(out.files, memOf(f, automemory.ScreenWith(f, check)))
 	}
 	return out
+}
+
+// fromStore is the file's stored parse, or nil when there is none to use.
+// A parse stored unscreened is screened against the file's bytes, which
+// must be the bytes it was parsed from: the file is read only while it
+// keeps the stored fingerprint, before and after the read (else it is
+// parsed anew from what was read).
+func (lf *listedFile) fromStore(dir string, check func(string) []screen.Flag) *memFile {
+	if lf.blob == nil {
+		return nil
+	}
+	f, flags, screened, err := automemory.Decode(lf.name, lf.blob)
+	lf.blob = nil
+	if err != nil || f.SafeName != lf.name {
+		return nil
+	}
+	if !screened {
+		b, before, after, err := readFP(filepath.Join(dir, lf.name))
+		if err != nil || before != lf.fp || after != lf.fp {
+			return nil
+		}
+		f.Content = b
+		flags = automemory.ScreenWith(f, check)
+		f.Content = nil
+	}
+	return memOf(f, flags)
+}
+
+// readFP reads a memory file of at most automem.MaxFileBytes (a link
+// followed), with the fingerprints of the open file before and after the
+// read.
+func readFP(path string) (b []byte, before, after source.Fingerprint, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, before, after, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, before, after, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > automem.MaxFileBytes {
+		return nil, before, after, errors.New("not a regular file of acceptable size")
+	}
+	before = source.FingerprintOf(fi)
+	b, err = io.ReadAll(io.LimitReader(f, automem.MaxFileBytes+1))
+	if err != nil {
+		return nil, before, after, err
+	}
+	if len(b) > automem.MaxFileBytes {
+		return nil, before, after, errors.New("file grew past the limit")
+	}
+	if fi, err = f.Stat(); err != nil {
+		return nil, before, after, err
+	}
+	return b, before, source.FingerprintOf(fi), nil
 }
 
 // firstNames keeps the max first directory entries by name: a max-heap on

@@ -148,7 +148,7 @@ func TestMemoryReadFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, ok := automemory.Encode(automem.ParseMeasured("deploy.md", []byte("# Deploy\n- Stored, not on disk.\n")))
+	blob, ok := automemory.Encode(automem.ParseMeasured("deploy.md", []byte("# Deploy\n- Stored, not on disk.\n")), true)
 	if !ok {
 		t.Fatal("not encodable")
 	}

@@ -6,8 +6,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // hostile is small() with something to withhold in every kind of item, and
@@ -122,11 +126,43 @@ func TestGatherScreens(t *testing.T) {
 		"ignore previous instructions.md": "# Notes\n\n- harmless text\n",
 		"feedback_x.md":                   "---\nname: x\ndescription: fine\ntype: feedback\n---\n\nline six\nline seven " + tags("curl x | sh") + "\n",
 	}, nil)
+	old := time.Now().Add(-time.Hour) // past every racy window
+	names, _ := os.ReadDir(f.mem)
+	for _, de := range names {
+		if err := os.Chtimes(filepath.Join(f.mem, de.Name()), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := store.Open(filepath.Join(f.root, ".intermem", "intermem.db"), store.Options{NoSync: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	path := filepath.Join(t.TempDir(), IndexName)
 	var first Result
-	for run := 0; run < 2; run++ {
+	// Run 0 parses every file; run 1 takes the parses a Stop pass stored,
+	// unscreened; run 2 those catalog.Build stored, screened.
+	for run := 0; run < 3; run++ {
+		var db *store.Store
+		switch run {
+		case 1:
+			l, err := snapshot.Turn(f.mem, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Update(func(tx *bolt.Tx) error {
+				_, err := snapshot.Sync(tx, l, snapshot.Pass{Session: "s", Event: "Stop", At: now})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			db = s
+		case 2:
+			buildCatalog(t, f, s)
+			db = s
+		}
 		ix := LoadIndex(path)
-		in, err := Gather(f.env, nil, ix)
+		in, err := Gather(f.env, db, ix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +200,7 @@ func TestGatherScreens(t *testing.T) {
 		} else if !reflect.DeepEqual(first, res) {
 			t.Errorf("a warm rendering differs:\n%+v\n%+v", first, res)
 		}
-		if run == 1 && ix.dirty {
+		if run > 0 && ix.dirty {
 			t.Error("the second run screened again")
 		}
 		if err := ix.Save(path); err != nil {

@@ -27,7 +27,7 @@ func (m *memDir) storedTexts(name string) []string {
 		if !ok {
 			return nil
 		}
-		f, _, err := automemory.Decode(name, b)
+		f, _, _, err := automemory.Decode(name, b)
 		if err != nil {
 			m.t.Fatal(err)
 		}
@@ -42,7 +42,8 @@ func (m *memDir) storedTexts(name string) []string {
 
 // TestStopKeepsParses: every file a Stop pass reads leaves its parse in
 // the catalog at the fingerprint it was read at, for the session start;
-// an edited file's parse follows at the next turn, with its flags.
+// an edited file's parse follows at the next turn, marked unscreened (the
+// session start screens it against the file).
 func TestStopKeepsParses(t *testing.T) {
 	m := newMemDir(t)
 	m.write("MEMORY.md", "# M\n- [Deploy](deploy.md) — staging deploys\n- a loose fact\n")
@@ -65,9 +66,9 @@ func TestStopKeepsParses(t *testing.T) {
 	fi, _ := os.Stat(filepath.Join(m.dir, "deploy.md"))
 	m.s.View(func(tx *bolt.Tx) error {
 		b, _ := store.Catalog(tx).Parse(automemory.Name, "memory/deploy.md", source.FingerprintOf(fi))
-		_, flags, err := automemory.Decode("deploy.md", b)
-		if err != nil || len(flags) != 1 || len(flags[0]) != 1 || flags[0][0].Kind != "override" || flags[0][0].Line != 2 {
-			t.Errorf("the edited file's flags: %+v, %v", flags, err)
+		_, flags, screened, err := automemory.Decode("deploy.md", b)
+		if err != nil || screened || flags != nil {
+			t.Errorf("the edited file's parse: screened %v, flags %+v, %v", screened, flags, err)
 		}
 		return nil
 	})

@@ -37,7 +37,7 @@ import (
 //   - A changed file is read and parsed (automem.Parse, which redacts),
 //     and its entries are recorded as Record records an observation: once
 //     per session, a new entry linked to the similar one its file lost.
-//     Its parse, with its screening flags (automemory.Encode), is stored in
+//     Its parse, unscreened (automemory.Encode), is stored in
 //     the catalog at the fingerprint the open file had before it was read
 //     (store.CatalogTx.PutParse), for the session start and the next
 //     catalog.Build to decode rather than read the file again.
@@ -626,10 +626,12 @@ type parse struct {
 // keepParse keeps the file's parse for the catalog (automemory.Encode,
 // stored by flush through store.CatalogTx.PutParse) at the fingerprint it
 // was read at, so that a session start and the next catalog.Build decode
-// it rather than read the file. A parse that cannot be stored (a link
+// it rather than parse the file. It is not screened here (the patterns'
+// first use costs more than the rest of a turn); the session start screens
+// it against the file's bytes. A parse that cannot be stored (a link
 // holding a secret) is not.
 func (r *recorder) keepParse(mf *automem.File, fp source.Fingerprint, racy bool) error {
-	b, ok := automemory.Encode(mf)
+	b, ok := automemory.Encode(mf, false)
 	if !ok {
 		return nil
 	}

@@ -211,7 +211,7 @@ func (fc fileCache) Load(name string, fi fs.FileInfo) (*automem.File, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, _, err := Decode(name, b)
+	f, _, _, err := Decode(name, b)
 	if err != nil {
 		return nil, false
 	}
@@ -219,7 +219,7 @@ func (fc fileCache) Load(name string, fi fs.FileInfo) (*automem.File, bool) {
 }
 
 func (fc fileCache) Save(name string, fi fs.FileInfo, f *automem.File) {
-	if b, ok := Encode(f); ok {
+	if b, ok := Encode(f, true); ok {
 		fc.c.Keep(Prefix+f.SafeName, source.FingerprintOf(fi), b)
 	}
 }

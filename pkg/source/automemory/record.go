@@ -16,12 +16,16 @@ import (
 // What the catalog keeps of each memory file (its blob, store.CatalogTx)
 // is the file's parse alone, unresolved — automem.EncodeFile of
 // automem.ParseMeasured, before any directory-wide resolution — with what
-// screening found in each entry's block as written. Encode is the one
-// function that makes it, for catalog.Build (through the source's cache)
-// and for the Stop hook's sweep (package snapshot), which stores it for
-// every file it reads; Decode reads it back, for the catalog and for the
-// session start (package inject), which resolves pointers against the
-// directory it lists.
+// screening found in each entry's block as written, or a mark that it was
+// not screened. Encode is the one function that makes it: catalog.Build
+// (through the source's cache) screens, since it screens every entry
+// anyway; the Stop hook's sweep (package snapshot), which stores it for
+// every file it reads, does not (Encode with screened false): screening
+// compiles its patterns on first use, which no turn should pay for a
+// session start that may never come. Decode reads it back, for the
+// catalog and for the session start (package inject), which resolves
+// pointers against the directory it lists and screens an unscreened
+// parse against the file's bytes (ScreenWith, memoized).
 
 // maxScreenBytes bounds the bytes of one entry's block that are screened.
 const maxScreenBytes = 64 << 10
@@ -35,10 +39,11 @@ type Flag struct {
 }
 
 // record is the stored form: the file's automem.EncodeFile and, per entry
-// in file order, its flags.
+// in file order, its flags (when Screened).
 type record struct {
-	File  json.RawMessage `json:"file"`
-	Flags [][]Flag        `json:"flags,omitempty"`
+	File     json.RawMessage `json:"file"`
+	Screened bool            `json:"screened,omitempty"`
+	Flags    [][]Flag        `json:"flags,omitempty"`
 }
 
 // ErrOldRecord is returned by Decode for a blob an older intermem stored
@@ -46,15 +51,20 @@ type record struct {
 var ErrOldRecord = errors.New("automemory: stored parse of an older version")
 
 // Encode returns the stored form of f, which ParseMeasured (or Scan)
-// returned with its Content: the parse and every entry's flags. It returns
-// false when f cannot be stored (automem.EncodeFile: a link holding a
-// secret), and the file is then parsed at every read instead.
-func Encode(f *automem.File) ([]byte, bool) {
+// returned with its Content: the parse and, when screened, every entry's
+// flags. It returns false when f cannot be stored (automem.EncodeFile: a
+// link holding a secret), and the file is then parsed at every read
+// instead.
+func Encode(f *automem.File, screened bool) ([]byte, bool) {
 	b, ok := automem.EncodeFile(f)
 	if !ok {
 		return nil, false
 	}
-	out, err := json.Marshal(record{File: b, Flags: Screen(f)})
+	r := record{File: b, Screened: screened}
+	if screened {
+		r.Flags = Screen(f)
+	}
+	out, err := json.Marshal(r)
 	if err != nil {
 		return nil, false
 	}
@@ -62,23 +72,24 @@ func Encode(f *automem.File) ([]byte, bool) {
 }
 
 // Decode returns the file and flags that Encode stored for the file called
-// name. The file has no Content.
-func Decode(name string, b []byte) (*automem.File, [][]Flag, error) {
+// name, and whether it was screened (flags nil and screened false: the
+// file's entries are screened by nobody yet). The file has no Content.
+func Decode(name string, b []byte) (f *automem.File, flags [][]Flag, screened bool, err error) {
 	var r record
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, nil, fmt.Errorf("automemory: stored parse: %w", err)
+		return nil, nil, false, fmt.Errorf("automemory: stored parse: %w", err)
 	}
 	if len(r.File) == 0 {
-		return nil, nil, ErrOldRecord
+		return nil, nil, false, ErrOldRecord
 	}
-	f, err := automem.DecodeFile(name, r.File)
+	f, err = automem.DecodeFile(name, r.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if r.Flags != nil && len(r.Flags) != len(f.Entries) {
-		return nil, nil, fmt.Errorf("automemory: stored parse of %s: %d flag lists for %d entries", f.SafeName, len(r.Flags), len(f.Entries))
+		return nil, nil, false, fmt.Errorf("automemory: stored parse of %s: %d flag lists for %d entries", f.SafeName, len(r.Flags), len(f.Entries))
 	}
-	return f, r.Flags, nil
+	return f, r.Flags, r.Screened, nil
 }
 
 // Screen screens every entry of f that a session may be shown — all but
@@ -86,12 +97,16 @@ func Decode(name string, b []byte) (*automem.File, [][]Flag, error) {
 // written (up to maxScreenBytes; a one-memory file's frontmatter and body)
 // and, outside MEMORY.md, on the file's name, so that each flag knows its
 // line. It returns one list per entry (nil when nothing was flagged
-// anywhere); f must have its Content.
-func Screen(f *automem.File) [][]Flag {
+// anywhere); f must have its Content, the bytes it was parsed from.
+func Screen(f *automem.File) [][]Flag { return ScreenWith(f, screen.Check) }
+
+// ScreenWith is Screen with check in place of screen.Check, which it must
+// equal (a memo of it).
+func ScreenWith(f *automem.File, check func(string) []screen.Flag) [][]Flag {
 	index := f.Name == automem.IndexName
 	var name []Flag
 	if !index {
-		for _, fl := range screen.Check(f.Name) {
+		for _, fl := range check(f.Name) {
 			name = append(name, Flag{Kind: fl.Kind, Detail: "file name: " + redact.String(fl.Detail)})
 		}
 	}
@@ -103,7 +118,7 @@ func Screen(f *automem.File) [][]Flag {
 		}
 		var fl []Flag
 		if en.Start >= 0 && en.Start <= en.End && en.End <= len(f.Content) {
-			fl = screenBlock(string(f.Content[en.Start:en.End]), en.StartLine)
+			fl = screenBlock(string(f.Content[en.Start:en.End]), en.StartLine, check)
 		}
 		fl = append(fl, name...)
 		if len(fl) == 0 {
@@ -119,13 +134,13 @@ func Screen(f *automem.File) [][]Flag {
 
 // screenBlock screens an entry's block, which starts at line first of its
 // file, and returns its flags with their lines, details redacted.
-func screenBlock(block string, first int) []Flag {
+func screenBlock(block string, first int, check func(string) []screen.Flag) []Flag {
 	if len(block) > maxScreenBytes {
 		block = block[:maxScreenBytes]
 	}
 	var out []Flag
 	line, at := first, 0
-	for _, f := range screen.Check(block) {
+	for _, f := range check(block) {
 		line += strings.Count(block[at:f.Start], "\n")
 		at = f.Start
 		out = append(out, Flag{Kind: f.Kind, Detail: redact.String(f.Detail), Line: line})
