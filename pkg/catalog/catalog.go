@@ -65,10 +65,11 @@
 //     entries are stored again only when their hash (CatalogFile.Sum)
 //     changed. Auto-memory's blob is the file's parse alone with its
 //     screening flags (automemory.Encode), which the Stop hook's sweep
-//     also stores for every file it reads (store.CatalogTx.PutParse: the
-//     fingerprint and blob, the file's ids and sum left as they were), so
-//     Build decodes what a turn already read, and the session start
-//     (package inject) takes its memory files from the same blobs.
+//     also stores, unscreened, for every file it reads
+//     (store.CatalogTx.PutParse: the fingerprint and blob, the file's ids
+//     and sum left as they were), so Build decodes what a turn already
+//     read, and the session start (package inject) takes its memory files
+//     from the same blobs.
 //   - Every entry a source did not redact itself (source.Entry.Redacted) is
 //     redacted here (pkg/redact, every text field; Secret set when anything
 //     was), and every entry is screened (pkg/screen): the flags are kept

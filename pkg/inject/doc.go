@@ -108,9 +108,10 @@
 // clipped, so a cut cannot hide part of a secret from the detector.
 //
 // Everything injected is screened for prompt injection (pkg/screen): a
-// memory entry's whole block and its file's name where the file is parsed
-// (automemory.Screen, kept with the catalog's stored parse, each flag
-// with its line), document titles,
+// memory entry's whole block and its file's name (automemory.Screen, each
+// flag with its line: kept with the catalog's stored parse, or done
+// against the file's bytes when the Stop hook stored it unscreened),
+// document titles,
 // sections, stale facts and journal summaries as Render meets them, and
 // every line as built. A flagged item is withheld — not shown, no budget —
 // and the first health line says how many, and that `intermem context
@@ -133,12 +134,14 @@
 // stat rather than its names (see listMem), so a cache hit never lists it.
 //
 // Memory files are seen through the catalog (memory.go): each file's
-// parse alone, with its screening flags, is kept in the store by whoever
-// read it last — the Stop hook's sweep at every turn for the files that
-// changed, catalog.Build for every command — and a session start takes
-// it, in one short read transaction before the main one, for every file
-// still at the fingerprint it was stored for, parsing only the others
-// itself, outside the store's lock, and writing nothing. Pointer or fact
+// parse alone is kept in the store by whoever read it last — the Stop
+// hook's sweep at every turn for the files that changed (unscreened),
+// catalog.Build for every command (with its screening flags) — and a
+// session start takes it, in one short read transaction before the main
+// one, for every file still at the fingerprint it was stored for
+// (screening an unscreened one against the file's bytes, memoized),
+// parsing only the others itself, outside the store's lock, and writing
+// nothing. Pointer or fact
 // is decided over the session start's own listing. What is derived from
 // each document Claude Code may load (normalized keys, markers, imports)
 // is cached in .intermem/context.index, keyed by real path, size and

@@ -19,13 +19,13 @@ import (
 // and takes no budget, and one health line says how many were withheld and
 // that `intermem context --withheld` lists them (file, line, reason).
 //
-// Memory entries are screened where their file is parsed
-// (automemory.Screen: the Stop hook's sweep, catalog.Build, or the session
-// start for a file with no stored parse), on the entry's whole block as
-// written (for a one-memory file its frontmatter and body) and on the
-// file's name, so each flag knows its line; the flags are kept with the
-// catalog's stored parse, and a session start whose memory files were
-// read before screens no memory again. Other texts (document
+// Memory entries are screened by automemory.Screen, on the entry's whole
+// block as written (for a one-memory file its frontmatter and body) and on
+// the file's name, so each flag knows its line: by catalog.Build, which
+// keeps the flags with the stored parse, or by the session start against
+// the file's bytes, for a parse the Stop hook stored unscreened or a file
+// it parses itself — through the memo of strings found clean, so a block
+// screened before is not screened again. Other texts (document
 // titles and sections, stale facts, journal summaries) and every line as
 // built are screened in Render through Inputs.Screen, which the hook
 // memoizes in the index (strings found clean). Every injected line is then

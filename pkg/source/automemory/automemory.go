@@ -23,9 +23,10 @@
 // in the text, as validation reads them.
 //
 // What the store keeps of each memory file is its parse alone, unresolved,
-// with every entry's screening flags (Encode, record.go): the one form,
-// written by catalog.Build through this source's cache and by the Stop
-// hook's sweep (package snapshot) for every file it reads, and read by
+// with every entry's screening flags or marked unscreened (Encode,
+// record.go): the one form, written by catalog.Build through this
+// source's cache and by the Stop hook's sweep (package snapshot) for
+// every file it reads, and read by
 // catalog.Build (a file at its stored fingerprint is decoded, not read)
 // and by the session start (package inject), which resolves pointers
 // against the directory as it lists it.
