@@ -164,6 +164,11 @@ func run(bin, work, demo string, runs int) error {
 			// one at every turn instead of every tenth.
 			row{name: "Stop, a checkpoint every turn, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s2"),
 				env: append([]string{"INTERMEM_CHECKPOINT_INTERVAL=1"}, env...), runs: hookRuns, hook: true},
+			// A session start after the turns above: its rendering is not
+			// cached, but the memory files were read before (their parses
+			// kept in the catalog by the Stop hook).
+			row{name: "SessionStart, not cached, after turns, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
+				before: func() { os.Remove(filepath.Join(state, inject.RenderCacheName)) }},
 		)
 		if sc.files || hooksOnly {
 			continue
