@@ -236,7 +236,13 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 	}
 	defer s.Close()
 	return s.Update(func(tx *bolt.Tx) error {
-		if Empty(tx) {
+		// The checkpoints are decoded once, for Empty and for pruning
+		// (nothing else of the store is read but the head).
+		cps, err := store.Checkpoints(tx)
+		if err != nil {
+			return err
+		}
+		if noLongTerm(tx) && hooksOnly(cps) {
 			// A store made anew: the long-term records come back from
 			// the export first (bounded: MaxRebuildBytes).
 			if data, err := ReadExport(p.StateDir); err == nil {
@@ -245,6 +251,11 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 					return err
 				}
 				h.Logf("continuity: the store held none: %d records rebuilt from %s (%d lines left out)", res.Total(), source.FileName, res.Skipped)
+				if res.Checkpoints > 0 {
+					if cps, err = store.Checkpoints(tx); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		hd, err := store.GetHead(tx)
@@ -261,7 +272,7 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 				return err
 			}
 		}
-		return pruneHook(tx)
+		return pruneHook(tx, append(cps, c))
 	})
 }
 
@@ -294,12 +305,9 @@ func endSession(h *hookio.Hook) error {
 	})
 }
 
-// pruneHook removes the oldest hook checkpoints beyond maxHookCheckpoints.
-func pruneHook(tx *bolt.Tx) error {
-	all, err := store.Checkpoints(tx)
-	if err != nil {
-		return err
-	}
+// pruneHook removes the oldest hook checkpoints beyond maxHookCheckpoints
+// among all, the checkpoints tx holds.
+func pruneHook(tx *bolt.Tx, all []store.Checkpoint) error {
 	var hook []store.Checkpoint
 	for _, c := range all {
 		if c.Kind == store.CheckpointAuto || c.Kind == store.CheckpointFinal {
