@@ -24,7 +24,10 @@ const getUsage = `Usage: intermem get ID [--project DIR] [--json]
 Prints the whole entry with the id ID (as intermem search prints it), from
 whichever source holds it: its text, where it lives, its dates, tags,
 citations and sections, and intermem's overlay (confidence, validation
-status, promotion). An entry its source no longer holds is shown with the
+status, promotion). A memory written through intermem (intermem write,
+memory_write) shows its scope, where it is kept (the per-user store for
+scope user), and who wrote it, in which session, by which agent and tool
+call as recorded, and when. An entry its source no longer holds is shown with the
 day it went; a fact intermem archived, from its promotion record.
 intermem-mcp's memory_get returns the same entry. Nothing is written.
 `
@@ -57,8 +60,11 @@ type EntryJSON struct {
 	Gone      time.Time        `json:"gone,omitzero"`
 	Also      []retrieve.Place `json:"also,omitempty"`
 	// FromRecord: no source holds it; rebuilt from the promotion record.
-	FromRecord bool        `json:"from_record,omitempty"`
-	Overlay    OverlayJSON `json:"overlay"`
+	FromRecord bool `json:"from_record,omitempty"`
+	// Written is who wrote a memory written through intermem (or the
+	// fact it was promoted to), and where it is kept.
+	Written *retrieve.Writer `json:"written,omitempty"`
+	Overlay OverlayJSON      `json:"overlay"`
 }
 
 // OverlayJSON is what intermem knows of an entry beyond its text.
@@ -89,7 +95,7 @@ func entryJSON(v *retrieve.View, r *retrieve.Record) EntryJSON {
 	return EntryJSON{ID: r.ID, Source: r.Source, Kind: string(r.Kind), Path: r.Path, File: r.File, Line: r.Line, EndLine: r.EndLine,
 		Title: r.Title, Text: r.Text, Tags: r.Tags, Symptoms: r.Symptoms, Citations: r.Citations, Sections: r.Sections,
 		Fields: r.Fields, Created: r.Created, Updated: r.Updated, Confirmed: r.Confirmed, Secret: r.Secret, Flags: r.Flags,
-		FirstSeen: r.FirstSeen, Changed: r.Changed, Gone: r.Gone, Also: r.Also, FromRecord: r.FromRecord,
+		FirstSeen: r.FirstSeen, Changed: r.Changed, Gone: r.Gone, Also: r.Also, FromRecord: r.FromRecord, Written: r.Written,
 		Overlay: OverlayJSON{Confidence: o.Confidence, Known: o.Known, Status: o.Status, Validated: o.Validated,
 			Commit: o.Commit, Blobs: o.Blobs, ChangedSince: o.Changed(v.Project.Root), Agent: o.Agent, AgentType: o.AgentType,
 			Session: o.Session, SeenFirst: o.FirstSeen, SeenLast: o.LastSeen, Sessions: o.Sessions, Replaced: o.Replaced,
@@ -131,11 +137,40 @@ func entryDates(e *EntryJSON) string {
 	return strings.Join(dates, ", ")
 }
 
-// fieldRows shows a source's fields in name order, each on one line.
-func fieldRows(fields map[string]string, row func(k, v string)) {
+// writerRows show who wrote a memory written through intermem and where
+// it is kept, as get and provenance print them; what was not recorded is
+// not shown.
+func writerRows(w *retrieve.Writer, row func(k, v string)) {
+	if w == nil {
+		return
+	}
+	row("scope", scopeWords(w.Scope, w.Phase))
+	kept := w.Store
+	if w.Scope == store.ScopeUser {
+		kept += " (the per-user store, outside every project)"
+	}
+	row("kept in", kept)
+	written := stamp(w.At)
+	if w.By != "" {
+		written = strings.TrimSpace(written + " by " + w.By)
+	}
+	row("written", written)
+	row("session", w.Session)
+	row("agent", w.Agent)
+	row("tool call", w.ToolUse)
+}
+
+// writerFields are the fields writerRows shows for a written memory.
+var writerFields = map[string]bool{"source": true, "agent_id": true, "session_id": true, "tool_use_id": true, "scope": true}
+
+// fieldRows shows a source's fields in name order, each on one line;
+// those in skip are left out.
+func fieldRows(fields map[string]string, skip map[string]bool, row func(k, v string)) {
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
-		keys = append(keys, k)
+		if !skip[k] {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -187,7 +222,12 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		row("tags", strings.Join(e.Tags, ", "))
 		row("symptoms", strings.Join(e.Symptoms, "; "))
 		row("cites", strings.Join(e.Citations, ", "))
-		fieldRows(e.Fields, row)
+		var skip map[string]bool
+		if e.Written != nil {
+			skip = writerFields
+		}
+		writerRows(e.Written, row)
+		fieldRows(e.Fields, skip, row)
 		for _, a := range e.Also {
 			s := fmt.Sprintf("%s %s:%d", a.Source, a.Path, a.Line)
 			if a.Gone {

@@ -18,9 +18,12 @@ func init() {
 const provenanceUsage = `Usage: intermem provenance ID [--project DIR] [--json]
 
 Prints where the entry with the id ID came from and what happened to it:
-its source and file, the dates the source records, when intermem first
+its source and file; for a memory written through intermem (intermem
+write, memory_write), its scope, where it is kept (the per-user store for
+scope user), who wrote it, in which session, by which agent and tool call
+as recorded, and when; the dates the source records, when intermem first
 found it and when its source stopped holding it, the sessions that saw it
-(auto-memory), the agent that wrote it when recorded, the operations that
+(auto-memory), the subagent whose hook first saw it, the operations that
 promoted and archived it, its last validation (the commit, the cited files'
 hashes then, and which of them changed since), and the source's own
 provenance fields. intermem-mcp's memory_provenance returns the same.
@@ -77,6 +80,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 			where += fmt.Sprintf(":%d", e.Line)
 		}
 		row("source", e.Source+", "+where)
+		writerRows(e.Written, row)
 		row("its dates", entryDates(&e))
 		var seen []string
 		if !e.FirstSeen.IsZero() {
@@ -145,7 +149,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 		} else {
 			row("validated", "never")
 		}
-		fieldRows(pv.Fields, row)
+		fieldRows(pv.Fields, nil, row)
 		for _, n := range pv.Notes {
 			fmt.Fprintf(w, "\n  note: %s", n)
 		}

@@ -22,7 +22,7 @@ func writeScoped(env *cli.Env, p *project.Project, in WriteInput, secrets []stri
 		in.SessionID = env.Get("CLAUDE_CODE_SESSION_ID")
 	}
 	m := store.ScopedMemory{Type: in.Type, Title: in.Title, Content: in.Content, Tags: in.Tags, Files: in.Files,
-		Source: in.Source, AgentID: in.AgentID, SessionID: in.SessionID, Scope: in.Scope}
+		Source: in.Source, AgentID: in.AgentID, SessionID: in.SessionID, ToolUseID: in.ToolUseID, Scope: in.Scope}
 	var created bool
 	var err error
 	if in.Scope == store.ScopeUser {
@@ -51,7 +51,7 @@ func writeScoped(env *cli.Env, p *project.Project, in WriteInput, secrets []stri
 		secrets = []string{}
 	}
 	res := &WriteResult{ID: m.ID, CreatedAt: m.Created, Source: retrieve.ScopedSource, Scope: m.Scope, Phase: m.Phase,
-		Duplicate: !created, Redacted: secrets, Provenance: WriteProvenance{Source: m.Source, AgentID: m.AgentID, SessionID: m.SessionID}}
+		Duplicate: !created, Redacted: secrets, Provenance: WriteProvenance{Source: m.Source, AgentID: m.AgentID, SessionID: m.SessionID, ToolUseID: m.ToolUseID}}
 	if m.Scope == store.ScopePhase {
 		res.Source = sourcecont.Name
 	}

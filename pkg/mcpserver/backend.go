@@ -144,10 +144,30 @@ type Entry struct {
 	Fields                      map[string]string
 	Created, Updated, Confirmed time.Time
 	Overlay                     Overlay
+	// Written is who wrote a memory written through intermem, as
+	// recorded; nil for other entries.
+	Written *Writer
 	// Notes say what the read could not take into account (a busy store,
 	// a source that cannot be read), one sentence each, as
 	// SearchResult.Notes says them.
 	Notes []string
+}
+
+// Writer is who wrote a memory written through intermem (memory_write,
+// intermem write) and where it is kept: what its record says, nothing
+// inferred.
+type Writer struct {
+	// Scope is project, phase, session or user; Phase the phase of scope
+	// phase.
+	Scope string
+	Phase *int
+	// By is the tool that wrote it; Session, Agent and ToolUse the
+	// session, subagent and tool call, when recorded.
+	By, Session, Agent, ToolUse string
+	At                          time.Time
+	// Store is where it is kept (for scope user, the per-user store,
+	// outside every project).
+	Store string
 }
 
 // Overlay is what intermem knows about an entry beyond its text.
@@ -229,6 +249,8 @@ type Provenance struct {
 	Fields map[string]string
 	// Promotion is set when intermem promoted (or archived) it.
 	Promotion *Promotion
+	// Written is who wrote a memory written through intermem.
+	Written *Writer
 	// Notes say what is not known and why.
 	Notes []string
 }

@@ -134,11 +134,19 @@ func entryOf(r *retrieve.Record) *Entry {
 	e := &Entry{ID: r.ID, Source: r.Source, Kind: string(r.Kind), Path: r.Path, File: r.File,
 		Line: r.Line, EndLine: r.EndLine, Title: r.Title, Text: r.Text, Tags: r.Tags, Symptoms: r.Symptoms,
 		Citations: r.Citations, Fields: r.Fields, Created: r.Created, Updated: r.Updated, Confirmed: r.Confirmed,
-		Overlay: overlayOf(&r.Overlay)}
+		Overlay: overlayOf(&r.Overlay), Written: writerOf(r.Written)}
 	for _, s := range r.Sections {
 		e.Sections = append(e.Sections, Section{Name: s.Name, Line: s.Line})
 	}
 	return e
+}
+
+func writerOf(w *retrieve.Writer) *Writer {
+	if w == nil {
+		return nil
+	}
+	return &Writer{Scope: w.Scope, Phase: w.Phase, By: w.By, Session: w.Session, Agent: w.Agent, ToolUse: w.ToolUse,
+		At: w.At, Store: w.Store}
 }
 
 func overlayOf(o *catalog.Overlay) Overlay {
@@ -231,7 +239,7 @@ func (b *Catalog) Provenance(ctx context.Context, req ProvenanceRequest) (*Prove
 			Line: r.Line, EndLine: r.EndLine, Created: r.Created, Updated: r.Updated, Confirmed: r.Confirmed,
 			FirstSeen: o.FirstSeen, LastSeen: o.LastSeen, Sessions: o.Sessions, Agent: o.Agent, AgentType: o.AgentType,
 			Replaced: o.Replaced, Fields: pv.Fields, Promotion: promotionOf(o), ArchivedBy: o.ArchivedBy,
-			Cataloged: r.FirstSeen, Gone: r.Gone, Validated: o.Validated, Commit: o.Commit,
+			Cataloged: r.FirstSeen, Gone: r.Gone, Validated: o.Validated, Commit: o.Commit, Written: writerOf(r.Written),
 			Notes: append(append([]string{}, pv.Notes...), v.Warnings...)}
 		for _, d := range o.Changed(v.Project.Root) {
 			out.ChangedSince = append(out.ChangedSince, d.Path)

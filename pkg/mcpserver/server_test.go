@@ -716,8 +716,11 @@ func TestProvenance(t *testing.T) {
 
 	t.Run("clavain learning", func(t *testing.T) {
 		p, text := result[provenance](t, cs, "memory_provenance", map[string]any{"id": "5fdb658b21aa3e37"})
+		// Sessions and subagents are recorded for auto-memory only, and
+		// the one note says so.
 		if p.Source != "clavain" || p.Confirmed != "2026-02-10" || p.Fields["provenance"] != "independent" ||
-			p.Sessions != 0 || p.FirstSeen != "" || len(p.Notes) != 2 {
+			p.Sessions != 0 || p.FirstSeen != "" || !slices.Equal(p.Notes, []string{"intermem records the sessions that see an entry, " +
+			"and the subagent that wrote it, for auto-memory and the facts promoted from it; this clavain entry's first found is when a scan first found it"}) {
 			t.Errorf("provenance %s", text)
 		}
 	})

@@ -263,9 +263,31 @@ type entryOut struct {
 	Status     string        `json:"status"`
 	Validated  string        `json:"validated,omitempty"`
 	Promoted   *promotionOut `json:"promoted,omitempty"`
+	Written    *writtenOut   `json:"written,omitempty"`
 	Withheld   []string      `json:"withheld,omitempty"`
 	Notice     string        `json:"notice,omitempty"`
 	Notes      []string      `json:"notes,omitempty"`
+}
+
+// writtenOut is who wrote a memory written through intermem, and where it
+// is kept.
+type writtenOut struct {
+	Scope     string `json:"scope"`
+	Phase     *int   `json:"phase,omitempty"`
+	Writer    string `json:"writer,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	At        string `json:"written_at,omitempty"`
+	Store     string `json:"store"`
+}
+
+func writtenView(g *guard, w *Writer) *writtenOut {
+	if w == nil {
+		return nil
+	}
+	return &writtenOut{Scope: g.text(w.Scope), Phase: w.Phase, Writer: g.text(w.By), SessionID: g.text(w.Session),
+		AgentID: g.text(w.Agent), ToolUseID: g.text(w.ToolUse), At: stamp(w.At), Store: g.text(w.Store)}
 }
 
 type sectionOut struct {
@@ -312,6 +334,7 @@ func entryView(e *Entry, budget int) *entryOut {
 		Status:    g.text(e.Overlay.Status),
 		Validated: stamp(e.Overlay.Validated),
 		Promoted:  promotionView(&g, e.Overlay.Promoted),
+		Written:   writtenView(&g, e.Written),
 	}
 	if e.EndLine > e.Line {
 		out.EndLine = e.EndLine
@@ -410,6 +433,7 @@ type provenanceOut struct {
 	Replaced       string            `json:"replaced,omitempty"`
 	Fields         map[string]string `json:"fields,omitempty"`
 	Promotion      *promotionOut     `json:"promotion,omitempty"`
+	Written        *writtenOut       `json:"written,omitempty"`
 	Notes          []string          `json:"notes,omitempty"`
 	Withheld       []string          `json:"withheld,omitempty"`
 	Notice         string            `json:"notice,omitempty"`
@@ -431,7 +455,7 @@ func provenanceView(p *Provenance) *provenanceOut {
 		Agent: g.text(p.Agent), AgentType: g.text(p.AgentType), Replaced: g.text(p.Replaced),
 		Cataloged: stamp(p.Cataloged), Gone: stamp(p.Gone), Validated: stamp(p.Validated), Commit: g.text(p.Commit),
 		ChangedSince: g.list(p.ChangedSince), ArchivedBy: g.text(p.ArchivedBy),
-		Promotion: promotionView(&g, p.Promotion), Notes: g.list(p.Notes),
+		Promotion: promotionView(&g, p.Promotion), Written: writtenView(&g, p.Written), Notes: g.list(p.Notes),
 	}
 	if p.EndLine > p.Line {
 		out.EndLine = p.EndLine

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,9 +37,12 @@ import (
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/search"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
+	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
+	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -86,6 +90,7 @@ type View struct {
 	// passes it off as "nothing matches".
 	Warnings []string
 	tx       *store.CatalogTx
+	btx      *bolt.Tx // the store's read transaction; nil without a store
 	busy     bool
 	// cliEnv finds the per-user store (Get of a memory of scope user).
 	cliEnv *cli.Env
@@ -108,7 +113,7 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 	}
 	v := &View{Project: p, Env: cfg.Env, cliEnv: env, wait: opt.Wait}
 	build := func(tx *bolt.Tx) error {
-		v.tx = store.Catalog(tx)
+		v.tx, v.btx = store.Catalog(tx), tx
 		c, err := catalog.Build(v.tx, cfg)
 		if errors.Is(err, catalog.ErrUnknownSource) {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
@@ -272,6 +277,107 @@ type Record struct {
 	// FromRecord is set when no source holds the id and the entry is
 	// rebuilt from intermem's promotion record (an archived fact).
 	FromRecord bool
+	// Written is who wrote it, for a memory written through intermem (of
+	// any scope, or the fact one was promoted to); nil otherwise.
+	Written *Writer
+}
+
+// Writer is who wrote a memory written through intermem (intermem write,
+// memory_write) and where it is kept, as its record says: nothing is
+// inferred, and what was not recorded is empty.
+type Writer struct {
+	// Scope is project, phase, session or user; Phase the phase of a
+	// memory of scope phase.
+	Scope string `json:"scope"`
+	Phase *int   `json:"phase,omitempty"`
+	// By names the tool that wrote it: "cli" (intermem write), "mcp"
+	// (memory_write), or the source the writer gave.
+	By string `json:"writer,omitempty"`
+	// Session, Agent and ToolUse are the Claude Code session, the
+	// subagent and the model's tool call that wrote it.
+	Session string `json:"session_id,omitempty"`
+	Agent   string `json:"agent_id,omitempty"`
+	ToolUse string `json:"tool_use_id,omitempty"`
+	// At is when it was written.
+	At time.Time `json:"written_at,omitzero"`
+	// Store is where it is kept: .intermem/written.jsonl (scope
+	// project), the project's store (phase, session), the per-user store
+	// (user, outside every project).
+	Store string `json:"store"`
+}
+
+// Unrecorded names what was not recorded of who wrote it.
+func (w *Writer) Unrecorded() []string {
+	var out []string
+	if w.By == "" {
+		out = append(out, "the writer")
+	}
+	if w.Session == "" {
+		out = append(out, "the session")
+	}
+	if w.Agent == "" {
+		out = append(out, "the agent")
+	}
+	return out
+}
+
+// writerOf is who wrote e (all: every entry with its id), when it is or
+// was a memory written through intermem: the written log's record (also
+// for the fact such a memory was promoted to, whose written record is a
+// tombstone), or, for a memory of scope phase, the project store's record.
+func (v *View) writerOf(e *catalog.Entry, all []catalog.Entry) *Writer {
+	if e.Source == sourcecont.Name && e.Fields["type"] == "memory" {
+		return v.phaseWriter(e)
+	}
+	if e.Source == written.Name {
+		return writtenWriter(&e.Entry)
+	}
+	for i := range all {
+		if all[i].Source == written.Name {
+			return writtenWriter(&all[i].Entry)
+		}
+	}
+	return nil
+}
+
+func writtenWriter(e *source.Entry) *Writer {
+	f := e.Fields
+	return &Writer{Scope: store.ScopeProject, By: f["source"], Session: f["session_id"], Agent: f["agent_id"],
+		ToolUse: f["tool_use_id"], At: e.Created, Store: e.Path}
+}
+
+// phaseWriter is who wrote the memory of scope phase e: its record in the
+// project's store (the continuity export keeps no writer), read back as
+// hostile; the export's alone when the store has none.
+func (v *View) phaseWriter(e *catalog.Entry) *Writer {
+	w := &Writer{Scope: store.ScopePhase, At: e.Created, Store: sourcecont.Path}
+	if n, err := strconv.Atoi(e.Fields["phase"]); err == nil {
+		w.Phase = &n
+	}
+	if v.btx == nil {
+		return w
+	}
+	ms, err := store.Memories(v.btx)
+	if err != nil {
+		return w
+	}
+	for i := range ms {
+		if m := &ms[i]; m.ID == e.ID && m.Scope == store.ScopePhase {
+			return scopedWriter(m, storePath)
+		}
+	}
+	return w
+}
+
+// storePath is the project's store as results name it.
+const storePath = ".intermem/intermem.db"
+
+// scopedWriter is who wrote the stored memory m, kept at path, read back
+// as hostile: each name redacted and on one line.
+func scopedWriter(m *store.ScopedMemory, path string) *Writer {
+	clean := func(s string) string { return source.OneLine(redact.String(s), 256) }
+	return &Writer{Scope: m.Scope, Phase: m.Phase, By: clean(m.Source), Session: clean(m.SessionID), Agent: clean(m.AgentID),
+		ToolUse: clean(m.ToolUseID), At: m.Created, Store: path}
 }
 
 // Place is where another source holds an entry.
@@ -316,6 +422,7 @@ func (v *View) Get(id string) (*Record, error) {
 			r.Also = append(r.Also, Place{Source: o.Source, Path: o.Path, Line: o.Line, Gone: !o.Gone.IsZero()})
 		}
 	}
+	r.Written = v.writerOf(&e, all)
 	return r, nil
 }
 
@@ -375,11 +482,28 @@ func (v *View) Provenance(id string) (*Provenance, error) {
 	if !v.Stored {
 		out.Notes = append(out.Notes, "intermem has no store for this project yet: nothing has been recorded about the entry")
 	}
-	if r.Source != automemory.Name && r.Overlay.Sessions == 0 {
-		out.Notes = append(out.Notes, "sessions are observed for auto-memory; for this source, first seen is when a scan first found it")
-	}
-	if r.Overlay.Agent == "" {
-		out.Notes = append(out.Notes, "no subagent is recorded as having written it (the main agent did, or it is not known)")
-	}
+	out.Notes = append(out.Notes, whoNotes(r)...)
 	return out, nil
+}
+
+// whoNotes say what is not known of who wrote r, and why, for its kind of
+// entry: a written memory names its writer, session and agent as its
+// record keeps them; auto-memory (and a fact promoted from it) has the
+// sessions and the subagent the hooks saw; any other source's entry has
+// neither.
+func whoNotes(r *Record) []string {
+	switch {
+	case r.Written != nil:
+		if miss := r.Written.Unrecorded(); len(miss) > 0 {
+			return []string{"not recorded when it was written: " + strings.Join(miss, ", ") +
+				" (intermem write records --session and --agent when given; memory_write records Claude Code's session and the tool call, and no agent: Claude Code does not say which agent called it)"}
+		}
+	case r.Source == automemory.Name || r.Overlay.Sessions > 0:
+		if r.Overlay.Agent == "" {
+			return []string{"no subagent is recorded as having written it (the main agent did, or it is not known)"}
+		}
+	default:
+		return []string{fmt.Sprintf("intermem records the sessions that see an entry, and the subagent that wrote it, for auto-memory and the facts promoted from it; this %s entry's first found is when a scan first found it", r.Source)}
+	}
+	return nil
 }

@@ -220,7 +220,8 @@ func otherProject(env *cli.Env, root string) (*project.Project, error) {
 // scopedDoc is a memory of scope session or user as a search result.
 type scopedDoc struct {
 	Result
-	tags []string
+	tags   []string
+	writer *Writer
 }
 
 // memoryDoc turns a stored memory into a result, read back as hostile:
@@ -237,7 +238,7 @@ func memoryDoc(m *store.ScopedMemory, path, root string) scopedDoc {
 	for _, t := range m.Tags {
 		tags = append(tags, source.OneLine(redact.String(t), 60))
 	}
-	return scopedDoc{Result: r, tags: tags}
+	return scopedDoc{Result: r, tags: tags, writer: scopedWriter(m, path)}
 }
 
 func clipText(s string) string {
@@ -268,7 +269,7 @@ func sessionDocs(p *project.Project, wait time.Duration, session string) ([]scop
 		ms, err := continuity.ScopedMemories(tx, store.ScopeSession, continuity.Filter{})
 		for i := range ms {
 			if session == "" || ms[i].SessionID == session {
-				out = append(out, memoryDoc(&ms[i], ".intermem/intermem.db", p.Root))
+				out = append(out, memoryDoc(&ms[i], storePath, p.Root))
 			}
 		}
 		return err
@@ -305,7 +306,7 @@ func userDocs(env *cli.Env, wait time.Duration, docs bool) ([]scopedDoc, []store
 		ds, err := continuity.Decisions(tx, continuity.Filter{})
 		for _, d := range ds {
 			m := store.ScopedMemory{ID: d.ID, Title: d.Text, Content: d.Text + "\nWhy: " + d.Why, Created: d.Time,
-				Scope: store.ScopeUser, Tags: []string{"decision"}}
+				Scope: store.ScopeUser, Tags: []string{"decision"}, Source: "intermem decide", SessionID: d.Session}
 			doc := memoryDoc(&m, path, "")
 			doc.Kind = "decision"
 			out = append(out, doc)
@@ -395,6 +396,7 @@ func (v *View) scopedRecord(id string) (*Record, bool) {
 		r.File = v.File(&r.Entry.Entry)
 		r.Overlay.Status = d.Status
 		r.Overlay.Confidence = d.Confidence
+		r.Written = d.writer
 		return r, true
 	}
 	return nil, false

@@ -100,6 +100,7 @@ type ScopedMemory struct {
 	Source    string    `json:"source"`
 	AgentID   string    `json:"agent_id,omitempty"`
 	SessionID string    `json:"session_id,omitempty"`
+	ToolUseID string    `json:"tool_use_id,omitempty"`
 	Created   time.Time `json:"created"`
 	Scope     string    `json:"scope"`
 	// Phase is the phase a memory of scope phase belongs to.
