@@ -333,8 +333,12 @@ func (v *View) writerOf(e *catalog.Entry, all []catalog.Entry) *Writer {
 		return writtenWriter(&e.Entry)
 	}
 	for i := range all {
-		if all[i].Source == written.Name {
-			return writtenWriter(&all[i].Entry)
+		if o := &all[i]; o.Source == written.Name {
+			w := writtenWriter(&o.Entry)
+			if !o.Gone.IsZero() {
+				w.Store += " (its record, taken out of the written set)"
+			}
+			return w
 		}
 	}
 	return nil
