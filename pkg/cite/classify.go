@@ -203,10 +203,10 @@ func isDotfile(base string) bool {
 	}
 	name := base[1:]
 	lower := strings.ToLower(name)
-	if knownDotfiles[lower] {
+	if knownDotfiles()[lower] {
 		return true
 	}
-	if knownExt[lower] {
+	if knownExt()[lower] {
 		return false // an extension: "`.md` files"
 	}
 	if strings.ContainsAny(name, "-_.") {
@@ -280,14 +280,14 @@ func outsideCitation(c Citation, prefix, rest string, src source) (Citation, boo
 
 // systemRoots are first segments of absolute paths that name the machine's
 // file system, never a project: /etc/hosts, /home/u/x, /Users/u/x.
-var systemRoots = map[string]bool{
-	"bin": true, "boot": true, "dev": true, "etc": true, "home": true, "lib": true,
-	"lib32": true, "lib64": true, "media": true, "mnt": true, "nix": true, "opt": true,
-	"proc": true, "root": true, "run": true, "sbin": true, "snap": true, "srv": true,
-	"sys": true, "tmp": true, "usr": true, "var": true, "workspace": true, "workspaces": true,
-	"Users": true, "Library": true, "System": true, "Applications": true, "Volumes": true,
-	"private": true, "cygdrive": true, "Program Files": true, "data": true, "app": true,
-}
+var systemRoots = set(
+	"bin", "boot", "dev", "etc", "home", "lib",
+	"lib32", "lib64", "media", "mnt", "nix", "opt",
+	"proc", "root", "run", "sbin", "snap", "srv",
+	"sys", "tmp", "usr", "var", "workspace", "workspaces",
+	"Users", "Library", "System", "Applications", "Volumes",
+	"private", "cygdrive", "Program Files", "data", "app",
+)
 
 // absCitation handles a path that starts with "/". Under a system directory it
 // is Outside. Otherwise it may be written relative to the project root
@@ -321,7 +321,7 @@ func absCitation(c Citation, p string, src source) (Citation, bool) {
 		}
 		c.Kind = Symbol
 	}
-	if systemRoots[segs[0]] {
+	if systemRoots()[segs[0]] {
 		c.Outside = true
 		switch src {
 		case fromProse:
@@ -561,19 +561,19 @@ func isPlaceholderRoot(segs []string) bool {
 var branchPrefixes = set("feat", "feature", "fix", "bugfix", "hotfix", "chore", "refactor")
 
 func isBranch(segs []string) bool {
-	return len(segs) == 2 && branchPrefixes[segs[0]] && !isFileName(segs[1])
+	return len(segs) == 2 && branchPrefixes()[segs[0]] && !isFileName(segs[1])
 }
 
-var mimeTop = map[string]bool{
-	"application": true, "audio": true, "font": true, "image": true,
-	"multipart": true, "text": true, "video": true,
-}
+var mimeTop = set(
+	"application", "audio", "font", "image",
+	"multipart", "text", "video",
+)
 
 // isMIME matches type/subtype media types (application/json, image/*,
 // application/vnd.api+json) but not a file under such a directory
 // (image/logo.png).
 func isMIME(segs []string) bool {
-	if len(segs) != 2 || !mimeTop[segs[0]] {
+	if len(segs) != 2 || !mimeTop()[segs[0]] {
 		return false
 	}
 	sub := segs[1]
@@ -642,7 +642,7 @@ func lastSegment(p string) string {
 // isFileName reports whether a base name is evidently a file: a known
 // extension-less name (Makefile) or a known extension (db.go, .mcp.json).
 func isFileName(base string) bool {
-	return knownNames[base] || hasKnownExt(base)
+	return knownNames()[base] || hasKnownExt(base)
 }
 
 func hasKnownExt(base string) bool {
@@ -650,7 +650,7 @@ func hasKnownExt(base string) bool {
 	if i <= 0 || i == len(base)-1 {
 		return false
 	}
-	return knownExt[strings.ToLower(base[i+1:])]
+	return knownExt()[strings.ToLower(base[i+1:])]
 }
 
 // parseSymbol recognises Func(), Type.Method(), pkg::Func() and

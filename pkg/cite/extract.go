@@ -214,7 +214,7 @@ var docExts = set("md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc", "or
 
 func isDoc(p string) bool {
 	i := strings.LastIndexByte(p, '.')
-	return i >= 0 && docExts[strings.ToLower(p[i+1:])]
+	return i >= 0 && docExts()[strings.ToLower(p[i+1:])]
 }
 
 // changeCues are phrases that make an entry describe an edit rather than the
@@ -408,9 +408,9 @@ func (e *extractor) scanCode(raw string) {
 	switch {
 	case strings.ContainsRune(f[0], '/'):
 		cand = f[0]
-	case interpreters[f[0]]:
+	case interpreters()[f[0]]:
 		for _, a := range f[1:] {
-			if strings.HasPrefix(a, "-") || a == "run" || interpreters[a] {
+			if strings.HasPrefix(a, "-") || a == "run" || interpreters()[a] {
 				continue
 			}
 			cand = a
@@ -425,12 +425,12 @@ func (e *extractor) scanCode(raw string) {
 }
 
 // interpreters are commands whose first non-flag argument is a script file.
-var interpreters = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "fish": true, "source": true, ".": true,
-	"python": true, "python3": true, "node": true, "ruby": true, "perl": true,
-	"php": true, "bun": true, "deno": true, "tsx": true, "ts-node": true, "uv": true,
-	"Rscript": true, "pwsh": true, "lua": true,
-}
+var interpreters = set(
+	"bash", "sh", "zsh", "fish", "source", ".",
+	"python", "python3", "node", "ruby", "perl",
+	"php", "bun", "deno", "tsx", "ts-node", "uv",
+	"Rscript", "pwsh", "lua",
+)
 
 // spacedPath reports whether a code span containing spaces is written as one
 // path (`docs/Design Notes.md`) rather than a command (`python x/y.py`): no
@@ -549,10 +549,10 @@ func linkTarget(s string, i int) (string, int, bool) {
 	return s[start:end], i + 1, true
 }
 
-var httpVerbs = map[string]bool{
-	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
-	"HEAD": true, "OPTIONS": true,
-}
+var httpVerbs = set(
+	"GET", "POST", "PUT", "PATCH", "DELETE",
+	"HEAD", "OPTIONS",
+)
 
 // scanWords scans whitespace-separated words of prose. prev is the word before
 // s (to recognise "GET /v1/messages"); the last word is returned.
@@ -580,7 +580,7 @@ func (e *extractor) scanWords(s, prev string) string {
 			prev = ""
 			continue
 		}
-		e.scanWord(w, httpVerbs[prev])
+		e.scanWord(w, httpVerbs()[prev])
 		prev = w
 	}
 	return prev
@@ -642,7 +642,7 @@ func cutTrailingScript(s string) string {
 	for j < len(s) && s[j] < utf8.RuneSelf && (unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
 		j++
 	}
-	if j == i+1 || j == len(s) || s[j] < utf8.RuneSelf || !knownExt[strings.ToLower(s[i+1:j])] {
+	if j == i+1 || j == len(s) || s[j] < utf8.RuneSelf || !knownExt()[strings.ToLower(s[i+1:j])] {
 		return s
 	}
 	return s[:j]

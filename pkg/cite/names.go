@@ -1,5 +1,7 @@
 package cite
 
+import "sync"
+
 // knownExt lists file extensions (lower case) that make a base name a file.
 // Top-level domains that are not also common extensions (com, org, io, dev)
 // are deliberately absent, so "example.com" is not read as a file.
@@ -63,10 +65,14 @@ var knownNames = set(
 	"MAINTAINERS", "PATENTS", "gradlew", "mvnw", "configure",
 )
 
-func set(xs ...string) map[string]bool {
-	m := make(map[string]bool, len(xs))
-	for _, x := range xs {
-		m[x] = true
-	}
-	return m
+// set is the set of xs, built on first use (sync.OnceValue): every hook
+// links this package, and most of their runs look up no name.
+func set(xs ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	})
 }

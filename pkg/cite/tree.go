@@ -44,7 +44,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	w.budget -= len(ents) + 1
 	out := ents[:0]
 	for _, e := range ents {
-		if e.IsDir() && skipDirs[e.Name()] && !w.keep[e.Name()] {
+		if e.IsDir() && skipDirs()[e.Name()] && !w.keep[e.Name()] {
 			continue
 		}
 		if !w.ownOK && own(path.Join(name, e.Name())) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -435,6 +436,7 @@ func appendSentence(out []string, s string) []string {
 func Tokens(unit string) []string {
 	rs := appendNormalized(nil, unit)
 	var out []string
+	stop, neg := stopwords(), negations()
 	isWord := func(r rune) bool {
 		if r < utf8.RuneSelf {
 			return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_' || 'A' <= r && r <= 'Z'
@@ -468,8 +470,8 @@ func Tokens(unit string) []string {
 			ext := i >= 2 && rs[i-1] == '.' && isWord(rs[i-2]) && j-i <= 4
 			i = j
 			switch {
-			case w == "" || ext || stopwords[w]:
-			case negations[w]:
+			case w == "" || ext || stop[w]:
+			case neg[w]:
 				out = append(out, "not")
 			case isASCII(w):
 				if len(w) >= 2 {
@@ -549,8 +551,9 @@ func undouble(w string) string {
 // stopwords are function words of English and of the other languages the
 // corpus is written in (Portuguese, Spanish), after Normalize, before
 // stemming. Words that carry meaning in a technical fact (not, never, no,
-// only, all) are kept.
-var stopwords = func() map[string]bool {
+// only, all) are kept. Built on first use (sync.OnceValue), not at program
+// start: every hook links this package and most runs compare no notes.
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		a an the and or but if then else so than that this these those there here
@@ -569,12 +572,12 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // negations all become the token "not", so that "never push to main" and
 // "don't push to main" share it. Contractions arrive split at the
-// apostrophe ("don't" is "don" and "t").
-var negations = func() map[string]bool {
+// apostrophe ("don't" is "don" and "t"). Built on first use.
+var negations = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`no not never none nothing neither nor cannot
 		don doesn didn isn aren wasn weren won wouldn shouldn mustn haven hasn
@@ -582,4 +585,4 @@ var negations = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -185,7 +186,7 @@ func proseValue(s string, i int) (int, int) {
 		return connected, i
 	}
 	j := i
-	if w := proseWord(s, j); prepositions[w] {
+	if w := proseWord(s, j); prepositions()[w] {
 		for n := 0; n < 4; n++ {
 			w := proseWord(s, j)
 			if w == "" || connectiveAt(s, j) > 0 {
@@ -504,18 +505,22 @@ var (
 	cjkSecret   = []string{"密钥", "密鑰"}
 )
 
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// set is the set of words, built on first use (sync.OnceValue): every hook
+// links this package, and most of their runs redact nothing new.
+func set(words ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool, len(words))
+		for _, w := range words {
+			m[w] = true
+		}
+		return m
+	})
 }
 
 // classifyLabel reports whether a label names a secret, and which kind.
 func classifyLabel(label string) (string, bool) {
 	comps := labelComponents(label)
-	if n := len(comps); n > 1 && valueSuffix[comps[n-1]] {
+	if n := len(comps); n > 1 && valueSuffix()[comps[n-1]] {
 		comps = comps[:n-1] // SECRET_KEY_BASE, API_TOKEN_VALUE
 	}
 	if len(comps) == 0 {
@@ -542,17 +547,17 @@ func classifyLabel(label string) (string, bool) {
 				return "secret", true
 			}
 		}
-		if passwordWords[last] {
+		if passwordWords()[last] {
 			return "password", true
 		}
 		return "", false
 	}
 	switch {
-	case passwordWords[last]:
+	case passwordWords()[last]:
 		return "password", true
 	case strings.HasSuffix(last, "password") || strings.HasSuffix(last, "passwd"):
 		return "password", true
-	case strings.HasSuffix(last, "pass") && passPrefixes[strings.TrimSuffix(last, "pass")]:
+	case strings.HasSuffix(last, "pass") && passPrefixes()[strings.TrimSuffix(last, "pass")]:
 		return "password", true // PGPASS, DBPASS, SMTPPASS (not bypass, compass)
 	case last == "secret":
 		if prev == "client" {
@@ -562,7 +567,7 @@ func classifyLabel(label string) (string, bool) {
 	case last == "clientsecret":
 		return "client-secret", true
 	case last == "token":
-		if notSecretToken[prev] {
+		if notSecretToken()[prev] {
 			return "", false
 		}
 		return "token", true
@@ -717,7 +722,7 @@ func isPlaceholder(v string) bool {
 		return true
 	}
 	cs := string(core)
-	return placeholders[cs] || strings.HasSuffix(cs, "here")
+	return placeholders()[cs] || strings.HasSuffix(cs, "here")
 }
 
 // isPathLike reports file-system paths and file names: "/etc/x", "~/.ssh/id_rsa", "./a",

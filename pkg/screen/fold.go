@@ -3,6 +3,7 @@ package screen
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -139,21 +140,24 @@ func fold(s string) (string, []int) {
 }
 
 // lookAlike maps Cyrillic, Greek and Latin letters that render like an ASCII letter (the
-// common entries of Unicode's confusables list) to it.
-var lookAlike = map[rune]byte{
-	// Cyrillic
-	'а': 'a', 'в': 'b', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's',
-	'і': 'i', 'ј': 'j', 'ԁ': 'd', 'ӏ': 'l', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w', 'ո': 'n', 'ь': 'b',
-	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C',
-	'Т': 'T', 'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ү': 'Y', 'Ԛ': 'Q', 'Ԝ': 'W',
-	// Greek
-	'α': 'a', 'ο': 'o', 'ν': 'v', 'ι': 'i', 'ρ': 'p', 'κ': 'k', 'υ': 'u', 'τ': 't',
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N',
-	'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
-	// Latin
-	'ɡ': 'g', 'ı': 'i', 'ȷ': 'j', 'ʟ': 'L', 'ɪ': 'I', 'ᴀ': 'A', 'ᴇ': 'E', 'ᴏ': 'O',
-	'\u3000': ' ', '\u00A0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2009': ' ', '\u202F': ' ',
-}
+// common entries of Unicode's confusables list) to it. Built on first use (sync.OnceValue),
+// not at program start: the hooks link this package and most of their runs screen nothing.
+var lookAlike = sync.OnceValue(func() map[rune]byte {
+	return map[rune]byte{
+		// Cyrillic
+		'а': 'a', 'в': 'b', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's',
+		'і': 'i', 'ј': 'j', 'ԁ': 'd', 'ӏ': 'l', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w', 'ո': 'n', 'ь': 'b',
+		'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C',
+		'Т': 'T', 'Х': 'X', 'Ѕ': 'S', 'І': 'I', 'Ј': 'J', 'Ү': 'Y', 'Ԛ': 'Q', 'Ԝ': 'W',
+		// Greek
+		'α': 'a', 'ο': 'o', 'ν': 'v', 'ι': 'i', 'ρ': 'p', 'κ': 'k', 'υ': 'u', 'τ': 't',
+		'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N',
+		'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X',
+		// Latin
+		'ɡ': 'g', 'ı': 'i', 'ȷ': 'j', 'ʟ': 'L', 'ɪ': 'I', 'ᴀ': 'A', 'ᴇ': 'E', 'ᴏ': 'O',
+		'\u3000': ' ', '\u00A0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2009': ' ', '\u202F': ' ',
+	}
+})
 
 // foldRune returns the ASCII character r imitates.
 func foldRune(r rune) (byte, bool) {
@@ -176,7 +180,7 @@ func foldRune(r rune) (byte, bool) {
 		return byte(r - 0xE0000), true
 	}
 	if r < 0x530 || r >= 0x1D00 && r < 0x1D80 || r >= 0x2000 && r < 0x2030 || r == 0x3000 {
-		c, ok := lookAlike[r]
+		c, ok := lookAlike()[r]
 		return c, ok
 	}
 	return 0, false

@@ -137,94 +137,101 @@ var (
 	negators      = []string{"never", "do not", "don't", "dont", "no need to", "without"}
 )
 
-var rules = []lineRule{
-	// Overriding the instructions the model was given.
-	at(KindOverride, overrideVerbs,
-		`(?i)(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|these|those|my|of|every)\s+)*`+qualifier+`\s+(?:(?:system|safety|user)\s+)?`+directive+`\b`),
-	at(KindOverride, promptVerbs,
-		`(?i)(?:ignore|disregard|forget|override|bypass|reveal|print|leak|output|repeat|dump|show)\s+(?:(?:the|your|its|any|my)\s+)?system\s+(?:prompt|message)s?\b`),
-	at(KindOverride, []string{"you are now", "you are no longer", "you're now", "you're no longer"},
-		`(?i)you(?:\s+are|'re)\s+(?:now\s+(?:a|an|the|in|my|dan|free|unrestricted|unfiltered|jailbroken|operating|acting|called|named|evil)|no\s+longer\s+(?:bound|restricted|limited|required|subject|obliged|an?\s+(?:ai|assistant)|claude))\b`),
-	near(KindOverride, []string{"instruction"}, 24,
-		`(?i)\b(?:new|updated|revised|real|actual|true|secret|hidden|additional)\s+(?:system\s+)?instructions?\s*[:：]`),
-	at(KindOverride, []string{"new", "updated", "revised", "real", "actual", "true", "secret", "hidden", "replacement", "begin", "start", "end"},
-		`(?i)(?:(?:new|updated|revised|real|actual|true|secret|hidden|replacement)\s+system\s+prompts?|(?:begin|start|end)(?:\s+of)?\s+(?:the\s+)?(?:new\s+)?system\s+prompt)\b`),
-	at(KindOverride, []string{"jailbreak", "dan mode", "developer mode", "do anything now"},
-		`(?i)(?:jailbreak(?:ing|ed)?|dan\s+mode|developer\s+mode\s+(?:enabled|on|activated)|do\s+anything\s+now)\b`),
-	at(KindOverride, []string{"act", "behave", "respond", "pretend"},
-		`(?i)(?:act|behave|respond|pretend)\s+(?:as\s+(?:if\s+)?)?(?:(?:that\s+)?you\s+(?:are|were|have)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|no\s+(?:restrictions|rules|guidelines|filters))\b`),
-	at(KindOverride, []string{"forget everything", "forget all"},
-		`(?i)forget\s+(?:everything|all)\s+(?:you\s+(?:know|were\s+told|have\s+been\s+told|learned)|above|before|previously|so\s+far)\b`),
-	at(KindConceal, []string{"do not", "don't", "dont", "never", "without", "hide", "conceal", "keep"},
-		`(?i)(?:(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|notify|alert|let|show)\s+(?:this\s+to\s+)?the\s+user|without\s+(?:telling|informing|notifying|alerting)\s+the\s+user|(?:hide|conceal|keep)\s+(?:this|these|it)\s+(?:hidden\s+)?from\s+the\s+user)\b`),
+// rules are the line rules, made by setup (ruleTable) on the first Check: building them
+// (a few hundred strings, a lazy pattern each) cost every hook process at start-up.
+var rules []lineRule
 
-	// Chat-template role and tool-call markup.
-	at(KindRoleTag, []string{"<system", "</system", "<assistant", "</assistant", "<human", "</human", "<instructions", "</instructions",
-		"<user_query", "</user_query", "<tool_", "</tool_", "<function_", "</function_", "<invoke", "</invoke", "<parameter", "</parameter", "<", "</"},
-		`</?(?:system|system-reminder|system_prompt|system-prompt|assistant|human|instructions|user_query|tool_result|tool_use|function_calls|function_results|invoke|parameter|antml:[a-z_]+)(?:\s[^<>\n]*)?>`),
-	at(KindRoleTag, []string{"<|"}, `<\|[A-Za-z_]{2,32}\|>`),
-	at(KindRoleTag, []string{"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>"},
-		`(?i)\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`),
-	head(KindRoleTag, []string{"human:", "assistant:", "system:"}, `(?:Human|Assistant|System):[ \t]+\S`),
-	head(KindRoleTag, []string{"##"}, `#{2,4}[ \t]*(?:Instruction|System)[ \t]*:`),
-	at(KindRoleTag, []string{"[system]", "[/system]"}, `(?i)\[/?SYSTEM\]`),
+// ruleTable returns the line rules.
+func ruleTable() []lineRule {
+	return []lineRule{
+		// Overriding the instructions the model was given.
+		at(KindOverride, overrideVerbs,
+			`(?i)(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|these|those|my|of|every)\s+)*`+qualifier+`\s+(?:(?:system|safety|user)\s+)?`+directive+`\b`),
+		at(KindOverride, promptVerbs,
+			`(?i)(?:ignore|disregard|forget|override|bypass|reveal|print|leak|output|repeat|dump|show)\s+(?:(?:the|your|its|any|my)\s+)?system\s+(?:prompt|message)s?\b`),
+		at(KindOverride, []string{"you are now", "you are no longer", "you're now", "you're no longer"},
+			`(?i)you(?:\s+are|'re)\s+(?:now\s+(?:a|an|the|in|my|dan|free|unrestricted|unfiltered|jailbroken|operating|acting|called|named|evil)|no\s+longer\s+(?:bound|restricted|limited|required|subject|obliged|an?\s+(?:ai|assistant)|claude))\b`),
+		near(KindOverride, []string{"instruction"}, 24,
+			`(?i)\b(?:new|updated|revised|real|actual|true|secret|hidden|additional)\s+(?:system\s+)?instructions?\s*[:：]`),
+		at(KindOverride, []string{"new", "updated", "revised", "real", "actual", "true", "secret", "hidden", "replacement", "begin", "start", "end"},
+			`(?i)(?:(?:new|updated|revised|real|actual|true|secret|hidden|replacement)\s+system\s+prompts?|(?:begin|start|end)(?:\s+of)?\s+(?:the\s+)?(?:new\s+)?system\s+prompt)\b`),
+		at(KindOverride, []string{"jailbreak", "dan mode", "developer mode", "do anything now"},
+			`(?i)(?:jailbreak(?:ing|ed)?|dan\s+mode|developer\s+mode\s+(?:enabled|on|activated)|do\s+anything\s+now)\b`),
+		at(KindOverride, []string{"act", "behave", "respond", "pretend"},
+			`(?i)(?:act|behave|respond|pretend)\s+(?:as\s+(?:if\s+)?)?(?:(?:that\s+)?you\s+(?:are|were|have)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|no\s+(?:restrictions|rules|guidelines|filters))\b`),
+		at(KindOverride, []string{"forget everything", "forget all"},
+			`(?i)forget\s+(?:everything|all)\s+(?:you\s+(?:know|were\s+told|have\s+been\s+told|learned)|above|before|previously|so\s+far)\b`),
+		at(KindConceal, []string{"do not", "don't", "dont", "never", "without", "hide", "conceal", "keep"},
+			`(?i)(?:(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|notify|alert|let|show)\s+(?:this\s+to\s+)?the\s+user|without\s+(?:telling|informing|notifying|alerting)\s+the\s+user|(?:hide|conceal|keep)\s+(?:this|these|it)\s+(?:hidden\s+)?from\s+the\s+user)\b`),
 
-	// Fetch-and-run and decode-and-run.
-	at(KindRemoteExec, fetchers,
-		`(?i)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+\s+)?`+shells).needs("|"),
-	near(KindRemoteExec, []string{"(curl", "( curl", "`curl", "(wget", "( wget", "`wget"}, 24,
-		`(?i)(?:\b(?:(?:ba|z|k|da)?sh|source|eval)\s+(?:-c\s+)?["']?(?:\$\(|<\(|`+"`"+`)\s*(?:curl|wget)\b|\bpython[0-9.]*\s+-c\s+["']?\$\(\s*(?:curl|wget)\b)`),
-	at(KindRemoteExec, []string{"base64"},
-		`(?i)base64\s+(?:-d|--decode|-D)\b[^\n|]*\|\s*(?:sudo\s+)?`+shells).needs("|"),
-	at(KindRemoteExec, []string{"eval", "exec", "powershell", "frombase64string", "iex", "invoke-expression"},
-		`(?i)(?:eval\s*\(\s*(?:atob|Buffer\.from)\s*\(|exec\s*\(\s*(?:base64\.b64decode|__import__\(\s*['"]base64['"]\s*\)|codecs\.decode)|powershell(?:\.exe)?\b[^\n]*\s-(?:e|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{20,}|FromBase64String\b[^\n]*\b(?:iex|Invoke-Expression)\b|(?:iex|Invoke-Expression)\b[^\n]*FromBase64String)`),
+		// Chat-template role and tool-call markup.
+		at(KindRoleTag, []string{"<system", "</system", "<assistant", "</assistant", "<human", "</human", "<instructions", "</instructions",
+			"<user_query", "</user_query", "<tool_", "</tool_", "<function_", "</function_", "<invoke", "</invoke", "<parameter", "</parameter", "<", "</"},
+			`</?(?:system|system-reminder|system_prompt|system-prompt|assistant|human|instructions|user_query|tool_result|tool_use|function_calls|function_results|invoke|parameter|antml:[a-z_]+)(?:\s[^<>\n]*)?>`),
+		at(KindRoleTag, []string{"<|"}, `<\|[A-Za-z_]{2,32}\|>`),
+		at(KindRoleTag, []string{"[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>"},
+			`(?i)\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>`),
+		head(KindRoleTag, []string{"human:", "assistant:", "system:"}, `(?:Human|Assistant|System):[ \t]+\S`),
+		head(KindRoleTag, []string{"##"}, `#{2,4}[ \t]*(?:Instruction|System)[ \t]*:`),
+		at(KindRoleTag, []string{"[system]", "[/system]"}, `(?i)\[/?SYSTEM\]`),
 
-	// Remote access: reverse shells and keys planted in authorized_keys.
-	near(KindRemoteExec, []string{"/dev/tcp/", "/dev/udp/"}, 64,
-		`(?:\b(?:ba|z|k|da)?sh\s+-i\b[^\n]*/dev/(?:tcp|udp)/\S+|/dev/(?:tcp|udp)/\S+\s+0>&1)`),
-	at(KindRemoteExec, []string{"nc", "ncat", "netcat"},
-		`(?:nc|ncat|netcat)\b[^\n|;]*\s-[ce]\s*["']?/bin/(?:ba|z|k|da)?sh\b`),
-	at(KindRemoteExec, []string{"mkfifo"}, `mkfifo\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b`).needs("|"),
-	at(KindRemoteExec, []string{"socat"}, `(?i)socat\b[^\n]*\bexec:[^\n]*\b(?:ba|z|k|da)?sh\b`),
-	near(KindRemoteExec, []string{"authorized_keys"}, 160,
-		`(?:>>?\s*["']?[~$\w/.{}-]*authorized_keys\b|\bssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*authorized_keys\b)`),
+		// Fetch-and-run and decode-and-run.
+		at(KindRemoteExec, fetchers,
+			`(?i)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+\s+)?`+shells).needs("|"),
+		near(KindRemoteExec, []string{"(curl", "( curl", "`curl", "(wget", "( wget", "`wget"}, 24,
+			`(?i)(?:\b(?:(?:ba|z|k|da)?sh|source|eval)\s+(?:-c\s+)?["']?(?:\$\(|<\(|`+"`"+`)\s*(?:curl|wget)\b|\bpython[0-9.]*\s+-c\s+["']?\$\(\s*(?:curl|wget)\b)`),
+		at(KindRemoteExec, []string{"base64"},
+			`(?i)base64\s+(?:-d|--decode|-D)\b[^\n|]*\|\s*(?:sudo\s+)?`+shells).needs("|"),
+		at(KindRemoteExec, []string{"eval", "exec", "powershell", "frombase64string", "iex", "invoke-expression"},
+			`(?i)(?:eval\s*\(\s*(?:atob|Buffer\.from)\s*\(|exec\s*\(\s*(?:base64\.b64decode|__import__\(\s*['"]base64['"]\s*\)|codecs\.decode)|powershell(?:\.exe)?\b[^\n]*\s-(?:e|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{20,}|FromBase64String\b[^\n]*\b(?:iex|Invoke-Expression)\b|(?:iex|Invoke-Expression)\b[^\n]*FromBase64String)`),
 
-	// Sending data out.
-	at(KindExfil, exfilVerbs,
-		`(?i)(?:send|post|upload|exfiltrate|transmit|forward|leak|beacon|report|submit|pipe|copy|email|share)\b[^\n]*?`+sensitive+`[^\n]*?\bto\s+(?:https?|ftp)://\S+`).needs("://"),
-	at(KindExfil, exfilVerbs,
-		`(?i)(?:send|upload|exfiltrate|transmit|leak|email|share)\s+(?:(?:all|any|the|your|their|its|every|each)\s+)*`+sensitive+`[^\n]*?\bto\b`).needs("to"),
-	at(KindExfil, []string{"curl", "wget"},
-		`(?i)(?:curl|wget)\b[^\n]*\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file|--body-file)[\s=]+["']?[^\s"']*(?:\.ssh/|id_rsa|id_ed25519|\.env\b|\.aws/|credentials|\.netrc|\.git-credentials|/etc/passwd|/etc/shadow|\.npmrc|\.pypirc|\.docker/config|\.kube/config)`).needs(".ssh/", "id_rsa", "id_ed25519", ".env", ".aws/", "credentials", ".netrc", "/etc/passwd", "/etc/shadow", ".npmrc", ".pypirc", ".docker/config", ".kube/config"),
-	// A markdown image whose address is a template: rendering it sends whatever fills the
-	// template to that host.
-	at(KindExfil, []string{"!["},
-		`!\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)>]*(?:\{\{?|\$\{|\$\(|<[A-Za-z_]|%7[Bb]|\[[A-Za-z_])`),
-	near(KindExfil, []string{"webhook.site", "requestbin", "pipedream.net", "burpcollaborator", "interact.sh", ".oast.", "hookbin", "requestcatcher", "beeceptor"}, 64,
-		`(?i)\b(?:webhook\.site|requestbin\.\w+|[\w-]+\.m\.pipedream\.net|[\w.-]*burpcollaborator\.net|[\w.-]*interact\.sh|[\w.-]+\.oast\.(?:fun|live|me|online|pro|site)|hookbin\.com|[\w.-]*requestcatcher\.com|[\w.-]*beeceptor\.com)\b`),
+		// Remote access: reverse shells and keys planted in authorized_keys.
+		near(KindRemoteExec, []string{"/dev/tcp/", "/dev/udp/"}, 64,
+			`(?:\b(?:ba|z|k|da)?sh\s+-i\b[^\n]*/dev/(?:tcp|udp)/\S+|/dev/(?:tcp|udp)/\S+\s+0>&1)`),
+		at(KindRemoteExec, []string{"nc", "ncat", "netcat"},
+			`(?:nc|ncat|netcat)\b[^\n|;]*\s-[ce]\s*["']?/bin/(?:ba|z|k|da)?sh\b`),
+		at(KindRemoteExec, []string{"mkfifo"}, `mkfifo\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b`).needs("|"),
+		at(KindRemoteExec, []string{"socat"}, `(?i)socat\b[^\n]*\bexec:[^\n]*\b(?:ba|z|k|da)?sh\b`),
+		near(KindRemoteExec, []string{"authorized_keys"}, 160,
+			`(?:>>?\s*["']?[~$\w/.{}-]*authorized_keys\b|\bssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*authorized_keys\b)`),
 
-	// Switching off permissions and safety.
-	at(KindSafety, []string{"--dangerously-", "bypasspermissions", "skipdangerousmodepermissionprompt", "--yolo"},
-		`(?i)--dangerously-[a-z-]+|bypassPermissions\b|skipDangerousModePermissionPrompt\b|--yolo\b`),
-	at(KindSafety, []string{"always", "auto-approve", "autoapprove", "approve"},
-		`(?i)(?:always\s+(?:approve|say\s+yes)\b|always\s+(?:allow|accept|grant)\s+(?:(?:all|every|any|each|the)\s+)?(?:tools?|tool\s+calls?|commands?|permissions?|requests?|actions?|edits?|bash|writes?|operations?|prompts?)\b|auto-?approve\s+(?:all|every|everything|any)\b|approve\s+(?:all|every|everything|any)\s+(?:tool|command|permission|request|action|edit|change|operation)s?\b)`),
-	at(KindSafety, negators,
-		`(?i)(?:(?:never|do\s+not|don'?t|no\s+need\s+to)\s+(?:ask|prompt|wait|check)\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)|without\s+(?:asking\s+(?:for\s+)?(?:permission|confirmation|approval|consent)|(?:user\s+|explicit\s+)?(?:confirmation|approval|consent))|never\s+ask\s+permission)\b`),
-	at(KindSafety, []string{"disable", "turn off", "bypass", "circumvent", "deactivate", "switch off", "get around", "work around", "ignore"},
-		`(?i)(?:disable|turn\s+off|bypass|circumvent|deactivate|switch\s+off|get\s+around|work\s+around|ignore)\s+(?:(?:all|the|any|every|your|its|these)\s+)*(?:hooks?|sandbox(?:ing)?|safety\s+(?:checks?|filters?|guidelines|rules|measures|features)|guardrails?|permission\s+(?:checks?|prompts?|system|rules)|permissions|security\s+(?:checks?|controls?|scanning|policies)|content\s+filters?|approval\s+prompts?|confirmation\s+prompts?)\b`),
-	at(KindSafety, []string{"bash("}, `(?i)Bash\(:?\*\)`),
+		// Sending data out.
+		at(KindExfil, exfilVerbs,
+			`(?i)(?:send|post|upload|exfiltrate|transmit|forward|leak|beacon|report|submit|pipe|copy|email|share)\b[^\n]*?`+sensitive+`[^\n]*?\bto\s+(?:https?|ftp)://\S+`).needs("://"),
+		at(KindExfil, exfilVerbs,
+			`(?i)(?:send|upload|exfiltrate|transmit|leak|email|share)\s+(?:(?:all|any|the|your|their|its|every|each)\s+)*`+sensitive+`[^\n]*?\bto\b`).needs("to"),
+		at(KindExfil, []string{"curl", "wget"},
+			`(?i)(?:curl|wget)\b[^\n]*\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file|--body-file)[\s=]+["']?[^\s"']*(?:\.ssh/|id_rsa|id_ed25519|\.env\b|\.aws/|credentials|\.netrc|\.git-credentials|/etc/passwd|/etc/shadow|\.npmrc|\.pypirc|\.docker/config|\.kube/config)`).needs(".ssh/", "id_rsa", "id_ed25519", ".env", ".aws/", "credentials", ".netrc", "/etc/passwd", "/etc/shadow", ".npmrc", ".pypirc", ".docker/config", ".kube/config"),
+		// A markdown image whose address is a template: rendering it sends whatever fills the
+		// template to that host.
+		at(KindExfil, []string{"!["},
+			`!\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)>]*(?:\{\{?|\$\{|\$\(|<[A-Za-z_]|%7[Bb]|\[[A-Za-z_])`),
+		near(KindExfil, []string{"webhook.site", "requestbin", "pipedream.net", "burpcollaborator", "interact.sh", ".oast.", "hookbin", "requestcatcher", "beeceptor"}, 64,
+			`(?i)\b(?:webhook\.site|requestbin\.\w+|[\w-]+\.m\.pipedream\.net|[\w.-]*burpcollaborator\.net|[\w.-]*interact\.sh|[\w.-]+\.oast\.(?:fun|live|me|online|pro|site)|hookbin\.com|[\w.-]*requestcatcher\.com|[\w.-]*beeceptor\.com)\b`),
 
-	// Visible text that speaks to the model directly.
-	at(KindAddressed, []string{"note", "message", "instruction", "reminder", "memo", "attention", "dear"},
-		`(?i)(?:(?:note|message|instructions?|reminder|memo|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?|dear\s+)`+addressee+`\b\s*[:,\-–—!]`),
-	head(KindAddressed, []string{"ai", "claude", "assistant", "llm", "gpt", "copilot", "codex", "gemini"},
-		`(?i)[ \t]*(?:[-*+>][ \t]+)?(?:\*\*|__)?(?:ai|claude|assistant|llm|chatgpt|gpt-?\d*|copilot|codex|gemini)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+(?:please\s+)?(?:ignore|disregard|forget|always|never|you|do|don'?t|must|run|execute|send|reply|respond|say|print|output|include|pretend|act)\b`),
+		// Switching off permissions and safety.
+		at(KindSafety, []string{"--dangerously-", "bypasspermissions", "skipdangerousmodepermissionprompt", "--yolo"},
+			`(?i)--dangerously-[a-z-]+|bypassPermissions\b|skipDangerousModePermissionPrompt\b|--yolo\b`),
+		at(KindSafety, []string{"always", "auto-approve", "autoapprove", "approve"},
+			`(?i)(?:always\s+(?:approve|say\s+yes)\b|always\s+(?:allow|accept|grant)\s+(?:(?:all|every|any|each|the)\s+)?(?:tools?|tool\s+calls?|commands?|permissions?|requests?|actions?|edits?|bash|writes?|operations?|prompts?)\b|auto-?approve\s+(?:all|every|everything|any)\b|approve\s+(?:all|every|everything|any)\s+(?:tool|command|permission|request|action|edit|change|operation)s?\b)`),
+		at(KindSafety, negators,
+			`(?i)(?:(?:never|do\s+not|don'?t|no\s+need\s+to)\s+(?:ask|prompt|wait|check)\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)|without\s+(?:asking\s+(?:for\s+)?(?:permission|confirmation|approval|consent)|(?:user\s+|explicit\s+)?(?:confirmation|approval|consent))|never\s+ask\s+permission)\b`),
+		at(KindSafety, []string{"disable", "turn off", "bypass", "circumvent", "deactivate", "switch off", "get around", "work around", "ignore"},
+			`(?i)(?:disable|turn\s+off|bypass|circumvent|deactivate|switch\s+off|get\s+around|work\s+around|ignore)\s+(?:(?:all|the|any|every|your|its|these)\s+)*(?:hooks?|sandbox(?:ing)?|safety\s+(?:checks?|filters?|guidelines|rules|measures|features)|guardrails?|permission\s+(?:checks?|prompts?|system|rules)|permissions|security\s+(?:checks?|controls?|scanning|policies)|content\s+filters?|approval\s+prompts?|confirmation\s+prompts?)\b`),
+		at(KindSafety, []string{"bash("}, `(?i)Bash\(:?\*\)`),
 
-	// Hidden markdown: link-reference comments and hidden HTML elements.
-	{kind: KindHidden, keys: []string{"]:"}, head: true, post: hiddenBody("markdown comment"),
-		re: lazy(`^[ \t]*\[(?://|comment|_|#)\]:\s*<?#>?\s*(?:\((.*)\)|"(.*)"|'(.*)')[ \t]*$`)},
-	{kind: KindHidden, keys: []string{"<div", "<span", "<p ", "<section", "<details", "<aside", "<font"}, post: hiddenBody("hidden HTML element"),
-		re: lazy(`^(?i:<(div|span|p|section|details|aside|font)\b[^>\n]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\s*[;"'])[^>\n]*>([^<\n]+))`)},
+		// Visible text that speaks to the model directly.
+		at(KindAddressed, []string{"note", "message", "instruction", "reminder", "memo", "attention", "dear"},
+			`(?i)(?:(?:note|message|instructions?|reminder|memo|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?|dear\s+)`+addressee+`\b\s*[:,\-–—!]`),
+		head(KindAddressed, []string{"ai", "claude", "assistant", "llm", "gpt", "copilot", "codex", "gemini"},
+			`(?i)[ \t]*(?:[-*+>][ \t]+)?(?:\*\*|__)?(?:ai|claude|assistant|llm|chatgpt|gpt-?\d*|copilot|codex|gemini)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]+(?:please\s+)?(?:ignore|disregard|forget|always|never|you|do|don'?t|must|run|execute|send|reply|respond|say|print|output|include|pretend|act)\b`),
+
+		// Hidden markdown: link-reference comments and hidden HTML elements.
+		{kind: KindHidden, keys: []string{"]:"}, head: true, post: hiddenBody("markdown comment"),
+			re: lazy(`^[ \t]*\[(?://|comment|_|#)\]:\s*<?#>?\s*(?:\((.*)\)|"(.*)"|'(.*)')[ \t]*$`)},
+		{kind: KindHidden, keys: []string{"<div", "<span", "<p ", "<section", "<details", "<aside", "<font"}, post: hiddenBody("hidden HTML element"),
+			re: lazy(`^(?i:<(div|span|p|section|details|aside|font)\b[^>\n]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\s*[;"'])[^>\n]*>([^<\n]+))`)},
+	}
 }
 
 const (
@@ -247,8 +254,10 @@ var (
 
 var setupOnce sync.Once
 
-// setup builds the keyword automaton on the first Check, not at program start.
+// setup builds the rules and their keyword automaton on the first Check, not at program
+// start.
 func setup() {
+	rules = ruleTable()
 	index := map[string]int32{}
 	var keys []string
 	for ri, r := range rules {

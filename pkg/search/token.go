@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -192,7 +193,7 @@ func (a *analyzer) emitWord(w string, emit func(int32)) {
 	id, ok := a.words[lw]
 	if !ok {
 		id = -1
-		if !stopwords[lw] {
+		if !stopwords()[lw] {
 			id = a.id(Stem(lw))
 		}
 		if len(a.words) < maxMemo {
@@ -211,8 +212,10 @@ func isCJK(r rune) bool {
 
 // stopwords are dropped from documents and queries: the Snowball English
 // list, the contractions' stems that splitting at apostrophes leaves, and
-// the words of a question ("how do I", "why does").
-var stopwords = func() map[string]bool {
+// the words of a question ("how do I", "why does"). Built on first use
+// (sync.OnceValue): the hooks link this package and most of their runs
+// search nothing.
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		a about above after again against all am an and any are as at be because
@@ -230,4 +233,4 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
