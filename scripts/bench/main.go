@@ -5,8 +5,9 @@
 // Each row is a binary, its arguments, its stdin and its environment, run
 // many times after a few warm-up runs; the table gives the median (p50) and
 // 95th percentile (p95) wall time of fork+exec+exit as seen by this
-// process, which is what Claude Code waits for, the child's CPU time and
-// its peak resident set. The floor row is a static Go binary that does
+// process, which is what Claude Code waits for, the child's CPU time, its
+// minor page faults (what starting a large binary costs beyond the floor)
+// and its peak resident set. The floor row is a static Go binary that does
 // nothing: no hook can be faster, and every hook row is also given as a
 // ratio to it (p50 to p50, p95 to p95), which is what carries from one
 // machine to another; so is `intermem search` (issue 13 sets its p50 at
@@ -30,6 +31,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/intermem/intermem/pkg/inject"
@@ -55,6 +57,7 @@ type result struct {
 	p50, p95 time.Duration
 	min      time.Duration
 	cpu50    time.Duration // median user+system CPU time of the child
+	faults   int64         // median minor page faults of the child
 	rssKB    int64         // peak resident set of one run, measured apart
 	out      int           // bytes of stdout of the last run
 }
@@ -266,8 +269,9 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 		results = append(results, res)
 	}
 	fmt.Printf("exec-to-exit wall time after warm-up runs; hooks %d runs per row (%d at the scales of many files), CLI rows %d\n", runs, fileRuns, cliRuns)
-	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, measured in this run; cpu: the child's user+system time, p50; rss: peak resident set of one run)\n\n")
-	fmt.Printf("%-52s %5s %10s %10s %8s %8s %10s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "rss")
+	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, measured in this run; cpu: the child's user+system time, p50;\n")
+	fmt.Printf("faults: the child's minor page faults, p50; rss: peak resident set of one run)\n\n")
+	fmt.Printf("%-52s %5s %10s %10s %8s %8s %10s %7s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "faults", "rss")
 	floor := results[0]
 	for _, r := range results {
 		r50, r95 := "", ""
@@ -275,7 +279,7 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 			r50 = fmt.Sprintf("%.2f×", float64(r.p50)/float64(floor.p50))
 			r95 = fmt.Sprintf("%.2f×", float64(r.p95)/float64(floor.p95))
 		}
-		fmt.Printf("%-52s %5d %10s %10s %8s %8s %10s %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), float64(r.rssKB)/1024)
+		fmt.Printf("%-52s %5d %10s %10s %8s %8s %10s %7d %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), r.faults, float64(r.rssKB)/1024)
 	}
 	fmt.Printf("\nbinary sizes\n\n")
 	ents, err := os.ReadDir(bin)
@@ -415,6 +419,7 @@ func copyAll(src, dst string) error {
 func measure(bin string, r row, runs int) (result, error) {
 	path := filepath.Join(bin, r.bin)
 	var times, cpu []time.Duration
+	var faults []int64
 	var last []byte
 	var rss int64
 	warm := min(10, max(2, runs/5))
@@ -436,15 +441,22 @@ func measure(bin string, r row, runs int) (result, error) {
 		if i >= warm {
 			times = append(times, d)
 			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				faults = append(faults, ru.Minflt)
+			}
 		}
 		last = out.Bytes()
 	}
 	rss = peakRSS(path, r)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
+	sort.Slice(faults, func(i, j int) bool { return faults[i] < faults[j] })
 	pct := func(ts []time.Duration, p float64) time.Duration { return ts[int(p*float64(len(ts)-1)+0.5)] }
-	return result{row: r, n: runs, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), rssKB: rss, out: len(last)}, nil
+	var flt int64
+	if len(faults) > 0 {
+		flt = faults[len(faults)/2]
+	}
+	return result{row: r, n: runs, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), faults: flt, rssKB: rss, out: len(last)}, nil
 }
 
 // peakRSS runs the row once under /usr/bin/time and returns the child's
