@@ -62,12 +62,24 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	p := h.Project
 	ending := h.Input.Event == "SessionEnd"
 	dbPath := p.Path("intermem.db")
+	// Nothing changed since the session's last complete pass: told from
+	// the copy of what the store holds of it while the store is unchanged
+	// (quiet.go), else from the store.
+	stat, settled := storeStat(dbPath, time.Now())
+	if q, ok := readQuiet(p.Path(QuietName), stat, h.Input.SessionID); ok && (!ending || q.Ended) {
+		if l, err := Turn(p.MemoryDir, q.Subs, nil); err == nil && l.Whole && l.FP == q.FP && !Pending(p.StateDir) {
+			return nil, nil
+		}
+	}
 	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
 	l, err := Turn(p.MemoryDir, subs, sess.Sweep)
 	if err != nil {
 		return nil, err
 	}
 	if known && l.Whole && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
+		if settled {
+			saveQuiet(p.StateDir, stat, h.Input.SessionID, sess, subs)
+		}
 		return nil, nil
 	}
 	if err := p.EnsureStateDir(); err != nil {

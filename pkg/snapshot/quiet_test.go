@@ -1,0 +1,322 @@
+package snapshot
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/store"
+)
+
+// quietProject is a project with a memory directory, run through the
+// whole hook (Main) as Claude Code runs it.
+type quietProject struct {
+	t                 *testing.T
+	root, mem, home   string
+	interval          string // INTERMEM_CHECKPOINT_INTERVAL
+	state, quiet, log string
+}
+
+func newQuietProject(t *testing.T) *quietProject {
+	dir := t.TempDir()
+	q := &quietProject{t: t, root: filepath.Join(dir, "proj"), mem: filepath.Join(dir, "memory"), home: filepath.Join(dir, "home"), interval: "0"}
+	for _, d := range []string{filepath.Join(q.root, ".git"), q.mem, q.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.state = filepath.Join(q.root, ".intermem")
+	q.quiet = filepath.Join(q.state, QuietName)
+	q.log = filepath.Join(q.state, "log")
+	q.write("MEMORY.md", "# Memory\n\n- The build runs with make.\n- [Topics](topics.md)\n")
+	q.write("topics.md", "# Topics\n\n- Invoices are rendered by the ledger service.\n")
+	return q
+}
+
+// write writes a memory file modified an hour ago, so that a pass
+// trusts its fingerprint at once (RacyWindow).
+func (q *quietProject) write(name, content string) {
+	q.t.Helper()
+	q.edit(name, content)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(q.mem, name), old, old); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+// edit writes a memory file now.
+func (q *quietProject) edit(name, content string) {
+	q.t.Helper()
+	if err := os.WriteFile(filepath.Join(q.mem, name), []byte(content), 0o644); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+// turn runs the hook once for session at event.
+func (q *quietProject) turn(session, event string) {
+	q.t.Helper()
+	payload := `{"session_id":"` + session + `","cwd":"` + q.root + `","hook_event_name":"` + event + `"}`
+	var out bytes.Buffer
+	env := cli.New([]string{"HOME=" + q.home, "INTERMEM_MEMORY_DIR=" + q.mem, "INTERMEM_CHECKPOINT_INTERVAL=" + q.interval},
+		q.root, strings.NewReader(payload), &out, &out)
+	if code := Main(env, nil); code != 0 || out.Len() > 0 {
+		q.t.Fatalf("%s %s: exit %d, output %q", session, event, code, out.String())
+	}
+}
+
+// settle runs turns of session, each after the store has settled, until
+// the quiet copy names it.
+func (q *quietProject) settle(session string) {
+	q.t.Helper()
+	for i := 0; i < 6; i++ {
+		time.Sleep(quietRacy + 20*time.Millisecond)
+		q.turn(session, "Stop")
+		if b, err := os.ReadFile(q.quiet); err == nil && bytes.Contains(b, []byte("\nsession "+session+"\t")) {
+			return
+		}
+	}
+	b, _ := os.ReadFile(q.log)
+	q.t.Fatalf("no quiet copy for %s after 6 settled turns; log:\n%s", session, b)
+}
+
+// locked runs fn while another holder has the store open for writing:
+// a turn that opens the store finds it busy and spools its listing.
+func (q *quietProject) locked(fn func()) {
+	q.t.Helper()
+	s, err := store.Open(filepath.Join(q.state, "intermem.db"), store.Options{})
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	defer s.Close()
+	fn()
+}
+
+// spooled counts the observations waiting in the spool.
+func (q *quietProject) spooled() int {
+	ents, _ := os.ReadDir(SpoolDir(q.state))
+	n := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") {
+			n++
+		}
+	}
+	return n
+}
+
+// view reads the store.
+func (q *quietProject) view(fn func(tx *bolt.Tx) error) {
+	q.t.Helper()
+	s, err := store.Open(filepath.Join(q.state, "intermem.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.View(fn); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+// seen returns the previews of the entries the store records, with the
+// number of sessions each was seen in.
+func (q *quietProject) seen() map[string]int {
+	m := map[string]int{}
+	q.view(func(tx *bolt.Tx) error {
+		return store.Each(tx, store.BucketEntries, func(_ string, e *store.Entry) error {
+			m[e.Preview] = e.Sessions
+			return nil
+		})
+	})
+	return m
+}
+
+// A settled session's turn with nothing changed is decided without the
+// store: with the store held by a writer, it neither waits nor spools.
+func TestQuietTurnSkipsTheStore(t *testing.T) {
+	q := newQuietProject(t)
+	q.turn("s1", "Stop")
+	q.settle("s1")
+	q.locked(func() { q.turn("s1", "Stop") })
+	if n := q.spooled(); n != 0 {
+		b, _ := os.ReadFile(q.log)
+		t.Fatalf("a quiet turn went to the store (%d observations spooled); log:\n%s", n, b)
+	}
+}
+
+// What the early exit must never skip, each while the copy names the
+// session as settled: a change to a memory file (a new file, an edit in
+// place within the same second and of the same size), a new session, the
+// session's end, a spooled observation.
+func TestQuietTurnNeverSkipsAChange(t *testing.T) {
+	q := newQuietProject(t)
+	q.turn("s1", "Stop")
+	q.settle("s1")
+
+	// Another session: the copy does not name it.
+	q.locked(func() { q.turn("s2", "Stop") })
+	if n := q.spooled(); n != 1 {
+		t.Fatalf("a new session's first turn spooled %d observations, want 1 (it must go to the store)", n)
+	}
+	q.turn("s2", "Stop") // ingests the spool
+	if got := q.seen()["The build runs with make."]; got != 2 {
+		t.Fatalf("sessions of a MEMORY.md entry = %d, want 2 (s1, s2)", got)
+	}
+
+	// The session's end: recorded once, even though nothing changed.
+	q.settle("s1")
+	q.locked(func() { q.turn("s1", "SessionEnd") })
+	if n := q.spooled(); n != 1 {
+		t.Fatalf("a SessionEnd spooled %d observations, want 1 (its end must be recorded)", n)
+	}
+	q.turn("s1", "Stop") // ingests the spool
+
+	// A spooled observation waiting: the turn goes to the store to
+	// ingest it.
+	q.settle("s1")
+	q.locked(func() { q.turn("s2", "Stop") })
+	q.turn("s1", "Stop")
+	if n := q.spooled(); n != 0 {
+		t.Fatalf("%d observations left in the spool after a settled session's turn, want 0", n)
+	}
+
+	// A new memory file.
+	q.settle("s1")
+	q.write("deploy.md", "# Deploy\n\n- Releases are tagged from main.\n")
+	q.turn("s1", "Stop")
+	if got := q.seen()["Releases are tagged from main."]; got != 1 {
+		t.Fatalf("a new file's entry seen in %d sessions, want 1", got)
+	}
+
+	// An edit in place, then another of the same size within the same
+	// clock second, which leaves the file's fingerprint as the first one
+	// left it (a file system that keeps whole seconds).
+	q.settle("s1")
+	topics := filepath.Join(q.mem, "topics.md")
+	q.edit("topics.md", "# Topics\n\n- Invoices are rendered by the alpha service.\n")
+	fi, err := os.Stat(topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.turn("s1", "Stop")
+	if got := q.seen()["Invoices are rendered by the alpha service."]; got != 1 {
+		t.Fatalf("an edited entry seen in %d sessions, want 1", got)
+	}
+	time.Sleep(quietRacy + 20*time.Millisecond)
+	q.edit("topics.md", "# Topics\n\n- Invoices are rendered by the gamma service.\n")
+	if err := os.Chtimes(topics, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if fi2, _ := os.Stat(topics); fi2.Size() != fi.Size() || !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("the second edit changed the fingerprint: %v %v", fi2.Size(), fi2.ModTime())
+	}
+	q.turn("s1", "Stop")
+	if got := q.seen()["Invoices are rendered by the gamma service."]; got != 1 {
+		t.Fatalf("an edit of the same size within the same second seen in %d sessions, want 1", got)
+	}
+}
+
+// Checkpoints are counted in turns whether or not a turn is quiet.
+func TestQuietTurnsStillCountCheckpoints(t *testing.T) {
+	q := newQuietProject(t)
+	q.interval = "3"
+	q.turn("s1", "Stop") // turn 1
+	q.settle("s1")       // turns 2, 3 (a checkpoint) and 4 at least
+	count := func() int {
+		n := 0
+		q.view(func(tx *bolt.Tx) error {
+			cs, err := store.Checkpoints(tx)
+			n = len(cs)
+			return err
+		})
+		return n
+	}
+	before := count()
+	for i := 0; i < 3; i++ {
+		q.turn("s1", "Stop")
+	}
+	if got := count(); got != before+1 {
+		t.Fatalf("checkpoints after three more turns: %d, want %d", got, before+1)
+	}
+}
+
+// The copy is hostile input: anything but a well-formed copy bound to the
+// store's stat is a full turn, never an error, and the next quiet turn
+// writes it anew.
+func TestQuietCopyDamaged(t *testing.T) {
+	q := newQuietProject(t)
+	q.turn("s1", "Stop")
+	q.settle("s1")
+	good, err := os.ReadFile(q.quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"garbage":     []byte("not a copy\n"),
+		"empty":       nil,
+		"other store": bytes.Replace(good, []byte("store "), []byte("store 1"), 1),
+		"truncated":   good[:len(good)-1],
+		"extra line":  append(append([]byte{}, good...), "unknown\n"...),
+		"too large":   bytes.Repeat([]byte("x"), maxQuiet+1),
+	} {
+		if err := os.WriteFile(q.quiet, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		q.locked(func() { q.turn("s1", "Stop") })
+		if n := q.spooled(); n != 1 {
+			t.Fatalf("%s: a turn with a damaged copy spooled %d observations, want 1", name, n)
+		}
+		q.turn("s1", "Stop") // ingests
+		q.settle("s1")
+	}
+}
+
+// The file's format round-trips, and a copy is refused whole on any line
+// it does not expect.
+func TestQuietFormat(t *testing.T) {
+	q := quiet{Store: "1:2:3:4", Sessions: map[string]quietSession{
+		"a b":  {FP: "f1", Subs: []string{"sub/x.md", "we\"ird\tname.md"}},
+		"uuid": {FP: "f2", Ended: true},
+	}}
+	b := q.encode()
+	want := "intermem stop quiet v1\nstore 1:2:3:4\nsession a b\tf1\t0\t\"sub/x.md\"\t\"we\\\"ird\\tname.md\"\nsession uuid\tf2\t1\n"
+	if string(b) != want {
+		t.Fatalf("encode:\n%s\nwant:\n%s", b, want)
+	}
+	got, ok := decodeQuiet(b)
+	if !ok || got.Store != q.Store || len(got.Sessions) != 2 || got.Sessions["a b"].Subs[1] != "we\"ird\tname.md" || !got.Sessions["uuid"].Ended {
+		t.Fatalf("decode: %+v %v", got, ok)
+	}
+	for _, bad := range []string{
+		"intermem stop quiet v2\nstore 1\n",
+		"intermem stop quiet v1\nsession a\tf\t0\n",
+		"intermem stop quiet v1\nstore 1\nsession a\tf\t2\n",
+		"intermem stop quiet v1\nstore 1\nsession a\t\t0\n",
+		"intermem stop quiet v1\nstore 1\nsession a\tf\t0\nsession a\tf\t0\n",
+		"intermem stop quiet v1\nstore 1\nsession a\tf\t0\tnot-quoted\n",
+		"intermem stop quiet v1\nstore 1\nstore 2\n",
+		"intermem stop quiet v1\nstore 1",
+	} {
+		if q, ok := decodeQuiet([]byte(bad)); ok {
+			t.Errorf("decoded %q: %+v", bad, q)
+		}
+	}
+}
+
+func FuzzDecodeQuiet(f *testing.F) {
+	f.Add([]byte("intermem stop quiet v1\nstore 1:2:3:4\nsession a\tf1\t0\t\"x.md\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q, ok := decodeQuiet(b)
+		if !ok {
+			return
+		}
+		again, ok := decodeQuiet(q.encode())
+		if !ok || again.Store != q.Store || len(again.Sessions) != len(q.Sessions) {
+			t.Fatalf("%q decoded, but its encoding does not decode the same", b)
+		}
+	})
+}
