@@ -77,6 +77,10 @@ type Index struct {
 	fused map[memoKey]bool // … of which used in this run
 	clean map[memoKey]bool // strings screen.Check flags nothing in
 	cused map[memoKey]bool // … of which used in this run
+	// der memoizes what a session start derives from a memory entry's
+	// fields (Index.derive, memory.go), by those fields' hash.
+	der   map[memoKey]*derived
+	dused map[memoKey]bool // … of which used in this run
 	dirty bool
 }
 
@@ -98,7 +102,7 @@ func keyOf(s string) memoKey {
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{docs: map[string]*docData{}, fixed: map[memoKey]bool{}, fused: map[memoKey]bool{},
-		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}}
+		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}, der: map[memoKey]*derived{}, dused: map[memoKey]bool{}}
 }
 
 // Redact returns redact.String(s). A string this executable already found
@@ -252,6 +256,9 @@ func (ix *Index) Save(path string) error {
 	for k := range ix.clean {
 		stale = stale || !ix.cused[k]
 	}
+	for k := range ix.der {
+		stale = stale || !ix.dused[k]
+	}
 	id := exeID()
 	if (!ix.dirty && !stale) || id == "" {
 		return nil
@@ -277,6 +284,8 @@ func (ix *Index) Save(path string) error {
 //	T path             (a detail document its managed index lists)
 //	R hash length      (a fixed point of redact.String)
 //	S hash length      (a string screen.Check flags nothing in)
+//	E hash length key desckey hasdesc bkey withhold cite…
+//	                   (what a session start derives from a memory entry)
 //
 // after a first line "X <executable identity>".
 func (ix *Index) encode(w *bytes.Buffer) {
@@ -292,6 +301,14 @@ func (ix *Index) encode(w *bytes.Buffer) {
 	}
 	for _, k := range sortedKeys(ix.cused) {
 		fields(w, "S", hex(k.h), itoa(k.n))
+	}
+	for _, k := range sortedKeys(ix.dused) {
+		d := ix.der[k]
+		fs := []string{hex(k.h), itoa(k.n), hex(d.key), hex(d.descKey), bit(d.hasDesc), hex(d.bKey), esc(d.withhold)}
+		for _, c := range d.cites {
+			fs = append(fs, esc(c))
+		}
+		fields(w, "E", fs...)
 	}
 	for _, p := range paths {
 		d := ix.docs[p]
@@ -405,6 +422,15 @@ func (ix *Index) decode(src string) error {
 				return bad()
 			}
 			ix.clean[memoKey{unhex(fs[0]), atoi(fs[1])}] = true
+		case "E":
+			if n < 7 || n > 7+maxCitesPerItem {
+				return bad()
+			}
+			d := &derived{key: unhex(fs[2]), descKey: unhex(fs[3]), hasDesc: fs[4] == "1", bKey: unhex(fs[5]), withhold: unesc(fs[6])}
+			for _, c := range fs[7:n] {
+				d.cites = append(d.cites, unesc(c))
+			}
+			ix.der[memoKey{unhex(fs[0]), atoi(fs[1])}] = d
 		default:
 			return bad()
 		}

@@ -24,6 +24,7 @@ func FuzzIndexDecode(f *testing.F) {
 	f.Add([]byte("F\tMEMORY.md\t1\t2\t3\t4\t5\t6\t1\t-9\n")) // a memory file record of v8
 	f.Add([]byte("R\tzz\t-1\nK\t,,,\n"))
 	f.Add([]byte("S\t1f\t3\n"))
+	f.Add([]byte("E\t1f\t3\ta\tb\t1\tc\twhy\tx/y.go\tz.go\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ix := NewIndex()
 		if err := ix.decode(string(b)); err != nil {

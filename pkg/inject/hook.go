@@ -121,7 +121,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		}
 		return s, err
 	}
-	if mem, err := memFiles(deps, env.MemoryDir, closing(openStore), ix.Screen); err == nil {
+	if mem, err := memFiles(deps, env.MemoryDir, closing(openStore), ix); err == nil {
 		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates

@@ -17,7 +17,6 @@ import (
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/plan"
-	"github.com/intermem/intermem/pkg/screen"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/store"
@@ -82,23 +81,26 @@ type memEntry struct {
 	Secret bool
 }
 
-// memOf is what a session start takes of a parsed memory file.
-func memOf(f *automem.File, flags [][]automemory.Flag) *memFile {
+// memOf is what a session start takes of a parsed memory file; what it
+// derives of each entry comes from ix's memo when the entry's fields were
+// met before (Index.derive).
+func memOf(f *automem.File, flags [][]automemory.Flag, ix *Index) *memFile {
 	mf := &memFile{Name: f.Name, Safe: f.SafeName, Load: f.Loaded()}
 	index := f.Name == automem.IndexName
 	mf.Entries = make([]memEntry, 0, len(f.Entries))
-	for i, en := range f.Entries {
-		subj := plan.SubjectOf(en)
+	for i := range f.Entries {
+		en := &f.Entries[i]
+		d := ix.derive(en)
 		me := memEntry{
 			ID: en.ID, Kind: string(en.Kind), Line: en.StartLine, Link: en.Link, Type: en.Type,
-			Name: en.Name, Key: match.Key(en.Text), BKey: subj.Key, Withhold: subj.Withhold, Secret: en.Secret,
+			Name: en.Name, Key: d.key, BKey: d.bKey, Withhold: d.withhold, Secret: en.Secret,
+			DescKey: d.descKey, hasDesc: d.hasDesc, Cites: d.cites,
 			hook: en.Kind == automem.Pointer && automem.HasHook(en.Text, en.Link),
 		}
 		if i < len(flags) {
 			me.Flags = flags[i]
 		}
-		if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
-			me.DescKey, me.hasDesc = match.Key(en.Description), true
+		if d.hasDesc {
 			me.Desc = clipBytes(en.Description, keepDesc)
 		}
 		// Of MEMORY.md's loaded part only identities are needed: Claude
@@ -106,17 +108,48 @@ func memOf(f *automem.File, flags [][]automemory.Flag) *memFile {
 		if !index || en.StartLine > mf.Load.LoadedLines {
 			me.Text = clipBytes(en.Text, keepText)
 		}
-		// Citations: for ranking (topic files) and for readiness (all).
-		if en.Kind != automem.Pointer {
-			text := en.Text
-			if en.Kind == automem.Memory {
-				text = en.Description + "\n" + en.Text
-			}
-			me.Cites = citePaths(text)
-		}
 		mf.Entries = append(mf.Entries, me)
 	}
 	return mf
+}
+
+// derived is what a session start derives from a memory entry's own
+// fields: normalized keys (match.Key of its text and description), its
+// plan.Subject's key and withholding, and the project paths it cites.
+type derived struct {
+	key, descKey, bKey uint64
+	hasDesc            bool
+	withhold           string
+	cites              []string
+}
+
+// derive returns what is derived from en, from the memo when the fields
+// it depends on (kind, marker, section, name, description, text) hash as
+// an entry met before: normalizing and citation extraction (whose
+// patterns compile on first use) cost more than the rest of a session
+// start whose memory barely changed. A false match would need a 64-bit
+// hash collision of two strings of equal length.
+func (ix *Index) derive(en *automem.Entry) *derived {
+	k := keyOf(string(en.Kind) + "\x00" + en.Marker + "\x00" + en.Section + "\x00" + en.Name + "\x00" + en.Description + "\x00" + en.Text)
+	if d, ok := ix.der[k]; ok {
+		ix.dused[k] = true
+		return d
+	}
+	subj := plan.SubjectOf(*en)
+	d := &derived{key: match.Key(en.Text), bKey: subj.Key, withhold: subj.Withhold}
+	if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
+		d.descKey, d.hasDesc = match.Key(en.Description), true
+	}
+	// Citations: for ranking (topic files) and for readiness (all).
+	if en.Kind != automem.Pointer {
+		text := en.Text
+		if en.Kind == automem.Memory {
+			text = en.Description + "\n" + en.Text
+		}
+		d.cites = citePaths(text)
+	}
+	ix.der[k], ix.dused[k], ix.dirty = d, true, true
+	return d
 }
 
 // citePaths lists the project paths text cites that can be stat'ed: files,
@@ -185,9 +218,9 @@ const listChunk = 512
 const racyDir = 2 * time.Second
 
 // memFiles lists the memory directory (listMem), takes the stored parses
-// from the store open returns (nil: none), and parses the rest; check is
-// screen.Check or a memo of it (Index.Screen).
-func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), check func(string) []screen.Flag) (*memSet, error) {
+// from the store open returns (nil: none), and parses the rest, through
+// ix's memos (screening, derivation).
+func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), ix *Index) (*memSet, error) {
 	ml, err := listMem(deps, dir)
 	if err != nil {
 		return nil, err
@@ -201,7 +234,7 @@ func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error),
 			release()
 		}
 	}
-	return ml.derive(deps, check), nil
+	return ml.derive(deps, ix), nil
 }
 
 // listMem lists the memory files the way automem.Scan does (top-level
@@ -307,11 +340,11 @@ func (ml *memList) stored(ct *store.CatalogTx) {
 // the file's bytes when the Stop hook stored it unscreened — else read
 // and parsed here (nothing written). A file whose name holds a secret
 // marks deps, so that no render cache records its path.
-func (ml *memList) derive(deps *Deps, check func(string) []screen.Flag) *memSet {
+func (ml *memList) derive(deps *Deps, ix *Index) *memSet {
 	out := &memSet{beyond: ml.beyond, names: ml.names}
 	for i := range ml.files {
 		lf := &ml.files[i]
-		if mf := lf.fromStore(ml.dir, check); mf != nil {
+		if mf := lf.fromStore(ml.dir, ix); mf != nil {
 			out.files = append(out.files, mf)
 			continue
 		}
@@ -323,7 +356,7 @@ func (ml *memList) derive(deps *Deps, check func(string) []screen.Flag) *memSet 
 		if f.SafeName != f.Name && deps != nil {
 			deps.secret = true
 		}
-		out.files = append(out.files, memOf(f, automemory.ScreenWith(f, check)))
+		out.files = append(out.files, memOf(f, automemory.ScreenWith(f, ix.Screen), ix))
 	}
 	return out
 }
@@ -333,7 +366,7 @@ func (ml *memList) derive(deps *Deps, check func(string) []screen.Flag) *memSet 
 // must be the bytes it was parsed from: the file is read only while it
 // keeps the stored fingerprint, before and after the read (else it is
 // parsed anew from what was read).
-func (lf *listedFile) fromStore(dir string, check func(string) []screen.Flag) *memFile {
+func (lf *listedFile) fromStore(dir string, ix *Index) *memFile {
 	if lf.blob == nil {
 		return nil
 	}
@@ -348,10 +381,10 @@ func (lf *listedFile) fromStore(dir string, check func(string) []screen.Flag) *m
 			return nil
 		}
 		f.Content = b
-		flags = automemory.ScreenWith(f, check)
+		flags = automemory.ScreenWith(f, ix.Screen)
 		f.Content = nil
 	}
-	return memOf(f, flags)
+	return memOf(f, flags, ix)
 }
 
 // readFP reads a memory file of at most automem.MaxFileBytes (a link
