@@ -180,6 +180,9 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	}
 	if sess.ID == "" {
 		sess = store.Session{ID: obs.SessionID, First: obs.At, Last: obs.At}
+		if _, err := store.PruneSeen(tx, obs.SessionID); err != nil {
+			return err
+		}
 	}
 	if obs.At.Before(sess.First) {
 		sess.First = obs.At

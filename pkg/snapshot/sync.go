@@ -136,6 +136,11 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	}
 	if sess.ID == "" {
 		sess = store.Session{ID: p.Session, First: at, Last: at}
+		// A session begins: the oldest sessions' seen buckets beyond
+		// store.KeepSeen go.
+		if _, err := store.PruneSeen(tx, p.Session); err != nil {
+			return pr, err
+		}
 	}
 	if at.Before(sess.First) {
 		sess.First = at
