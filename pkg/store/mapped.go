@@ -15,21 +15,28 @@ import (
 // by default), whatever bbolt's MADV_RANDOM says. Those pages are the
 // kernel's page cache, not memory of the process's own, but they count in
 // its resident set, which is what a hook's memory bound is measured by: a
-// Stop turn recording 4,096 files' entries at random places of a 340 MB
-// store had 130 MB of the file resident, a session start reading every
-// entry of a 20,000-entry store 10 MB, and the resident set only grows
-// with the store.
+// session start reading every entry of a 20,000-entry store had 10 MB of
+// the file resident, and the resident set only grows with the store.
 //
-// So every checkEvery record accesses through this package (Get, Put,
-// Each, EachRaw, the catalog's and the Glancer's reads; see touched), the
-// process's resident file pages are read (/proc/self/statm, one pread),
-// and once they have grown by shedAbove since the last shed, the pages of
-// the transaction's store mapped into this process are given back: madvise
-// MADV_DONTNEED on the mapping, which drops the page-table entries while
-// the page cache keeps the pages, so a later read maps them again from it,
-// without I/O. A small store never grows the resident set that much and is
-// never shed (its pages stay mapped, read once); a large one read at
-// random costs about a page fault per record read, as it would cold.
+// So in a read transaction, every checkEvery record accesses through this
+// package (Get, Each, EachRaw, the catalog's and the Glancer's reads; see
+// touched), the process's resident file pages are read (/proc/self/statm,
+// one pread), and once they have grown by shedAbove since the last shed,
+// the pages of the transaction's store mapped into this process are given
+// back: madvise MADV_DONTNEED on the mapping, which drops the page-table
+// entries while the page cache keeps the pages, so a later read maps them
+// again from it, without I/O. A small store never grows the resident set
+// that much and is never shed (its pages stay mapped, read once); a large
+// one read at random costs about a page fault per record read, as it
+// would cold; one read in key order (a scan) costs nothing more.
+//
+// A write transaction is not shed as it goes: its commit reads again the
+// page each record it wrote replaces (bbolt frees it), and holds a page
+// buffer for each, so its peak is set by what it writes, not by what it
+// read before; shedding while it read cost a Stop turn meeting 10,000 new
+// entries more than half of what it got through in its budget, for a
+// fifth less resident memory. (Shed, called where a write transaction
+// reads pages it will not write — a bucket it deletes — is cheap.)
 //
 // What a transaction holds stays valid: bbolt never writes the file
 // through the mapping and never rewrites a page an open transaction can
@@ -46,35 +53,33 @@ import (
 const checkEvery = 32
 
 // shedAbove is how far the resident file pages may grow past what they
-// were after the last shed (or at the first access) before the store's
-// are shed.
+// were after the last shed (or at the first read access) before the
+// store's are shed.
 const shedAbove = 6 << 20
 
 var (
 	// accesses counts record accesses (touched) since the process started.
 	accesses atomic.Uint64
-	// base is the resident file pages, in bytes, after the last shed.
+	// base is the resident file pages, in bytes, after the last shed, or
+	// at the first access of a read transaction; 0 before.
 	base atomic.Int64
 	// sheds counts the sheds done (tests).
 	sheds atomic.Uint64
 )
 
-// touched counts one record access in tx and sheds the store's mapped
-// pages once the resident set has grown by shedAbove.
+// touched counts one record access in tx and, in a read transaction,
+// sheds the store's mapped pages once the resident set has grown by
+// shedAbove.
 func touched(tx *bolt.Tx) {
 	n := accesses.Add(1)
-	if n != 1 && n%checkEvery != 0 {
+	if tx.Writable() || (n%checkEvery != 0 && base.Load() != 0) {
 		return
 	}
 	now, ok := residentFile()
 	if !ok {
 		return
 	}
-	if n == 1 {
-		base.Store(now)
-		return
-	}
-	if now-base.Load() < shedAbove {
+	if base.CompareAndSwap(0, now) || now-base.Load() < shedAbove {
 		return
 	}
 	Shed(tx)
