@@ -606,12 +606,13 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
 	// bucket for a few thousand entries of a far larger store (a memory
 	// directory past maxMemFiles); past that, one pass in key order costs
 	// less, records of entries no longer in memory skipped by the lookup.
+	ids := make([]string, 0, len(rec.idx))
+	for id := range rec.idx {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids) // searches in key order share their pages
 	if len(rec.idx) <= maxSearched {
-		for id, i := range rec.idx {
-			if g, ok := gl.Glance(id); ok {
-				set(i, g)
-			}
-		}
+		gl.Lookup(ids, func(id string, g store.Glance) { set(rec.idx[id], g) })
 	} else {
 		gl.Each(func(id string, g store.Glance) {
 			if i, ok := rec.idx[id]; ok {
@@ -619,9 +620,9 @@ func readEntries(tx *bolt.Tx, mem []*memFile, rec *records) {
 			}
 		})
 	}
-	for id, i := range rec.idx {
+	for _, id := range ids {
 		if c, ok := gl.Confidence(id); ok {
-			rec.recs[i].confidence = c
+			rec.recs[rec.idx[id]].confidence = c
 		}
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 
@@ -66,6 +67,20 @@ func (g *Glancer) Glance(id string) (Glance, bool) {
 		return Glance{}, false
 	}
 	return glanceOf(raw), true
+}
+
+// Lookup calls fn with the Glance of each of ids that is recorded,
+// searching for them in key order (it sorts ids): successive searches then
+// share their pages, so each page of the bucket is read (and, cold or
+// shed, faulted in) once, where searches in any order read a leaf, and
+// fault it in, per id.
+func (g *Glancer) Lookup(ids []string, fn func(id string, gl Glance)) {
+	slices.Sort(ids)
+	for _, id := range ids {
+		if gl, ok := g.Glance(id); ok {
+			fn(id, gl)
+		}
+	}
 }
 
 // Each calls fn with the Glance of every recorded entry in key order: one
