@@ -91,3 +91,12 @@ func TestUnchangedDirectoryIsNotListed(t *testing.T) {
 		}
 	})
 }
+
+// appendFP writes a fingerprint as %+v does: stored keys were made with
+// %+v, and a key that changes form makes every source scan again once.
+func TestAppendFP(t *testing.T) {
+	fp := source.Fingerprint{Size: 1234, ModTime: -5, Inode: 1 << 40, Change: 1700000000123456789}
+	if got, want := string(appendFP(nil, fp)), "{Size:1234 ModTime:-5 Inode:1099511627776 Change:1700000000123456789}"; got != want {
+		t.Errorf("appendFP = %q, want %q", got, want)
+	}
+}

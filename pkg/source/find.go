@@ -108,8 +108,7 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 		}
 		k := &walker{w: w, realRoot: realRoot, realRootPrefixed: realRoot + string(filepath.Separator),
 			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, probs: &probs}
-		k.visit = func(real, relPath string, link bool) error {
-			f, prob := judge(realRoot, real, relPath, link)
+		k.visit = func(f File, relPath, prob string) error {
 			if prob != "" {
 				probs = append(probs, Problem{Path: relPath, Message: prob})
 				return nil

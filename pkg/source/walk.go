@@ -6,7 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -86,11 +89,13 @@ func FindWalk(root string, s Source, w *Walk) ([]File, []Problem, Dirs) {
 
 // walker is one pattern's walk below realBase.
 type walker struct {
-	w                *Walk
-	realRoot, pat    string
-	pats             []string // every pattern of the source
-	seen             map[string]bool
-	visit            func(real, relPath string, link bool) error
+	w             *Walk
+	realRoot, pat string
+	pats          []string // every pattern of the source
+	seen          map[string]bool
+	// visit takes each file pat matches, in walk order, as judge judged
+	// it.
+	visit            func(f File, relPath, prob string) error
 	probs            *[]Problem
 	realBase, base   string
 	realRootPrefixed string
@@ -111,7 +116,8 @@ func (k *walker) walk() error {
 	}
 	if !fi.IsDir() {
 		if ok, _ := doublestar.Match(k.pat, k.base); ok {
-			return k.visit(k.realBase, k.base, fi.Mode()&fs.ModeSymlink != 0)
+			f, prob := judge(k.realRoot, k.realBase, k.base, fi.Mode()&fs.ModeSymlink != 0)
+			return k.visit(f, k.base, prob)
 		}
 		return nil
 	}
@@ -125,6 +131,19 @@ func (k *walker) walk() error {
 // dir visits the entries of the directory at real, whose path relative to
 // the project root is relPath.
 func (k *walker) dir(real, relPath string, entries []DirEntry) error {
+	// The files of a run of entries are judged together (judgeAll) and
+	// visited in order before the walk goes into a subdirectory.
+	var run []candidate
+	flush := func() error {
+		judgeAll(k.realRoot, run)
+		for i := range run {
+			if err := k.visit(run[i].f, run[i].rel, run[i].prob); err != nil {
+				return err
+			}
+		}
+		run = run[:0]
+		return nil
+	}
 	for _, e := range entries {
 		childReal := real + string(filepath.Separator) + e.Name
 		childRel := e.Name
@@ -134,6 +153,9 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 		if e.Dir {
 			if strings.Count(childRel, "/")+1 > MaxDepth || !mayHold(k.pat, childRel) {
 				continue
+			}
+			if err := flush(); err != nil {
+				return err
 			}
 			fi, err := os.Lstat(childReal)
 			var sub []DirEntry
@@ -157,11 +179,47 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 			continue
 		}
 		k.seen[childRel] = true
-		if err := k.visit(childReal, childRel, e.Link); err != nil {
-			return err
-		}
+		run = append(run, candidate{real: childReal, rel: childRel, link: e.Link})
 	}
-	return nil
+	return flush()
+}
+
+// candidate is a name a pattern matched, to judge.
+type candidate struct {
+	real, rel string
+	link      bool
+	f         File
+	prob      string
+}
+
+// parallelJudge is the fewest candidates judged by more than one
+// goroutine: a stat per file is most of what an unchanged source costs,
+// and the stats of a large directory are independent.
+const parallelJudge = 64
+
+// judgeAll judges every candidate of cs, on every CPU when there are many.
+func judgeAll(realRoot string, cs []candidate) {
+	n := min(runtime.GOMAXPROCS(0), len(cs)/parallelJudge)
+	if n <= 1 {
+		for i := range cs {
+			cs[i].f, cs[i].prob = judge(realRoot, cs[i].real, cs[i].rel, cs[i].link)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(cs) {
+					return
+				}
+				cs[i].f, cs[i].prob = judge(realRoot, cs[i].real, cs[i].rel, cs[i].link)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // list returns the names in the directory at real (relPath, as the walk

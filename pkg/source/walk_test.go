@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -164,5 +166,36 @@ func TestMayHold(t *testing.T) {
 		if got := mayHold(c.pat, c.dir); got != c.want {
 			t.Errorf("mayHold(%q, %q) = %v, want %v", c.pat, c.dir, got, c.want)
 		}
+	}
+}
+
+// A directory of many files is judged on several goroutines and visited
+// in order: every file found, a link that leads out reported, and
+// MaxFiles still counted in walk order.
+func TestFindManyFiles(t *testing.T) {
+	root := t.TempDir()
+	var names, want []string
+	for i := range 300 {
+		n := ".clavain/learnings/" + strconv.Itoa(1000+i) + ".md"
+		names = append(names, n)
+		if i != 150 {
+			want = append(want, n)
+		}
+	}
+	tree(t, root, names...)
+	out := filepath.Join(root, ".clavain/learnings/1150.md")
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/hostname", out); err != nil {
+		t.Fatal(err)
+	}
+	s := fake{name: "f", pats: []string{".clavain/learnings/*.md"}}
+	files, probs, _ := FindWalk(root, s, &Walk{Window: time.Second})
+	if got := filePaths(files); !slices.Equal(got, want) {
+		t.Errorf("files: %d of %d, first %q", len(got), len(want), got[:min(3, len(got))])
+	}
+	if len(probs) != 1 || probs[0].Path != ".clavain/learnings/1150.md" || !strings.Contains(probs[0].Message, "leads out of the project") {
+		t.Errorf("problems %v, want the link out", probs)
 	}
 }
