@@ -89,20 +89,32 @@ func namesSecret(st *sourceState) bool {
 }
 
 // stamp is a running key over stats; trusted is false once one of them
-// could hide a change.
+// could hide a change. Its key is the SHA-256 of its parts, each followed
+// by a NUL byte, kept as one buffer (a key over thousands of files would
+// otherwise be thousands of strings).
 type stamp struct {
-	parts   []string
+	buf     []byte
 	trusted bool
 }
 
 func newStamp(kind string, env source.Env) *stamp {
-	return &stamp{parts: []string{kind, env.Root, env.MemoryDir}, trusted: true}
+	s := &stamp{trusted: true}
+	for _, p := range []string{kind, env.Root, env.MemoryDir} {
+		s.buf = append(append(s.buf, p...), 0)
+	}
+	return s
 }
 
 // add records one part; at is when its fingerprint fp was taken (zero
 // fp: nothing to judge).
 func (s *stamp) add(part string, fp source.Fingerprint, at time.Time) {
-	s.parts = append(s.parts, part)
+	s.buf = append(append(s.buf, part...), 0)
+	s.judge(fp, at)
+}
+
+// judge distrusts the stamp when fp, taken at at, could hide a change
+// (zero fp: nothing to judge).
+func (s *stamp) judge(fp source.Fingerprint, at time.Time) {
 	if fp == (source.Fingerprint{}) {
 		return
 	}
@@ -116,23 +128,19 @@ func (s *stamp) key() string {
 	if !s.trusted {
 		return ""
 	}
-	h := sha256.New()
-	for _, p := range s.parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	sum := sha256.Sum256(s.buf)
+	return hex.EncodeToString(sum[:16])
 }
 
 // listingKey is the key of a per-file source's listing: every file's path,
 // real path and fingerprint and the listing's problems.
 func listingKey(env source.Env, files []source.File, probs []source.Problem, at time.Time) string {
 	s := newStamp("files", env)
-	var b []byte
 	for i := range files {
 		f := &files[i]
-		b = append(append(append(append(b[:0], f.Path...), 0), f.Real()...), 0)
-		s.add(string(appendFP(b, f.FP)), f.FP, at)
+		s.buf = append(append(append(append(s.buf, f.Path...), 0), f.Real()...), 0)
+		s.buf = append(appendFP(s.buf, f.FP), 0)
+		s.judge(f.FP, at)
 	}
 	for _, p := range probs {
 		s.add(fmt.Sprintf("%+v", p), source.Fingerprint{}, at)
@@ -223,7 +231,7 @@ func wholeKey(env source.Env, base string, touched []string, w *witness, judge b
 		if !ok || judge && w.racy[p] {
 			return ""
 		}
-		s.parts = append(s.parts, p+"\x00"+v)
+		s.buf = append(append(append(append(s.buf, p...), 0), v...), 0)
 	}
 	return s.key()
 }

@@ -133,7 +133,7 @@ func (k *walker) walk() error {
 func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 	// The files of a run of entries are judged together (judgeAll) and
 	// visited in order before the walk goes into a subdirectory.
-	var run []candidate
+	run := make([]candidate, 0, len(entries))
 	flush := func() error {
 		judgeAll(k.realRoot, run)
 		for i := range run {
