@@ -486,7 +486,7 @@ func (v *View) Provenance(id string) (*Provenance, error) {
 	if !v.Stored {
 		out.Notes = append(out.Notes, "intermem has no store for this project yet: nothing has been recorded about the entry")
 	}
-	out.Notes = append(out.Notes, whoNotes(r)...)
+	out.Notes = append(out.Notes, whoNotes(r, v.Stored)...)
 	return out, nil
 }
 
@@ -494,8 +494,9 @@ func (v *View) Provenance(id string) (*Provenance, error) {
 // entry: a written memory names its writer, session and agent as its
 // record keeps them; auto-memory (and a fact promoted from it) has the
 // sessions and the subagent the hooks saw; any other source's entry has
-// neither.
-func whoNotes(r *Record) []string {
+// neither. stored says the project has a store (without one, nothing has
+// been recorded of any entry, and another note says so).
+func whoNotes(r *Record, stored bool) []string {
 	switch {
 	case r.Written != nil:
 		if miss := r.Written.Unrecorded(); len(miss) > 0 {
@@ -503,9 +504,14 @@ func whoNotes(r *Record) []string {
 				" (intermem write records --session and --agent when given; memory_write records Claude Code's session and the tool call, and no agent: Claude Code does not say which agent called it)"}
 		}
 	case r.Source == automemory.Name || r.Overlay.Sessions > 0:
-		if r.Overlay.Agent == "" {
-			return []string{"no subagent is recorded as having written it (the main agent did, or it is not known)"}
+		var out []string
+		if r.Overlay.Sessions == 0 && stored {
+			out = append(out, "no session is recorded as having seen it yet: the Stop hook records the sessions that see auto-memory, and this read found it in the files")
 		}
+		if r.Overlay.Agent == "" {
+			out = append(out, "no subagent is recorded as having written it (the main agent did, or it is not known)")
+		}
+		return out
 	default:
 		return []string{fmt.Sprintf("intermem records the sessions that see an entry, and the subagent that wrote it, for auto-memory and the facts promoted from it; this %s entry's first found is when a scan first found it", r.Source)}
 	}
