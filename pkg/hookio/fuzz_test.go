@@ -103,13 +103,17 @@ func FuzzSessionStartOutput(f *testing.F) {
 	f.Add("")
 	f.Add("\x00\x1f\x7f")
 	f.Add("\u009b2J \u202e \U000E0041 \ufe0f\ufe0f")
+	f.Add("bad \xff utf-8")
 	f.Fuzz(func(t *testing.T, ctx string) {
-		if !utf8.ValidString(ctx) {
-			return // contexts are built from valid text; sjson may replace invalid bytes
-		}
 		out, err := SessionStartOutput(ctx)
 		if err != nil {
 			t.Fatalf("SessionStartOutput: %v", err)
+		}
+		if want := encoded(ctx); !bytes.Equal(out, want) {
+			t.Fatalf("output %q, encoding/json's %q", out, want)
+		}
+		if !utf8.ValidString(ctx) {
+			return // an invalid byte is U+FFFD, as encoding/json writes it
 		}
 		if !bytes.HasSuffix(out, []byte("\n")) || bytes.Count(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) != 0 {
 			t.Fatalf("output is not one line: %q", out)
@@ -136,4 +140,36 @@ func FuzzSessionStartOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// encoded is the output as encoding/json writes the object, escaped as
+// every hook's JSON is.
+func encoded(ctx string) []byte {
+	var v struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	v.HookSpecificOutput.HookEventName = "SessionStart"
+	v.HookSpecificOutput.AdditionalContext = ctx
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return append(cli.EscapeJSON(b), '\n')
+}
+
+// SessionStartOutput writes what encoding/json would, byte for byte.
+func TestSessionStartOutputAsEncodingJSON(t *testing.T) {
+	for _, ctx := range []string{"", "plain", "# intermem\n- a \"quoted\" line\t<tag> & \\ \u2028 \u2029",
+		"\x00\x01\x08\x0c\x1f\x7f", "\u009b2J \u202e \U000E0041 \ufe0f", "bad \xff\xfe utf-8 \xe2\x80", "👩\u200d💻 é 中文"} {
+		out, err := SessionStartOutput(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encoded(ctx); !bytes.Equal(out, want) {
+			t.Errorf("%q:\n got %q\nwant %q", ctx, out, want)
+		}
+	}
 }
