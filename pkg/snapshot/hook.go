@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,15 +67,25 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// the copy of what the store holds of it while the store is unchanged
 	// (quiet.go), else from the store.
 	stat, settled := storeStat(dbPath, time.Now())
-	if q, ok := readQuiet(p.Path(QuietName), stat, h.Input.SessionID); ok && (!ending || q.Ended) {
-		if l, err := Turn(p.MemoryDir, q.Subs, nil); err == nil && l.Whole && l.FP == q.FP && !Pending(p.StateDir) {
-			return nil, nil
+	q, quietOK := readQuiet(p.Path(QuietName), stat, h.Input.SessionID)
+	var ql *Listing
+	if quietOK {
+		if l, err := Turn(p.MemoryDir, q.Subs, nil); err == nil {
+			if l.Whole && l.FP == q.FP && (!ending || q.Ended) && !Pending(p.StateDir) {
+				return nil, nil
+			}
+			ql = l
 		}
 	}
 	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
-	l, err := Turn(p.MemoryDir, subs, sess.Sweep)
-	if err != nil {
-		return nil, err
+	l := ql
+	if l == nil || sess.Sweep != nil || !slices.Equal(subs, q.Subs) {
+		// Not the listing the copy's check took (a whole directory's
+		// listing is taken again only when what it depends on differs).
+		var err error
+		if l, err = Turn(p.MemoryDir, subs, sess.Sweep); err != nil {
+			return nil, err
+		}
 	}
 	if known && l.Whole && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
 		if settled {
