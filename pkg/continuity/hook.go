@@ -113,8 +113,12 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 		return nil
 	}
 	p := h.Project
-	if err := p.EnsureStateDir(); err != nil {
-		return err
+	// hookio checked the state directory before the body (CheckState):
+	// it is made here only when this is the project's first turn.
+	if fi, err := os.Lstat(p.StateDir); err != nil || !fi.IsDir() {
+		if err := p.EnsureStateDir(); err != nil {
+			return err
+		}
 	}
 	path := p.Path(TurnsName)
 	turns := readTurns(path)
