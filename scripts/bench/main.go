@@ -11,7 +11,9 @@
 // nothing: no hook can be faster, and every hook row is also given as a
 // ratio to it (p50 to p50, p95 to p95), which is what carries from one
 // machine to another; so is `intermem search` (issue 13 sets its p50 at
-// 20,000 entries). Projects are generated at five scales: about 50
+// 20,000 entries). The ratio's floor is timed in runs interleaved with the
+// row's own (one before each), so that a load that changes over the table
+// (a shared machine) weighs on both alike. Projects are generated at five scales: about 50
 // memory entries; about 2,000 and 20,000 entries spread over every source
 // (auto-memory, instruction files, promoted facts, docs/solutions,
 // .clavain/learnings, an interfluence log); 10,000 and 100,000 topic files
@@ -58,8 +60,12 @@ type result struct {
 	min      time.Duration
 	cpu50    time.Duration // median user+system CPU time of the child
 	faults   int64         // median minor page faults of the child
-	rssKB    int64         // peak resident set of one run, measured apart
-	out      int           // bytes of stdout of the last run
+	// fl50 and fl95 are the floor's, timed in runs interleaved with the
+	// row's (a hook row's ratio is to them: a shared machine's load
+	// changes over a table, and the ratio must not).
+	fl50, fl95 time.Duration
+	rssKB      int64 // peak resident set of one run, measured apart
+	out        int   // bytes of stdout of the last run
 }
 
 func main() {
@@ -262,22 +268,31 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 		if r.runs > 0 {
 			n = r.runs
 		}
-		res, err := measure(bin, r, n)
+		var fl *row
+		if r.hook || r.ratio {
+			fl = &rows[0]
+		}
+		res, err := measure(bin, r, n, fl)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
 		results = append(results, res)
 	}
 	fmt.Printf("exec-to-exit wall time after warm-up runs; hooks %d runs per row (%d at the scales of many files), CLI rows %d\n", runs, fileRuns, cliRuns)
-	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, measured in this run; cpu: the child's user+system time, p50;\n")
+	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, timed in runs interleaved with the row's (one before each);\n")
+	fmt.Printf("cpu: the child's user+system time, p50; ")
 	fmt.Printf("faults: the child's minor page faults, p50; rss: peak resident set of one run)\n\n")
 	fmt.Printf("%-52s %5s %10s %10s %8s %8s %10s %7s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "faults", "rss")
 	floor := results[0]
 	for _, r := range results {
 		r50, r95 := "", ""
 		if r.row.hook || r.row.ratio || r.row.bin == "floor" {
-			r50 = fmt.Sprintf("%.2f×", float64(r.p50)/float64(floor.p50))
-			r95 = fmt.Sprintf("%.2f×", float64(r.p95)/float64(floor.p95))
+			f50, f95 := floor.p50, floor.p95
+			if r.fl50 > 0 {
+				f50, f95 = r.fl50, r.fl95
+			}
+			r50 = fmt.Sprintf("%.2f×", float64(r.p50)/float64(f50))
+			r95 = fmt.Sprintf("%.2f×", float64(r.p95)/float64(f95))
 		}
 		fmt.Printf("%-52s %5d %10s %10s %8s %8s %10s %7d %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), r.faults, float64(r.rssKB)/1024)
 	}
@@ -416,14 +431,24 @@ func copyAll(src, dst string) error {
 	})
 }
 
-func measure(bin string, r row, runs int) (result, error) {
+func measure(bin string, r row, runs int, fl *row) (result, error) {
 	path := filepath.Join(bin, r.bin)
-	var times, cpu []time.Duration
+	var times, cpu, flTimes []time.Duration
 	var faults []int64
 	var last []byte
 	var rss int64
 	warm := min(10, max(2, runs/5))
 	for i := 0; i < runs+warm; i++ {
+		if fl != nil && i >= warm {
+			cmd := exec.Command(filepath.Join(bin, fl.bin))
+			cmd.Stdin = bytes.NewReader(fl.stdin)
+			cmd.Env = fl.env
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return result{}, fmt.Errorf("floor: %v", err)
+			}
+			flTimes = append(flTimes, time.Since(start))
+		}
 		if r.before != nil {
 			r.before()
 		}
@@ -456,7 +481,12 @@ func measure(bin string, r row, runs int) (result, error) {
 	if len(faults) > 0 {
 		flt = faults[len(faults)/2]
 	}
-	return result{row: r, n: runs, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), faults: flt, rssKB: rss, out: len(last)}, nil
+	res := result{row: r, n: runs, p50: pct(times, 0.50), p95: pct(times, 0.95), min: times[0], cpu50: pct(cpu, 0.50), faults: flt, rssKB: rss, out: len(last)}
+	if len(flTimes) > 0 {
+		sort.Slice(flTimes, func(i, j int) bool { return flTimes[i] < flTimes[j] })
+		res.fl50, res.fl95 = pct(flTimes, 0.50), pct(flTimes, 0.95)
+	}
+	return res, nil
 }
 
 // peakRSS runs the row once under /usr/bin/time and returns the child's
