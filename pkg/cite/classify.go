@@ -1,7 +1,6 @@
 package cite
 
 import (
-	"net/url"
 	"path"
 	"strings"
 	"unicode"
@@ -32,7 +31,7 @@ func classify(tok string, src source) (Citation, bool) {
 	s := tok
 	if src == fromLink {
 		if strings.Contains(s, "%") {
-			u, err := url.PathUnescape(s)
+			u, err := pathUnescape(s)
 			if err != nil {
 				return no, false
 			}

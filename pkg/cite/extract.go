@@ -1,7 +1,6 @@
 package cite
 
 import (
-	"net/url"
 	"path"
 	"strings"
 	"unicode"
@@ -126,7 +125,7 @@ func (e *extractor) resolveLink(target string) (string, bool) {
 	// Judged decoded, so that an encoded "%2e%2e/" is the ".." it is; a
 	// "%" the decoding leaves is encoded again for classify, which decodes
 	// link destinations.
-	dec, err := url.PathUnescape(base)
+	dec, err := pathUnescape(base)
 	if err != nil || !docRelative(dec) {
 		return target, true // as written (classify refuses what does not decode)
 	}

@@ -1,6 +1,10 @@
 package cite
 
-import "sync"
+import (
+	"errors"
+	"strings"
+	"sync"
+)
 
 // knownExt lists file extensions (lower case) that make a base name a file.
 // Top-level domains that are not also common extensions (com, org, io, dev)
@@ -75,4 +79,45 @@ func set(xs ...string) func() map[string]bool {
 		}
 		return m
 	})
+}
+
+// errEscape is returned by pathUnescape for a "%" not followed by two hex
+// digits.
+var errEscape = errors.New("invalid percent escape")
+
+// pathUnescape is url.PathUnescape: every %XX decoded, "+" left as it is.
+// It is here so that this package, which every hook links, does not link
+// net/url and, through it, net/netip, whose initialisation every hook
+// process paid.
+func pathUnescape(s string) (string, error) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, nil
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+			return "", errEscape
+		}
+		b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+		i += 2
+	}
+	return string(b), nil
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
 }
