@@ -3,6 +3,7 @@ package inject
 import (
 	"container/heap"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -365,7 +366,8 @@ func (ml *memList) derive(deps *Deps, ix *Index) *memSet {
 // A parse stored unscreened is screened against the file's bytes, which
 // must be the bytes it was parsed from: the file is read only while it
 // keeps the stored fingerprint, before and after the read (else it is
-// parsed anew from what was read).
+// parsed anew from what was read); a file found clean is remembered by
+// its name and fingerprint in the screening memo.
 func (lf *listedFile) fromStore(dir string, ix *Index) *memFile {
 	if lf.blob == nil {
 		return nil
@@ -376,13 +378,21 @@ func (lf *listedFile) fromStore(dir string, ix *Index) *memFile {
 		return nil
 	}
 	if !screened {
-		b, before, after, err := readFP(filepath.Join(dir, lf.name))
-		if err != nil || before != lf.fp || after != lf.fp {
-			return nil
+		// The screening memo knows a file found clean at this very
+		// fingerprint (any write changes it): the file is not read again.
+		memo := fmt.Sprintf("memory file\x00%s\x00%+v", lf.name, lf.fp)
+		if !ix.knownClean(memo) {
+			b, before, after, err := readFP(filepath.Join(dir, lf.name))
+			if err != nil || before != lf.fp || after != lf.fp {
+				return nil
+			}
+			f.Content = b
+			flags = automemory.ScreenWith(f, ix.Screen)
+			f.Content = nil
+			if flags == nil {
+				ix.setClean(memo)
+			}
 		}
-		f.Content = b
-		flags = automemory.ScreenWith(f, ix.Screen)
-		f.Content = nil
 	}
 	return memOf(f, flags, ix)
 }

@@ -84,6 +84,25 @@ func (ix *Index) Screen(s string) []screen.Flag {
 	return fs
 }
 
+// knownClean reports whether the memo holds s as found clean (see
+// Screen), marking it used; setClean records it. Besides strings
+// screen.Check flags nothing in, the memo holds keys standing for a whole
+// memory file at one fingerprint whose every entry was found clean
+// (fromStore).
+func (ix *Index) knownClean(s string) bool {
+	k := keyOf(s)
+	if ix.clean[k] {
+		ix.cused[k] = true
+		return true
+	}
+	return false
+}
+
+func (ix *Index) setClean(s string) {
+	k := keyOf(s)
+	ix.clean[k], ix.cused[k], ix.dirty = true, true, true
+}
+
 // withheldNotice is the health line that says how much was withheld and
 // where to see it.
 func withheldNotice(n int) string {

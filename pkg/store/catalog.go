@@ -393,8 +393,16 @@ func (c *CatalogTx) PutParse(src, path string, fp source.Fingerprint, racy bool,
 // (not racy); the bytes are valid only during the transaction.
 func (c *CatalogTx) Parse(src, path string, fp source.Fingerprint) ([]byte, bool) {
 	key := FileKey(src, path)
-	f, ok := c.File(key)
-	if !ok || f.FP != fp || f.Racy {
+	raw := c.get(BucketCatFiles, key)
+	if raw == nil {
+		return nil, false
+	}
+	// Only the fingerprint is needed: the file's ids are not decoded.
+	var f struct {
+		FP   source.Fingerprint `json:"fp"`
+		Racy bool               `json:"racy"`
+	}
+	if json.Unmarshal(raw, &f) != nil || f.FP != fp || f.Racy {
 		return nil, false
 	}
 	b := c.get(BucketCatBlobs, key)
