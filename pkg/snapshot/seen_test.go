@@ -76,3 +76,38 @@ func TestSeenGrowthStops(t *testing.T) {
 		}
 	}
 }
+
+// TestSeenResumedAfterPrune: a session whose seen bucket was pruned while
+// it was idle, and which resumes (claude --resume), counted its entries
+// when it was active: counting them again would add a session that never
+// was. Only an entry first seen after its last activity counts for it.
+func TestSeenResumedAfterPrune(t *testing.T) {
+	m := newMemDir(t)
+	m.write("MEMORY.md", "# Memory\n- The ledger's cursor is kept in the store.\n")
+	m.pass("old", Pass{})
+	for i := range store.KeepSeen + store.KeepSeen/4 {
+		m.pass(fmt.Sprintf("s%03d", i), Pass{})
+	}
+	var gone bool
+	m.s.View(func(tx *bolt.Tx) error {
+		gone = tx.Bucket(store.BucketSeen).Bucket([]byte("old")) == nil
+		return nil
+	})
+	if !gone {
+		t.Fatal("the idle session's seen bucket was not pruned; the test sets nothing up")
+	}
+	const sessions = 1 + store.KeepSeen + store.KeepSeen/4
+	if got := m.sessions()["The ledger's cursor is kept in the store."]; got != sessions {
+		t.Fatalf("before the resume: %d sessions, want %d", got, sessions)
+	}
+	m.write("MEMORY.md", "# Memory\n- The ledger's cursor is kept in the store.\n- Hooks exit 0 whatever happens.\n")
+	m.pass("old", Pass{})
+	m.pass("old", Pass{})
+	got := m.sessions()
+	if n := got["The ledger's cursor is kept in the store."]; n != sessions {
+		t.Errorf("the resumed session counted an entry it had counted before: %d sessions, want %d", n, sessions)
+	}
+	if n := got["Hooks exit 0 whatever happens."]; n != 1 {
+		t.Errorf("an entry new since the session's last activity: %d sessions, want 1", n)
+	}
+}

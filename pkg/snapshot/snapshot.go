@@ -178,6 +178,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	if _, err := store.Get(tx, store.BucketSessions, obs.SessionID, &sess); err != nil {
 		return err
 	}
+	prior := sess
 	if sess.ID == "" {
 		sess = store.Session{ID: obs.SessionID, First: obs.At, Last: obs.At}
 		if _, err := store.PruneSeen(tx, obs.SessionID); err != nil {
@@ -201,11 +202,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 		return err
 	}
 
-	seenRoot, err := tx.CreateBucketIfNotExists(store.BucketSeen)
-	if err != nil {
-		return err
-	}
-	seen, err := seenRoot.CreateBucketIfNotExists([]byte(obs.SessionID))
+	seen, counted, err := openSeen(tx, obs.SessionID, prior)
 	if err != nil {
 		return err
 	}
@@ -271,6 +268,9 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			// spooled observations count a session several times.
 			marked[e.ID] = true
 			seenPuts = append(seenPuts, e.ID)
+			if mayHaveCounted(&rec, counted) {
+				continue
+			}
 			rec.Sessions++
 			rec.LastSession = obs.SessionID
 			if obs.At.Before(rec.FirstSeen) {
@@ -556,4 +556,37 @@ func setAside(dir, name string, logf func(string, ...any)) {
 		return
 	}
 	_ = os.Rename(filepath.Join(dir, name), filepath.Join(bad, name))
+}
+
+// openSeen returns the seen bucket of session, whose record was prior
+// before this pass (ID empty when the session begins), creating it, and
+// the time up to which the session may have counted entries it no longer
+// has marks for: zero, unless the session was known and its bucket is
+// gone — pruned by store.PruneSeen while the session was idle, and now
+// resumed (claude --resume). Such a session saw, while it was active,
+// every entry that existed then, and counted it once; counting it again
+// would add a session that never was and make the entry look more stable
+// than it is. What it cannot have seen — an entry first seen after its
+// last activity — it counts as any session does.
+func openSeen(tx *bolt.Tx, session string, prior store.Session) (*bolt.Bucket, time.Time, error) {
+	root, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var counted time.Time
+	if prior.ID != "" && prior.Observations > 0 && root.Bucket([]byte(session)) == nil {
+		counted = prior.Last
+	}
+	b, err := root.CreateBucketIfNotExists([]byte(session))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return b, counted, nil
+}
+
+// mayHaveCounted reports whether a resumed session whose seen bucket was
+// pruned (openSeen: counted is its last activity before) may have counted
+// rec already: rec was first seen by then.
+func mayHaveCounted(rec *store.Entry, counted time.Time) bool {
+	return !counted.IsZero() && !rec.FirstSeen.IsZero() && !rec.FirstSeen.After(counted)
 }

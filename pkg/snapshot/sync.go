@@ -134,6 +134,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	if _, err := store.Get(tx, store.BucketSessions, p.Session, &sess); err != nil {
 		return pr, err
 	}
+	prior := sess
 	if sess.ID == "" {
 		sess = store.Session{ID: p.Session, First: at, Last: at}
 		// A session begins: the oldest sessions' seen buckets beyond
@@ -151,15 +152,11 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	sess.Observations++
 	sess.Ended = sess.Ended || p.Event == "SessionEnd"
 
-	seenRoot, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+	seen, counted, err := openSeen(tx, p.Session, prior)
 	if err != nil {
 		return pr, err
 	}
-	seen, err := seenRoot.CreateBucketIfNotExists([]byte(p.Session))
-	if err != nil {
-		return pr, err
-	}
-	r := &recorder{tx: tx, seen: seen, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
+	r := &recorder{tx: tx, seen: seen, counted: counted, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
 		puts: map[string]store.Entry{}, marked: map[string]bool{}}
 	listed := make(map[string]bool, len(l.Files))
 	var subs []string
@@ -439,6 +436,7 @@ func compact(s []string) []string {
 type recorder struct {
 	tx               *bolt.Tx
 	seen             *bolt.Bucket
+	counted          time.Time // see openSeen
 	at               time.Time
 	session          string
 	agent, agentType string
@@ -466,10 +464,15 @@ func (r *recorder) fresh(id string) bool {
 	return !r.marked[id] && r.seen.Get([]byte(id)) == nil
 }
 
-// count adds the session to rec.
+// count adds the session to rec, unless the session may have counted it
+// before its seen bucket was pruned (openSeen): then rec is only marked
+// seen.
 func (r *recorder) count(rec *store.Entry) {
 	r.marked[rec.ID] = true
 	r.seenPuts = append(r.seenPuts, rec.ID)
+	if mayHaveCounted(rec, r.counted) {
+		return
+	}
 	rec.Sessions++
 	rec.LastSession = r.session
 	if r.at.Before(rec.FirstSeen) {

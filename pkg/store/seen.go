@@ -17,8 +17,8 @@ import (
 // five at 100,000. So when a session begins, the buckets of the sessions
 // active longest ago beyond KeepSeen go (PruneSeen); their Session records
 // (small: status and plan count the sessions) and the entries' counts
-// stay. A session that resumes after its bucket went counts its entries
-// once more.
+// stay. A session that resumes after its bucket went does not count
+// again the entries it may have counted (package snapshot, openSeen).
 const KeepSeen = 32
 
 // pruneSeenMax bounds the buckets one PruneSeen deletes: deleting a
