@@ -135,7 +135,7 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 	// visited in order before the walk goes into a subdirectory.
 	run := make([]candidate, 0, len(entries))
 	flush := func() error {
-		judgeAll(k.realRoot, run)
+		judgeAll(k.realRoot, real, run)
 		for i := range run {
 			if err := k.visit(run[i].f, run[i].rel, run[i].prob); err != nil {
 				return err
@@ -197,12 +197,36 @@ type candidate struct {
 // and the stats of a large directory are independent.
 const parallelJudge = 64
 
-// judgeAll judges every candidate of cs, on every CPU when there are many.
-func judgeAll(realRoot string, cs []candidate) {
+// judgeAll judges every candidate of cs, files of the directory at dir,
+// on every CPU when there are many.
+func judgeAll(realRoot, dir string, cs []candidate) {
+	if len(cs) == 0 {
+		return
+	}
+	fd := dirFD(dir)
+	if fd >= 0 {
+		defer closeFD(fd)
+	}
+	one := func(c *candidate) {
+		if fd < 0 || c.link {
+			c.f, c.prob = judge(realRoot, c.real, c.rel, c.link)
+			return
+		}
+		regular, f, err := statAt(fd, c.real[len(dir)+1:], c.real)
+		switch {
+		case err != nil:
+			c.prob = fmt.Sprintf("cannot be read: %v", err)
+		case !regular:
+			c.prob = "is not a regular file; not read"
+		default:
+			f.Path = c.rel
+			c.f = f
+		}
+	}
 	n := min(runtime.GOMAXPROCS(0), len(cs)/parallelJudge)
 	if n <= 1 {
 		for i := range cs {
-			cs[i].f, cs[i].prob = judge(realRoot, cs[i].real, cs[i].rel, cs[i].link)
+			one(&cs[i])
 		}
 		return
 	}
@@ -215,7 +239,7 @@ func judgeAll(realRoot string, cs []candidate) {
 				if i >= len(cs) {
 					return
 				}
-				cs[i].f, cs[i].prob = judge(realRoot, cs[i].real, cs[i].rel, cs[i].link)
+				one(&cs[i])
 			}
 		})
 	}

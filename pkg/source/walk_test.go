@@ -198,4 +198,16 @@ func TestFindManyFiles(t *testing.T) {
 	if len(probs) != 1 || probs[0].Path != ".clavain/learnings/1150.md" || !strings.Contains(probs[0].Message, "leads out of the project") {
 		t.Errorf("problems %v, want the link out", probs)
 	}
+	// Each file as os.Stat sees it (statAt stats by name in its directory).
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		st, err := StatFile(f.Path, f.Real())
+		if err != nil || st.FP != f.FP || st.Size != f.Size || !st.ModTime.Equal(f.ModTime) || f.Real() != filepath.Join(realRoot, f.Path) {
+			t.Errorf("%s: %+v, os.Stat: %+v %v", f.Path, f, st, err)
+			break
+		}
+	}
 }
