@@ -62,8 +62,9 @@ type mark struct {
 // inputs barely changed re-derives only what did. A record whose file
 // changed size or time is derived again; a record no file used is dropped
 // on save. The cache holds redacted text only, owner-readable, under the
-// state directory. (Memory files are not here: their parse is the
-// catalog's, in the store — see memory.go.)
+// state directory. (Memory files' entries are not here: their parse is the
+// catalog's, in the store — see memory.go; only memos of what is derived
+// from an entry's fields are.)
 //
 // It also remembers which strings redact.String leaves unchanged (see
 // Index.Redact), so that a session start whose lines were all printed

@@ -145,8 +145,11 @@
 // is decided over the session start's own listing. What is derived from
 // each document Claude Code may load (normalized keys, markers, imports)
 // is cached in .intermem/context.index, keyed by real path, size and
-// modification time, with the memos of redaction and screening; an
-// index an older intermem wrote (which held memory files too) is ignored.
+// modification time, with memos of pure functions: redaction, screening
+// (and which memory files were found clean at their fingerprint), and
+// what is derived from a memory entry's fields (normalized keys, plan
+// subject, cited paths: Index.derive); an index an older intermem wrote
+// (which held memory files' entries) is ignored.
 // The last rendering is kept in .intermem/context.cache (written
 // atomically, only when it changed); when the store is locked or damaged
 // the hook serves it, headed by a line saying it is cached and from when,
