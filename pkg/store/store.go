@@ -182,6 +182,10 @@ func open(path string, o Options) (s *Store, err error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	s = &Store{DB: db, Path: path, ro: o.ReadOnly}
+	if err := s.checkSize(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.checkSchema(o.Now); err != nil {
 		db.Close()
 		return nil, err
@@ -289,6 +293,32 @@ func createBuckets(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkSize tells a store file cut short (a copy or a disk that lost its
+// end) from a whole one: its meta page claims the pages up to a high-water
+// mark, which bbolt grows the file to before it writes a page and commits
+// the meta page after, so a whole file is never shorter than the mark. A
+// shorter one is damaged whatever its first pages say: reading past its end
+// faults (faultsAsPanics turns that into ErrCorrupt for one transaction),
+// and without this check a store whose meta and schema pages survived would
+// be opened, fail every transaction, and never be moved aside and rebuilt.
+func (s *Store) checkSize() error {
+	var claimed int64
+	if err := s.DB.View(func(tx *bolt.Tx) error {
+		claimed = tx.Size()
+		return nil
+	}); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	fi, err := os.Stat(s.Path)
+	if err != nil {
+		return fmt.Errorf("stat store: %w", err)
+	}
+	if fi.Size() < claimed {
+		return fmt.Errorf("%w: cut short: its pages reach %d bytes, the file holds %d", ErrCorrupt, claimed, fi.Size())
 	}
 	return nil
 }
