@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -401,7 +402,9 @@ func (lf *listedFile) fromStore(dir string, ix *Index) *memFile {
 // followed), with the fingerprints of the open file before and after the
 // read.
 func readFP(path string) (b []byte, before, after source.Fingerprint, err error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO put in a file's place (or behind its link)
+	// since the listing must not hold the session start until its deadline.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, before, after, err
 	}
@@ -514,7 +517,7 @@ func orphanPointers(mem []*memFile, names nameSet) map[string]bool {
 
 // readLimited reads a regular file of at most limit bytes.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // see readFP
 	if err != nil {
 		return nil, err
 	}
