@@ -402,32 +402,7 @@ func (lf *listedFile) fromStore(dir string, ix *Index) *memFile {
 // followed), with the fingerprints of the open file before and after the
 // read.
 func readFP(path string) (b []byte, before, after source.Fingerprint, err error) {
-	// O_NONBLOCK: a FIFO put in a file's place (or behind its link)
-	// since the listing must not hold the session start until its deadline.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, before, after, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, before, after, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > automem.MaxFileBytes {
-		return nil, before, after, errors.New("not a regular file of acceptable size")
-	}
-	before = source.FingerprintOf(fi)
-	b, err = io.ReadAll(io.LimitReader(f, automem.MaxFileBytes+1))
-	if err != nil {
-		return nil, before, after, err
-	}
-	if len(b) > automem.MaxFileBytes {
-		return nil, before, after, errors.New("file grew past the limit")
-	}
-	if fi, err = f.Stat(); err != nil {
-		return nil, before, after, err
-	}
-	return b, before, source.FingerprintOf(fi), nil
+	return readBounded(path, automem.MaxFileBytes)
 }
 
 // firstNames keeps the max first directory entries by name: a max-heap on
@@ -517,24 +492,37 @@ func orphanPointers(mem []*memFile, names nameSet) map[string]bool {
 
 // readLimited reads a regular file of at most limit bytes.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // see readFP
+	b, _, _, err := readBounded(path, limit)
+	return b, err
+}
+
+// readBounded reads a regular file of at most limit bytes (a link
+// followed), with the fingerprints of the open file before and after the
+// read. O_NONBLOCK: a FIFO put in a file's place (or behind its link)
+// since the listing must not hold the session start until its deadline.
+func readBounded(path string, limit int64) (b []byte, before, after source.Fingerprint, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, before, after, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, before, after, err
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, errors.New("not a regular file of acceptable size")
+		return nil, before, after, errors.New("not a regular file of acceptable size")
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	before = source.FingerprintOf(fi)
+	b, err = io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, before, after, err
 	}
 	if int64(len(b)) > limit {
-		return nil, errors.New("file grew past the limit")
+		return nil, before, after, errors.New("file grew past the limit")
 	}
-	return b, nil
+	if fi, err = f.Stat(); err != nil {
+		return nil, before, after, err
+	}
+	return b, before, source.FingerprintOf(fi), nil
 }
