@@ -77,6 +77,42 @@ func TestGitOddHeads(t *testing.T) {
 	if b, c := Git(dir); b != "" || c != "" {
 		t.Errorf("hostile ref: %q %q", b, c)
 	}
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\x1b]0;owned\a\n"), 0o644)
+	if b, c := Git(dir); b != "" || c != "" {
+		t.Errorf("ref with an escape sequence: %q %q", b, c)
+	}
+}
+
+// Branch names as git check-ref-format judges them.
+func TestValidRef(t *testing.T) {
+	for ref, want := range map[string]bool{
+		"refs/heads/main":                        true,
+		"refs/heads/feature/login":               true,
+		"refs/heads/fix-1.2_b@x":                 true,
+		"refs/heads/":                            false,
+		"refs/heads/a..b":                        false,
+		"refs/heads/a b":                         false,
+		"refs/heads/a\tb":                        false,
+		"refs/heads/a\x1b[31m":                   false,
+		"refs/heads/a\x7f":                       false,
+		"refs/heads/a~1":                         false,
+		"refs/heads/a^":                          false,
+		"refs/heads/a:b":                         false,
+		"refs/heads/a?":                          false,
+		"refs/heads/a*":                          false,
+		"refs/heads/a[b":                         false,
+		"refs/heads/a\\b":                        false,
+		"refs/heads/a@{1}":                       false,
+		"refs/heads//a":                          false,
+		"refs/heads/.hidden":                     false,
+		"refs/heads/x.lock":                      false,
+		"refs/heads/x.":                          false,
+		"refs/heads/" + strings.Repeat("a", 245): false,
+	} {
+		if got := validRef(ref); got != want {
+			t.Errorf("validRef(%q) = %v, want %v", ref, got, want)
+		}
+	}
 }
 
 // The transcript is read only under Claude Code's projects directory.

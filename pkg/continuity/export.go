@@ -61,7 +61,8 @@ func Export(tx *bolt.Tx) ([]byte, error) {
 		if c.Kind != store.CheckpointManual || c.Scope != store.ScopeProject {
 			continue
 		}
-		if err := enc.Encode(source.Record{Kind: "checkpoint", ID: c.ID, Summary: c.Summary, Phase: c.Phase, Time: c.Time}); err != nil {
+		if err := enc.Encode(source.Record{Kind: "checkpoint", ID: c.ID, Summary: c.Summary, Phase: c.Phase, Time: c.Time,
+			Branch: c.Branch, Commit: c.Commit}); err != nil {
 			return nil, err
 		}
 	}

@@ -32,7 +32,7 @@ func Git(dir string) (branch, commit string) {
 		return "", ""
 	}
 	ref = strings.TrimSpace(ref)
-	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") || len(ref) > 255 {
+	if !strings.HasPrefix(ref, "refs/") || !validRef(ref) {
 		return "", ""
 	}
 	branch = strings.TrimPrefix(ref, "refs/heads/")
@@ -97,6 +97,44 @@ func packedRef(path, ref string) string {
 		}
 	}
 	return ""
+}
+
+// validRef reports whether ref is a name git itself accepts for a ref
+// (git check-ref-format's rules, at most 255 bytes): no control
+// character, space or any of ~^:?*[\, no "..", "@{" or "//", no component
+// starting with "." or ending with ".lock", not ending with "/" or ".".
+// A branch name read from a repository's files or from continuity.jsonl
+// reaches the model's context and the terminal: anything else (an escape
+// sequence, a line break, a path) is not a branch.
+func validRef(ref string) bool {
+	if ref == "" || len(ref) > 255 || strings.Contains(ref, "..") || strings.Contains(ref, "@{") ||
+		strings.Contains(ref, "//") || strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || ref == "@" {
+		return false
+	}
+	for i := 0; i < len(ref); i++ {
+		if c := ref[i]; c <= ' ' || c == 0x7f || strings.IndexByte("~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, part := range strings.Split(ref, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckpointGit returns the branch and commit of a checkpoint read back
+// from continuity.jsonl, each "" unless well-formed (a branch git would
+// accept, a full hex commit id).
+func CheckpointGit(branch, commit string) (string, string) {
+	if !validRef("refs/heads/" + branch) {
+		branch = ""
+	}
+	if !isCommit(commit) {
+		commit = ""
+	}
+	return branch, commit
 }
 
 func isCommit(s string) bool {

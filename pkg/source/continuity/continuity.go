@@ -12,7 +12,7 @@
 //
 //	{"kind":"decision","id":"d…","text":"…","why":"…","phase":1,"time":"…"}
 //	{"kind":"phase","n":1,"name":"…","summary":"…","artifacts":["…"],"issues":["…"],"decisions":["d…"],"started":"…","closed":"…"}
-//	{"kind":"checkpoint","id":"cp-…","summary":"…","phase":1,"time":"…"}
+//	{"kind":"checkpoint","id":"cp-…","summary":"…","phase":1,"time":"…","branch":"…","commit":"…"}
 //	{"kind":"head","phase":1,"checkpoint":"…"}
 //	{"kind":"memory","scope":"phase","phase":1,"type":"insight","title":"…","text":"…","tags":["…"],"files":["…"],"time":"…"}
 //
@@ -72,6 +72,11 @@ type Record struct {
 	Title string   `json:"title,omitempty"`
 	Tags  []string `json:"tags,omitempty"`
 	Files []string `json:"files,omitempty"`
+	// Checkpoints (kind "checkpoint"): the git branch and HEAD commit it
+	// was taken on, so a session on that branch resumes from it after the
+	// store is rebuilt from this file.
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // MaxListed bounds the tags or files a memory record keeps when read back.
