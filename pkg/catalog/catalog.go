@@ -145,8 +145,17 @@ type Config struct {
 	Now time.Time
 }
 
+// SourceEnv is where the sources of p are found for the user of env: the
+// project root, its auto-memory directory, the user's home (HOME as set,
+// "" skips what lives there) and Claude Code's configuration directory.
+// It is the one place a source.Env is made, for the commands, the MCP
+// server and the hooks alike.
+func SourceEnv(p *project.Project, env *cli.Env) source.Env {
+	return source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: project.ConfigDir(env)}
+}
+
 // ProjectConfig is the catalog's configuration for project p as the user
-// of env sees it: its sources found where p.SourceEnv says, switched on
+// of env sees it: its sources found where SourceEnv says, switched on
 // and off by p's .intermem/config.json, scans stamped now. The one way the
 // commands, the MCP server and the hooks configure a project's catalog;
 // an unusable config.json is config.Read's error.
@@ -155,7 +164,7 @@ func ProjectConfig(env *cli.Env, p *project.Project, now time.Time) (Config, err
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Env: p.SourceEnv(env), Switches: file.Sources, Now: now}, nil
+	return Config{Env: SourceEnv(p, env), Switches: file.Sources, Now: now}, nil
 }
 
 // Entry is one entry as the catalog keeps it: the source's entry,

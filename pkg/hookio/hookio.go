@@ -4,8 +4,8 @@
 //
 //   - stdin is read fully but never beyond MaxInput bytes (a lone --help
 //     or --version argument is answered without reading it);
-//   - the payload is parsed leniently with gjson: unknown fields are ignored
-//     and only session_id, cwd and hook_event_name are relied on;
+//   - the payload is parsed leniently (package payload): unknown fields are
+//     ignored and only session_id, cwd and hook_event_name are relied on;
 //   - the exit status is always 0 — a Go panic or a flag.ExitOnError
 //     failure would exit 2, which Claude Code reads as "block"; a panic,
 //     in the body or around it, is logged with its stack (cli.Recovered);
@@ -24,7 +24,6 @@
 package hookio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,183 +32,38 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/failpoint"
 	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/payload"
 	"github.com/intermem/intermem/pkg/project"
 )
 
-// MaxInput caps how much of stdin a hook reads. Real payloads are well
-// under 4 KB; a Stop payload carries the last assistant message, so allow
-// generously, but never let a runaway producer make a hook allocate without
-// bound.
-const MaxInput = 4 << 20
+// MaxInput caps how much of stdin a hook reads (payload.MaxInput).
+const MaxInput = payload.MaxInput
 
 // Input is the part of a hook payload intermem relies on.
-type Input struct {
-	SessionID string
-	Cwd       string
-	Event     string // hook_event_name
-	Source    string // SessionStart: startup|resume|clear|compact|…
-	Reason    string // SessionEnd: clear|logout|prompt_input_exit|other|…
-	// AgentID is set when the hook fires inside a subagent; AgentType is
-	// the subagent's type (or the --agent name on the main thread).
-	AgentID, AgentType string
-	Raw                []byte
-}
+type Input = payload.Input
 
-// Errors returned by Read.
+// Errors returned by Read (package payload's).
 var (
-	// ErrEmpty is returned when stdin carried nothing.
-	ErrEmpty = errors.New("empty hook input")
-	// ErrTooLarge is returned when stdin exceeds MaxInput.
-	ErrTooLarge = errors.New("hook input too large")
-	// ErrNotJSON is returned when stdin is not one JSON object.
-	ErrNotJSON = errors.New("hook input is not a JSON object")
-	// ErrNoSession is returned when session_id is missing or unusable.
-	ErrNoSession = errors.New("hook input has no usable session_id")
+	ErrEmpty     = payload.ErrEmpty
+	ErrTooLarge  = payload.ErrTooLarge
+	ErrNotJSON   = payload.ErrNotJSON
+	ErrNoSession = payload.ErrNoSession
 )
 
-// Read reads and parses a hook payload.
-func Read(r io.Reader) (Input, error) {
-	if r == nil {
-		return Input{}, ErrEmpty
-	}
-	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
-	if err != nil {
-		return Input{}, fmt.Errorf("read hook input: %w", err)
-	}
-	if len(b) > MaxInput {
-		// Drain the rest so the writer does not see EPIPE, bounded by time
-		// elsewhere (the hook deadline).
-		_, _ = io.Copy(io.Discard, r)
-		return Input{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxInput)
-	}
-	return Parse(b)
-}
+// Read reads and parses a hook payload (payload.Read).
+func Read(r io.Reader) (Input, error) { return payload.Read(r) }
 
-// Parse parses a payload already in memory.
-func Parse(b []byte) (Input, error) {
-	trimmed := bytes.TrimSpace(b)
-	if len(trimmed) == 0 {
-		return Input{}, ErrEmpty
-	}
-	if trimmed[0] != '{' || !gjson.ValidBytes(trimmed) {
-		return Input{}, ErrNotJSON
-	}
-	get := func(key string) string {
-		v := gjson.GetBytes(trimmed, key)
-		if v.Type != gjson.String {
-			return ""
-		}
-		return v.String()
-	}
-	in := Input{
-		SessionID: get("session_id"),
-		Cwd:       get("cwd"),
-		Event:     get("hook_event_name"),
-		Source:    get("source"),
-		Reason:    get("reason"),
-		AgentID:   get("agent_id"),
-		AgentType: get("agent_type"),
-		Raw:       trimmed,
-	}
-	if !validSessionID(in.SessionID) {
-		return in, ErrNoSession
-	}
-	return in, nil
-}
+// Parse parses a payload already in memory (payload.Parse).
+func Parse(b []byte) (Input, error) { return payload.Parse(b) }
 
-// validSessionID accepts what Claude Code sends (UUIDs) and anything
-// similar, but rejects values that could not safely be a key or a file
-// name component.
-func validSessionID(s string) bool {
-	if s == "" || len(s) > 128 || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == '/' || r == '\\' || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// SessionStartOutput builds the single JSON object SessionStart hooks print.
-// Characters a terminal or a reader would not see as themselves are \u
-// escapes (cli.EscapeJSON): the same string, whoever decodes it. The
-// object is written here, not by an encoder: encoding it through reflection
-// (sjson stringifies with encoding/json) cost a cached session start a
-// fortieth of its time.
-func SessionStartOutput(context string) ([]byte, error) {
-	b := make([]byte, 0, len(context)+len(outputHead)+8)
-	b = append(b, outputHead...)
-	b = appendJSONString(b, context)
-	b = append(b, "}}"...)
-	return append(cli.EscapeJSON(b), '\n'), nil
-}
-
-const outputHead = `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":`
-
-// appendJSONString appends s as a JSON string, as encoding/json writes it:
-// quote, backslash and control characters escaped, and <, >, &, U+2028
-// and U+2029 too (so the text is safe inside HTML and JavaScript); an
-// invalid UTF-8 byte becomes U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// SessionStartOutput builds the single JSON object SessionStart hooks
+// print (payload.SessionStartOutput).
+func SessionStartOutput(context string) ([]byte, error) { return payload.SessionStartOutput(context) }
 
 // Hook is what a hook body gets: its parsed input, environment, project,
 // log and clock.

@@ -161,7 +161,7 @@ func settleScale(b *testing.B, env *cli.Env, p *project.Project, now time.Time) 
 	defer st.Close()
 	n := 0
 	err = st.Update(func(tx *bolt.Tx) error {
-		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: p.SourceEnv(env), Now: now})
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: catalog.SourceEnv(p, env), Now: now})
 		if err != nil {
 			return err
 		}

@@ -109,7 +109,7 @@ func BenchmarkSearchCallStored(b *testing.B) {
 	}
 	now, _ := f.env.Now()
 	err = st.Update(func(tx *bolt.Tx) error {
-		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: f.p.SourceEnv(f.env), Now: now})
+		c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: catalog.SourceEnv(f.p, f.env), Now: now})
 		if err != nil {
 			return err
 		}

@@ -33,11 +33,9 @@ import (
 	"syscall"
 	"unicode/utf16"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
-	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/jsonscan"
 )
 
 // StateDirName is the per-project directory holding intermem's private state.
@@ -234,15 +232,6 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// SourceEnv is where the sources of p are found for the user of env: the
-// project root, its auto-memory directory, the user's home (HOME as set,
-// "" skips what lives there) and Claude Code's configuration directory.
-// It is the one place a source.Env is made, for the commands, the MCP
-// server and the hooks alike.
-func (p *Project) SourceEnv(env *cli.Env) source.Env {
-	return source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: env.Get("HOME"), ConfigDir: ConfigDir(env)}
-}
-
 // ConfigDir returns Claude Code's configuration directory:
 // CLAUDE_CONFIG_DIR when set (it replaces ~/.claude entirely), else ~/.claude.
 func ConfigDir(env *cli.Env) string {
@@ -299,14 +288,10 @@ func MemoryDir(env *cli.Env, root string) (string, error) {
 // missing, unreadable or malformed file simply has none.
 func settingsMemoryDir(path string) string {
 	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 || !gjson.ValidBytes(b) {
+	if err != nil || len(b) > 1<<20 || !jsonscan.Valid(b) {
 		return ""
 	}
-	v := gjson.GetBytes(b, "autoMemoryDirectory")
-	if v.Type != gjson.String {
-		return ""
-	}
-	return strings.TrimSpace(v.String())
+	return strings.TrimSpace(jsonscan.Get(b, "autoMemoryDirectory").String())
 }
 
 // Places returns the project's writable places (package confine).

@@ -1,0 +1,187 @@
+// Package payload reads a Claude Code hook payload and writes the one
+// output object a SessionStart hook prints. It is the hooks' one
+// definition of both, shared by the full hooks (package hookio) and the
+// hook front (package hookfront), and links no JSON library (package
+// jsonscan): the front runs at every turn.
+//
+// Read never reads beyond MaxInput bytes; the payload is parsed
+// leniently: unknown fields are ignored and only session_id, cwd and
+// hook_event_name are relied on (a session_id that could not be a key or
+// a file name component is ErrNoSession).
+package payload
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/jsonscan"
+)
+
+// MaxInput caps how much of stdin a hook reads. Real payloads are well
+// under 4 KB; a Stop payload carries the last assistant message, so allow
+// generously, but never let a runaway producer make a hook allocate without
+// bound.
+const MaxInput = 4 << 20
+
+// Input is the part of a hook payload intermem relies on.
+type Input struct {
+	SessionID string
+	Cwd       string
+	Event     string // hook_event_name
+	Source    string // SessionStart: startup|resume|clear|compact|…
+	Reason    string // SessionEnd: clear|logout|prompt_input_exit|other|…
+	// AgentID is set when the hook fires inside a subagent; AgentType is
+	// the subagent's type (or the --agent name on the main thread).
+	AgentID, AgentType string
+	Raw                []byte
+}
+
+// Bool is the payload's top-level member key read as a boolean, as gjson
+// reads one (stop_hook_active).
+func (in Input) Bool(key string) bool { return jsonscan.Get(in.Raw, key).Bool() }
+
+// Errors returned by Read and Parse.
+var (
+	// ErrEmpty is returned when stdin carried nothing.
+	ErrEmpty = errors.New("empty hook input")
+	// ErrTooLarge is returned when stdin exceeds MaxInput.
+	ErrTooLarge = errors.New("hook input too large")
+	// ErrNotJSON is returned when stdin is not one JSON object.
+	ErrNotJSON = errors.New("hook input is not a JSON object")
+	// ErrNoSession is returned when session_id is missing or unusable.
+	ErrNoSession = errors.New("hook input has no usable session_id")
+)
+
+// Read reads and parses a hook payload.
+func Read(r io.Reader) (Input, error) {
+	if r == nil {
+		return Input{}, ErrEmpty
+	}
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return Input{}, fmt.Errorf("read hook input: %w", err)
+	}
+	if len(b) > MaxInput {
+		// Drain the rest so the writer does not see EPIPE, bounded by time
+		// elsewhere (the hook deadline).
+		_, _ = io.Copy(io.Discard, r)
+		return Input{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxInput)
+	}
+	return Parse(b)
+}
+
+// Parse parses a payload already in memory.
+func Parse(b []byte) (Input, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return Input{}, ErrEmpty
+	}
+	if trimmed[0] != '{' || !jsonscan.Valid(trimmed) {
+		return Input{}, ErrNotJSON
+	}
+	get := func(key string) string { return jsonscan.Get(trimmed, key).String() }
+	in := Input{
+		SessionID: get("session_id"),
+		Cwd:       get("cwd"),
+		Event:     get("hook_event_name"),
+		Source:    get("source"),
+		Reason:    get("reason"),
+		AgentID:   get("agent_id"),
+		AgentType: get("agent_type"),
+		Raw:       trimmed,
+	}
+	if !validSessionID(in.SessionID) {
+		return in, ErrNoSession
+	}
+	return in, nil
+}
+
+// validSessionID accepts what Claude Code sends (UUIDs) and anything
+// similar, but rejects values that could not safely be a key or a file
+// name component.
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 128 || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == '/' || r == '\\' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionStartOutput builds the single JSON object SessionStart hooks print.
+// Characters a terminal or a reader would not see as themselves are \u
+// escapes (cli.EscapeJSON): the same string, whoever decodes it. The
+// object is written here, not by an encoder: encoding it through reflection
+// (sjson stringifies with encoding/json) cost a cached session start a
+// fortieth of its time.
+func SessionStartOutput(context string) ([]byte, error) {
+	b := make([]byte, 0, len(context)+len(outputHead)+8)
+	b = append(b, outputHead...)
+	b = appendJSONString(b, context)
+	b = append(b, "}}"...)
+	return append(cli.EscapeJSON(b), '\n'), nil
+}
+
+const outputHead = `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":`
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it:
+// quote, backslash and control characters escaped, and <, >, &, U+2028
+// and U+2029 too (so the text is safe inside HTML and JavaScript); an
+// invalid UTF-8 byte becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
