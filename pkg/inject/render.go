@@ -419,7 +419,11 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 			}
 			worth = true
 		case pct >= 80:
-			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of its load cap (200 lines / 25,000 chars): suggest `/intermem:synthesize` to the user before entries fall off the end.",
+			// Near the cap. Synthesize helps only with memories ready to
+			// promote (the ready line below says so when there are), and
+			// tidy only once lines are past the cap: what helps now is
+			// where new memories go.
+			s := fmt.Sprintf("- MEMORY.md is %d lines / %s chars, %d%% of its load cap (200 lines / 25,000 chars): put new memories in topic files, one pointer line each in MEMORY.md, before entries fall off the end.",
 				ix.Lines, cli.Thousands(ix.Chars), pct)
 			add(secHealth, prioHealth, -1, len(s), fixed(s))
 			worth = true

@@ -341,3 +341,24 @@ func TestRenderSuggestsTidy(t *testing.T) {
 		t.Fatalf("under the cap, yet tidy is suggested:\n%s", text)
 	}
 }
+
+// Near the load cap: the line says where new memories go, and suggests
+// synthesize only through the ready line, when something is ready.
+func TestRenderNearCap(t *testing.T) {
+	const near = "- MEMORY.md is 170 lines / 9,120 chars, 85% of its load cap (200 lines / 25,000 chars): put new memories in topic files, one pointer line each in MEMORY.md, before entries fall off the end."
+	in := small()
+	in.Index.Lines, in.Index.LoadedLines, in.Index.Truncated, in.Index.Beyond = 170, 170, false, nil
+	in.Ready = 0
+	text := Render(in).Text
+	if !strings.Contains(text, "\n"+near+"\n") {
+		t.Fatalf("near the cap: no line\n%s\nin\n%s", near, text)
+	}
+	if strings.Contains(text, "/intermem:synthesize") || strings.Contains(text, "/intermem:tidy") {
+		t.Fatalf("nothing is ready and nothing is past the cap, yet a command is suggested:\n%s", text)
+	}
+	in.Ready = 2
+	text = Render(in).Text
+	if !strings.Contains(text, "\n- 2 memories are ready for `/intermem:synthesize`: suggest it to the user.\n") {
+		t.Fatalf("near the cap with 2 ready: no ready line in\n%s", text)
+	}
+}
