@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/intermem/intermem/pkg/wire"
 )
 
 // mapCache is a FileCache in memory, keyed by name and size, counting
@@ -26,8 +28,9 @@ func (m *mapCache) Load(name string, fi fs.FileInfo) (*File, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := DecodeFile(name, b)
-	if err != nil {
+	r := wire.NewReader(b, "")
+	f := ReadFile(r, name)
+	if r.Done() != nil {
 		return nil, false
 	}
 	m.hits++
@@ -35,7 +38,7 @@ func (m *mapCache) Load(name string, fi fs.FileInfo) (*File, bool) {
 }
 
 func (m *mapCache) Save(name string, fi fs.FileInfo, f *File) {
-	if b, ok := EncodeFile(f); ok {
+	if b, ok := AppendFile(nil, f); ok {
 		m.files[m.key(name, fi)] = b
 	}
 }

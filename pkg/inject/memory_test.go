@@ -181,3 +181,24 @@ func TestMemoryReadFromStore(t *testing.T) {
 		t.Errorf("with a racy stored parse: %q, want %q", texts, want)
 	}
 }
+
+// TestMemoryOldRecordParsed: a stored parse in the form an older intermem
+// wrote (JSON) at the file's very fingerprint is of another version: the
+// session start parses the file rather than misread it.
+func TestMemoryOldRecordParsed(t *testing.T) {
+	f, s := memoryFixture(t)
+	fi, err := os.Stat(filepath.Join(f.mem, "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := `{"file":{"safe_name":"deploy.md","entries":[{"ID":"0123456789abcdef","Kind":"fact","File":"deploy.md","Section":"Deploy","Text":"Stored, not on disk.","StartLine":2,"EndLine":2}]},"screened":true}`
+	if err := s.Update(func(tx *bolt.Tx) error {
+		return store.Catalog(tx).PutParse(automemory.Name, "memory/deploy.md", source.FingerprintOf(fi), false, []byte(old), now)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := shown(t, f, s)
+	if want := []string{"fact: Staging deploys run from main.", "memory: Builds use make release"}; !reflect.DeepEqual(texts, want) {
+		t.Errorf("with an old stored parse: %q, want %q", texts, want)
+	}
+}

@@ -1,7 +1,6 @@
 package automemory
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,12 +8,13 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/wire"
 )
 
 // The stored parse of one memory file
 //
 // What the catalog keeps of each memory file (its blob, store.CatalogTx)
-// is the file's parse alone, unresolved — automem.EncodeFile of
+// is the file's parse alone, unresolved — automem.AppendFile of
 // automem.ParseMeasured, before any directory-wide resolution — with what
 // screening found in each entry's block as written, or a mark that it was
 // not screened. Encode is the one function that makes it: catalog.Build
@@ -38,58 +38,84 @@ type Flag struct {
 	Line   int    `json:"line,omitempty"` // 1-based line in the file, when known
 }
 
-// record is the stored form: the file's automem.EncodeFile and, per entry
-// in file order, its flags (when Screened).
-type record struct {
-	File     json.RawMessage `json:"file"`
-	Screened bool            `json:"screened,omitempty"`
-	Flags    [][]Flag        `json:"flags,omitempty"`
-}
+// magic starts every stored parse; its last byte is the format's version.
+// A blob without it — the JSON an older intermem stored — is ErrOldRecord.
+const magic = "IMAM\x01"
 
-// ErrOldRecord is returned by Decode for a blob an older intermem stored
-// (a bare automem.EncodeFile, without screening): the file is parsed again.
-var ErrOldRecord = errors.New("automemory: stored parse of an older version")
+// The stored form, after magic, in package wire's values:
+//
+//	screened   bool
+//	file       automem.AppendFile
+//	flags:     present (bool); then one list per entry, in file order:
+//	           count, each kind, detail, line
+//
+// Flags are absent when nothing was flagged, or when not screened.
+
+// ErrOldRecord is returned by Decode for a blob of another format or
+// version (an older intermem's JSON): the file is parsed again, never
+// misread.
+var ErrOldRecord = errors.New("automemory: stored parse of another version")
 
 // Encode returns the stored form of f, which ParseMeasured (or Scan)
 // returned with its Content: the parse and, when screened, every entry's
-// flags. It returns false when f cannot be stored (automem.EncodeFile: a
+// flags. It returns false when f cannot be stored (automem.AppendFile: a
 // link holding a secret), and the file is then parsed at every read
 // instead.
 func Encode(f *automem.File, screened bool) ([]byte, bool) {
-	b, ok := automem.EncodeFile(f)
+	b := make([]byte, 0, 256+len(f.Content)+64*len(f.Entries))
+	b = append(b, magic...)
+	b = wire.AppendBool(b, screened)
+	b, ok := automem.AppendFile(b, f)
 	if !ok {
 		return nil, false
 	}
-	r := record{File: b, Screened: screened}
+	var flags [][]Flag
 	if screened {
-		r.Flags = Screen(f)
+		flags = Screen(f)
 	}
-	out, err := json.Marshal(r)
-	if err != nil {
-		return nil, false
+	b = wire.AppendBool(b, flags != nil)
+	if flags != nil {
+		for _, fl := range flags {
+			b = wire.AppendUint(b, uint64(len(fl)))
+			for _, x := range fl {
+				b = wire.AppendString(b, x.Kind)
+				b = wire.AppendString(b, x.Detail)
+				b = wire.AppendInt(b, int64(x.Line))
+			}
+		}
 	}
-	return out, true
+	return b, true
 }
 
 // Decode returns the file and flags that Encode stored for the file called
 // name, and whether it was screened (flags nil and screened false: the
 // file's entries are screened by nobody yet). The file has no Content.
+// Bytes of another version are ErrOldRecord; bytes that do not decode are
+// an error wrapping wire.ErrCorrupt. Either way the caller parses the file.
 func Decode(name string, b []byte) (f *automem.File, flags [][]Flag, screened bool, err error) {
-	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, nil, false, fmt.Errorf("automemory: stored parse: %w", err)
-	}
-	if len(r.File) == 0 {
+	if !wire.HasPrefix(b, magic) {
 		return nil, nil, false, ErrOldRecord
 	}
-	f, err = automem.DecodeFile(name, r.File)
-	if err != nil {
-		return nil, nil, false, err
+	r := wire.NewReader(b, magic)
+	screened = r.Bool("screened")
+	f = automem.ReadFile(r, name)
+	if r.Bool("flags") {
+		flags = make([][]Flag, len(f.Entries))
+		for i := range flags {
+			n := r.Count("flag count", 3)
+			if n == 0 {
+				continue
+			}
+			flags[i] = make([]Flag, n)
+			for j := range flags[i] {
+				flags[i][j] = Flag{Kind: r.String("flag kind"), Detail: r.String("flag detail"), Line: r.Small("flag line", 0)}
+			}
+		}
 	}
-	if r.Flags != nil && len(r.Flags) != len(f.Entries) {
-		return nil, nil, false, fmt.Errorf("automemory: stored parse of %s: %d flag lists for %d entries", f.SafeName, len(r.Flags), len(f.Entries))
+	if err := r.Done(); err != nil {
+		return nil, nil, false, fmt.Errorf("automemory: stored parse of %s: %w", name, err)
 	}
-	return f, r.Flags, r.Screened, nil
+	return f, flags, screened, nil
 }
 
 // Screen screens every entry of f that a session may be shown — all but

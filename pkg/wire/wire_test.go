@@ -1,0 +1,69 @@
+package wire
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestRoundTrip: values read back as written, in order, with nothing left.
+func TestRoundTrip(t *testing.T) {
+	b := []byte("MAG\x01")
+	b = AppendUint(b, 300)
+	b = AppendInt(b, -5)
+	b = AppendBool(b, true)
+	b = AppendString(b, "héllo")
+	b = AppendUint(b, 2)
+	b = AppendString(b, "x")
+	r := NewReader(b, "MAG\x01")
+	if v := r.Uint("u", 1000); v != 300 {
+		t.Errorf("uint %d", v)
+	}
+	if v := r.Int("i", -10, 10); v != -5 {
+		t.Errorf("int %d", v)
+	}
+	if !r.Bool("b") {
+		t.Error("bool false")
+	}
+	if s := r.String("s"); s != "héllo" {
+		t.Errorf("string %q", s)
+	}
+	if n := r.Count("c", 1); n != 2 {
+		t.Errorf("count %d", n)
+	}
+	if s := r.String("x"); s != "x" {
+		t.Errorf("string %q", s)
+	}
+	if err := r.Done(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestHostile: every out-of-range or truncated value is ErrCorrupt, and
+// later reads return zero values.
+func TestHostile(t *testing.T) {
+	for name, c := range map[string]struct {
+		b    []byte
+		read func(r *Reader)
+	}{
+		"other magic":         {[]byte("MAG\x02"), func(r *Reader) {}},
+		"string past the end": {[]byte("MAG\x01\x05abc"), func(r *Reader) { r.String("s") }},
+		"huge count":          {[]byte("MAG\x01\xff\xff\xff\xff\x0f"), func(r *Reader) { r.Count("c", 1) }},
+		"count of wide items": {[]byte("MAG\x01\x03abcde"), func(r *Reader) { r.Count("c", 2) }},
+		"uint over limit":     {[]byte("MAG\x01\x0b"), func(r *Reader) { r.Uint("u", 10) }},
+		"int out of range":    {AppendInt([]byte("MAG\x01"), 1<<40), func(r *Reader) { r.Small("n", 0) }},
+		"negative small":      {AppendInt([]byte("MAG\x01"), -2), func(r *Reader) { r.Small("n", -1) }},
+		"bool of 2":           {[]byte("MAG\x01\x02"), func(r *Reader) { r.Bool("b") }},
+		"varint overflow":     {[]byte("MAG\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02"), func(r *Reader) { r.Uint("u", 1<<64-1) }},
+		"truncated varint":    {[]byte("MAG\x01\x80"), func(r *Reader) { r.Uint("u", 1<<64-1) }},
+		"bytes left over":     {[]byte("MAG\x01\x00\x00"), func(r *Reader) { r.Bool("b") }},
+	} {
+		r := NewReader(c.b, "MAG\x01")
+		c.read(r)
+		if err := r.Done(); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+		if s := r.String("after"); s != "" {
+			t.Errorf("%s: a read after the failure returned %q", name, s)
+		}
+	}
+}
