@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -90,25 +91,41 @@ func namesSecret(st *sourceState) bool {
 
 // stamp is a running key over stats; trusted is false once one of them
 // could hide a change. Its key is the SHA-256 of its parts, each followed
-// by a NUL byte, kept as one buffer (a key over thousands of files would
-// otherwise be thousands of strings).
+// by a NUL byte. The parts are appended to buf, which is summed into the
+// hash whenever it grows past stampChunk: a key over thousands of files
+// would otherwise be thousands of strings, or one buffer of megabytes
+// grown by copying (the same bytes are summed either way, so stored keys
+// hold).
 type stamp struct {
+	h       hash.Hash
 	buf     []byte
 	trusted bool
 }
 
+// stampChunk is how many bytes a stamp holds before summing them.
+const stampChunk = 8 << 10
+
 func newStamp(kind string, env source.Env) *stamp {
-	s := &stamp{trusted: true}
+	s := &stamp{h: sha256.New(), buf: make([]byte, 0, stampChunk+1<<10), trusted: true}
 	for _, p := range []string{kind, env.Root, env.MemoryDir} {
 		s.buf = append(append(s.buf, p...), 0)
 	}
 	return s
 }
 
+// spill sums what buf holds once it is past stampChunk.
+func (s *stamp) spill() {
+	if len(s.buf) >= stampChunk {
+		s.h.Write(s.buf)
+		s.buf = s.buf[:0]
+	}
+}
+
 // add records one part; at is when its fingerprint fp was taken (zero
 // fp: nothing to judge).
 func (s *stamp) add(part string, fp source.Fingerprint, at time.Time) {
 	s.buf = append(append(s.buf, part...), 0)
+	s.spill()
 	s.judge(fp, at)
 }
 
@@ -128,8 +145,10 @@ func (s *stamp) key() string {
 	if !s.trusted {
 		return ""
 	}
-	sum := sha256.Sum256(s.buf)
-	return hex.EncodeToString(sum[:16])
+	s.h.Write(s.buf)
+	s.buf = s.buf[:0]
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(s.h.Sum(sum[:0])[:16])
 }
 
 // listingKey is the key of a per-file source's listing: every file's path,
@@ -140,6 +159,7 @@ func listingKey(env source.Env, files []source.File, probs []source.Problem, at 
 		f := &files[i]
 		s.buf = append(append(append(append(s.buf, f.Path...), 0), f.Real()...), 0)
 		s.buf = append(appendFP(s.buf, f.FP), 0)
+		s.spill()
 		s.judge(f.FP, at)
 	}
 	for _, p := range probs {
@@ -187,7 +207,7 @@ func (w *witness) stat(abs string) {
 		fp := source.FingerprintOf(fi)
 		parts = append(parts, fmt.Sprintf("%v\x00%+v", fi.Mode(), fp))
 		s := stamp{trusted: true}
-		s.add("", fp, time.Now())
+		s.judge(fp, time.Now())
 		if !s.trusted {
 			w.racy[abs] = true
 		}
@@ -232,6 +252,7 @@ func wholeKey(env source.Env, base string, touched []string, w *witness, judge b
 			return ""
 		}
 		s.buf = append(append(append(append(s.buf, p...), 0), v...), 0)
+		s.spill()
 	}
 	return s.key()
 }

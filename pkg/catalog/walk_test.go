@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -98,5 +100,30 @@ func TestAppendFP(t *testing.T) {
 	fp := source.Fingerprint{Size: 1234, ModTime: -5, Inode: 1 << 40, Change: 1700000000123456789}
 	if got, want := string(appendFP(nil, fp)), "{Size:1234 ModTime:-5 Inode:1099511627776 Change:1700000000123456789}"; got != want {
 		t.Errorf("appendFP = %q, want %q", got, want)
+	}
+}
+
+// A listing key is the SHA-256 of its parts, each followed by a NUL
+// byte, whether the parts fit the stamp's buffer or are summed as it
+// fills: stored keys were made over one buffer, and a key that changes
+// form makes every source scan again once.
+func TestListingKeyBytes(t *testing.T) {
+	env := source.Env{Root: "/r", MemoryDir: "/m"}
+	old := time.Now().Add(-time.Hour)
+	fp := source.Fingerprint{Size: 7, ModTime: old.UnixNano(), Inode: 9, Change: old.UnixNano()}
+	for _, n := range []int{0, 1, 2000} {
+		var files []source.File
+		want := "files\x00/r\x00/m\x00"
+		for i := range n {
+			p := "docs/solutions/" + strings.Repeat("x", i%50) + ".md"
+			files = append(files, source.File{Path: p, FP: fp})
+			want += p + "\x00\x00" + string(appendFP(nil, fp)) + "\x00"
+		}
+		probs := []source.Problem{{Path: "a", Message: "b"}}
+		want += "a: b\x00" // a problem as %+v writes it: its String
+		sum := sha256.Sum256([]byte(want))
+		if got := listingKey(env, files, probs, time.Now()); got != hex.EncodeToString(sum[:16]) {
+			t.Errorf("%d files: key %s, want the sum of the parts %x", n, got, sum[:16])
+		}
 	}
 }
