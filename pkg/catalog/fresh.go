@@ -47,13 +47,23 @@ type sourceState struct {
 }
 
 // loadState returns the stored state of source src (zero when none or
-// unreadable: a source never trusted).
+// unreadable: a source never trusted). A state is stored in the binary
+// form of statecodec.go; one an older intermem stored as JSON is read as
+// JSON.
 func (c *Catalog) loadState(src string) sourceState {
+	b := c.tx.State(src)
+	if len(b) == 0 {
+		return sourceState{}
+	}
 	var st sourceState
-	if b := c.tx.State(src); b != nil {
-		if err := json.Unmarshal(b, &st); err != nil {
-			return sourceState{}
-		}
+	var err error
+	if b[0] == '{' {
+		err = json.Unmarshal(b, &st)
+	} else {
+		st, err = decodeState(b)
+	}
+	if err != nil {
+		return sourceState{}
 	}
 	return st
 }
@@ -68,10 +78,7 @@ func (c *Catalog) saveState(src string, st *sourceState) error {
 	if namesSecret(st) {
 		st = &sourceState{}
 	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("encode source state: %w", err)
-	}
+	b := encodeState(st)
 	if string(c.tx.State(src)) == string(b) {
 		return nil
 	}
