@@ -87,3 +87,13 @@ func Read(stateDir string) (File, error) {
 	}
 	return c, nil
 }
+
+// Mode is the mode configured in stateDir's file; "" when the file is
+// missing or cannot be used.
+func Mode(stateDir string) string {
+	c, err := Read(stateDir)
+	if err != nil {
+		return ""
+	}
+	return c.Mode
+}

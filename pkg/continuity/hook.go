@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,18 +20,19 @@ import (
 	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/settings"
 	source "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
 )
 
 // IntervalVar names the variable holding the checkpoint interval in turns.
-const IntervalVar = "INTERMEM_CHECKPOINT_INTERVAL"
+const IntervalVar = settings.IntervalVar
 
 // DefaultInterval is the checkpoint interval when IntervalVar is unset.
-const DefaultInterval = 10
+const DefaultInterval = settings.DefaultInterval
 
 // ModeVar names the variable that selects meta mode ("meta").
-const ModeVar = "INTERMEM_MODE"
+const ModeVar = settings.ModeVar
 
 // TurnsName is the turn-count state file in .intermem.
 const TurnsName = "turns"
@@ -48,25 +48,13 @@ const maxHookCheckpoints = 200
 // (and tried again at the next turn), never waited for.
 const storeWait = 300 * time.Millisecond
 
-// Interval reads IntervalVar: a non-negative integer, 0 switching hook
-// checkpoints off; anything else is the default.
-func Interval(env *cli.Env) int {
-	if v := strings.TrimSpace(env.Get(IntervalVar)); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			return n
-		}
-	}
-	return DefaultInterval
-}
+// Interval reads IntervalVar (settings.Interval).
+func Interval(env *cli.Env) int { return settings.Interval(env.Get) }
 
 // Meta reports whether the session is in meta mode: INTERMEM_MODE=meta,
 // or "mode": "meta" in .intermem/config.json (the variable wins when set).
 func Meta(env *cli.Env, stateDir string) bool {
-	if v := strings.TrimSpace(env.Get(ModeVar)); v != "" {
-		return strings.EqualFold(v, "meta")
-	}
-	c, err := config.Read(stateDir)
-	return err == nil && strings.EqualFold(c.Mode, "meta")
+	return settings.Meta(env.Get, func() string { return config.Mode(stateDir) })
 }
 
 // WithCheckpoint wraps the Stop/SessionEnd hook body: in meta mode

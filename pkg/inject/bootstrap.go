@@ -12,6 +12,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/rendercache"
 	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -41,20 +42,9 @@ type Boot struct {
 	stored bool
 }
 
-// SessionRule is how the resume note depends on the session starting: the
-// latest checkpoint is chosen among those of other sessions, so the same
-// store gives another session the same note exactly when none of the
-// checkpoints passed over (Skipped: all of one session, "" when none) is
-// someone else's and the one chosen (Chosen) is not its own. The render
-// cache keeps the rule with the rendering.
-type SessionRule struct {
-	Skipped, Chosen string
-}
-
-// Holds reports whether a start of session gets the same resume note.
-func (r SessionRule) Holds(session string) bool {
-	return (r.Skipped == "" || r.Skipped == session) && (r.Chosen == "" || r.Chosen != session)
-}
+// SessionRule is how the resume note depends on the session starting
+// (rendercache.SessionRule).
+type SessionRule = rendercache.SessionRule
 
 // maxBootTokens caps the bootstrap; it takes at most a quarter of the
 // budget as well.

@@ -16,6 +16,7 @@ import (
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/rendercache"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
 )
@@ -134,15 +135,9 @@ var (
 // (then no index is trusted).
 func exeID() string {
 	exeOnce.Do(func() {
-		p, err := os.Executable()
-		if err != nil {
-			return
+		if p, err := os.Executable(); err == nil {
+			exeVal = rendercache.ExeID(p)
 		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return
-		}
-		exeVal = fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
 	})
 	return exeVal
 }

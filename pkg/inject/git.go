@@ -1,7 +1,6 @@
 package inject
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -57,19 +56,4 @@ func headBranch(deps *Deps, gitDir string) string {
 		return ""
 	}
 	return strings.TrimPrefix(strings.TrimSpace(ref), "refs/heads/")
-}
-
-// readHead reads the first 1 KiB of a small git file.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1024)
-	n, err := f.Read(buf)
-	if n == 0 && err != nil {
-		return nil, err
-	}
-	return buf[:n], nil
 }

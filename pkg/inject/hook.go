@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
@@ -14,6 +12,8 @@ import (
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
+	"github.com/intermem/intermem/pkg/rendercache"
+	"github.com/intermem/intermem/pkg/settings"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/userstate"
@@ -24,7 +24,7 @@ import (
 const storeWait = 50 * time.Millisecond
 
 // BudgetVar names the environment variable holding the token budget.
-const BudgetVar = "INTERMEM_TOKEN_BUDGET"
+const BudgetVar = settings.BudgetVar
 
 // HookOptions are the hookio options for intermem-inject.
 var HookOptions = hookio.Options{
@@ -50,22 +50,12 @@ func Main(env *cli.Env, args []string) int {
 	return hookio.Run(env, args, HookOptions, Hook)
 }
 
-// Budget reads INTERMEM_TOKEN_BUDGET (a positive integer), defaulting to
-// DefaultBudget.
-func Budget(env *cli.Env) int {
-	if v := strings.TrimSpace(env.Get(BudgetVar)); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n
-		}
-	}
-	return DefaultBudget
-}
+// Budget reads INTERMEM_TOKEN_BUDGET (settings.Budget).
+func Budget(env *cli.Env) int { return settings.Budget(env.Get) }
 
 // EnvFor builds the Gather environment for a project and a session cwd.
 func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget int) Env {
-	if cwd == "" || !filepath.IsAbs(cwd) {
-		cwd = p.Root
-	}
+	cwd = rendercache.SessionCwd(cwd, p.Root)
 	// Without a readable key no operation verifies: none is described.
 	key, _ := userstate.Key(env, false)
 	e := Env{
@@ -99,10 +89,10 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	env.Deps = deps
 	// A resumed or compacted session continues its own history: no
 	// bootstrap.
-	env.Resume = h.Input.Source != "resume" && h.Input.Source != "compact"
+	env.Resume = rendercache.GetsResume(h.Input.Source)
 	env.Session = h.Input.SessionID
 	key, renderPath := renderKey(env), p.Path(RenderCacheName)
-	if text, ok := loadRender(renderPath, key, env.Session, h.Now); ok {
+	if text, ok := rendercache.Load(renderPath, key, env.Session, h.Now); ok {
 		if text == "" {
 			return nil, nil
 		}

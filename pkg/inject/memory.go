@@ -356,7 +356,7 @@ func (ml *memList) derive(deps *Deps, ix *Index) *memSet {
 		}
 		f := automem.ParseMeasured(lf.name, b)
 		if f.SafeName != f.Name && deps != nil {
-			deps.secret = true
+			deps.MarkSecret()
 		}
 		out.files = append(out.files, memOf(f, automemory.ScreenWith(f, ix.Screen), ix))
 	}

@@ -11,10 +11,11 @@ import (
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/settings"
 )
 
 // DefaultBudget is the token budget when INTERMEM_TOKEN_BUDGET is unset.
-const DefaultBudget = 1200
+const DefaultBudget = settings.DefaultBudget
 
 // MaxChars bounds the rendered text whatever the budget: Claude Code
 // replaces a hook's context of 10,000 characters or more with a 2 KB

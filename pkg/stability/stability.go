@@ -14,8 +14,7 @@
 package stability
 
 import (
-	"strconv"
-
+	"github.com/intermem/intermem/pkg/settings"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -32,18 +31,10 @@ const (
 
 // DefaultThreshold is the number of distinct sessions that make an entry
 // stable.
-const DefaultThreshold = 3
+const DefaultThreshold = settings.DefaultThreshold
 
-// Threshold reads INTERMEM_STABLE_SESSIONS (a positive integer) with a
-// default of DefaultThreshold.
-func Threshold(getenv func(string) string) int {
-	if v := getenv("INTERMEM_STABLE_SESSIONS"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n
-		}
-	}
-	return DefaultThreshold
-}
+// Threshold reads INTERMEM_STABLE_SESSIONS (settings.Threshold).
+func Threshold(getenv func(string) string) int { return settings.Threshold(getenv) }
 
 // Of classifies one entry record; rec may be nil (never observed).
 func Of(rec *store.Entry, threshold int) Status {

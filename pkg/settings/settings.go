@@ -1,0 +1,81 @@
+// Package settings reads the environment variables the hooks depend on,
+// each in one place: the full hooks (inject, snapshot, continuity,
+// stability) and the hook front (package hookfront) must read them
+// alike, since the front decides from them whether a turn is quiet or a
+// cached rendering still stands. It links nothing but the standard
+// library's smallest packages.
+package settings
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Getenv reads one variable (cli.Env.Get).
+type Getenv func(string) string
+
+// ThresholdVar names the number of distinct sessions that make an entry
+// stable.
+const ThresholdVar = "INTERMEM_STABLE_SESSIONS"
+
+// DefaultThreshold is the number of distinct sessions that make an entry
+// stable.
+const DefaultThreshold = 3
+
+// Threshold reads ThresholdVar (a positive integer) with a default of
+// DefaultThreshold.
+func Threshold(getenv Getenv) int {
+	if v := getenv(ThresholdVar); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return DefaultThreshold
+}
+
+// BudgetVar names the variable holding SessionStart's token budget.
+const BudgetVar = "INTERMEM_TOKEN_BUDGET"
+
+// DefaultBudget is the token budget when BudgetVar is unset.
+const DefaultBudget = 1200
+
+// Budget reads BudgetVar (a positive integer), defaulting to
+// DefaultBudget.
+func Budget(getenv Getenv) int {
+	if v := strings.TrimSpace(getenv(BudgetVar)); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return DefaultBudget
+}
+
+// IntervalVar names the variable holding the checkpoint interval in turns.
+const IntervalVar = "INTERMEM_CHECKPOINT_INTERVAL"
+
+// DefaultInterval is the checkpoint interval when IntervalVar is unset.
+const DefaultInterval = 10
+
+// Interval reads IntervalVar: a non-negative integer, 0 switching hook
+// checkpoints off; anything else is the default.
+func Interval(getenv Getenv) int {
+	if v := strings.TrimSpace(getenv(IntervalVar)); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return DefaultInterval
+}
+
+// ModeVar names the variable that selects meta mode ("meta").
+const ModeVar = "INTERMEM_MODE"
+
+// Meta reports whether the session is in meta mode: ModeVar is "meta",
+// or, when it is unset, the mode configured returns ("mode" in
+// .intermem/config.json, read only then).
+func Meta(getenv Getenv, configured func() string) bool {
+	if v := strings.TrimSpace(getenv(ModeVar)); v != "" {
+		return strings.EqualFold(v, "meta")
+	}
+	return strings.EqualFold(configured(), "meta")
+}
