@@ -10,13 +10,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/redact"
 )
 
-// MaxFileBytes is the largest memory file Scan reads. Claude Code writes
-// files of a few kilobytes; anything this large is not a memory and would
-// only cost time in every hook.
-const MaxFileBytes = 4 << 20
+// MaxFileBytes is the largest memory file Scan reads (memlist's: the
+// listing skips a larger file by its size).
+const MaxFileBytes = memlist.MaxFileBytes
 
 // Dir is a scanned auto-memory directory.
 type Dir struct {

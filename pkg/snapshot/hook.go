@@ -14,6 +14,7 @@ import (
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
@@ -66,20 +67,13 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// Nothing changed since the session's last complete pass: told from
 	// the copy of what the store holds of it while the store is unchanged
 	// (quiet.go), else from the store.
-	stat, settled := storeStat(dbPath, time.Now())
-	q, quietOK := readQuiet(p.Path(QuietName), stat, h.Input.SessionID)
-	var ql *Listing
-	if quietOK {
-		if l, err := Turn(p.MemoryDir, q.Subs, nil); err == nil {
-			if l.Whole && l.FP == q.FP && (!ending || q.Ended) && !Pending(p.StateDir) {
-				return nil, nil
-			}
-			ql = l
-		}
+	early := quiet.Check(p.StateDir, dbPath, p.MemoryDir, h.Input.SessionID, ending)
+	if early.Quiet {
+		return nil, nil
 	}
 	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
-	l := ql
-	if l == nil || sess.Sweep != nil || !slices.Equal(subs, q.Subs) {
+	l := early.Listing
+	if l == nil || sess.Sweep != nil || !slices.Equal(subs, early.Copy.Subs) {
 		// Not the listing the copy's check took (a whole directory's
 		// listing is taken again only when what it depends on differs).
 		var err error
@@ -87,9 +81,9 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if known && l.Whole && sess.Fingerprint == l.FP && (!ending || sess.Ended) && !Pending(p.StateDir) {
-		if settled {
-			saveQuiet(p.StateDir, stat, h.Input.SessionID, sess, subs)
+	if known && quiet.Nothing(l, sess.Fingerprint, sess.Ended, ending, p.StateDir) {
+		if early.Settled {
+			saveQuiet(p.StateDir, early.Stat, h.Input.SessionID, sess, subs)
 		}
 		return nil, nil
 	}
@@ -105,7 +99,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		// listing. The next writer marks the session's sightings of every
 		// file still as it was then.
 		obs := Observation{SessionID: h.Input.SessionID, Event: h.Input.Event, At: h.Now.UTC(), Fingerprint: l.FP,
-			Ending: ending, Agent: h.Input.AgentID, AgentType: h.Input.AgentType, Listing: l.Spoolable()}
+			Ending: ending, Agent: h.Input.AgentID, AgentType: h.Input.AgentType, Listing: Spoolable(l)}
 		if errors.Is(err, store.ErrLocked) {
 			if serr := Spool(p.StateDir, obs); serr != nil {
 				return nil, fmt.Errorf("store busy and spool failed: %w", serr)

@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -75,7 +76,7 @@ func (q *quietProject) turn(session, event string) {
 func (q *quietProject) settle(session string) {
 	q.t.Helper()
 	for i := 0; i < 6; i++ {
-		time.Sleep(quietRacy + 20*time.Millisecond)
+		time.Sleep(quiet.Racy + 20*time.Millisecond)
 		q.turn(session, "Stop")
 		if b, err := os.ReadFile(q.quiet); err == nil && bytes.Contains(b, []byte("\nsession "+session+"\t")) {
 			return
@@ -206,7 +207,7 @@ func TestQuietTurnNeverSkipsAChange(t *testing.T) {
 	if got := q.seen()["Invoices are rendered by the alpha service."]; got != 1 {
 		t.Fatalf("an edited entry seen in %d sessions, want 1", got)
 	}
-	time.Sleep(quietRacy + 20*time.Millisecond)
+	time.Sleep(quiet.Racy + 20*time.Millisecond)
 	q.edit("topics.md", "# Topics\n\n- Invoices are rendered by the gamma service.\n")
 	if err := os.Chtimes(topics, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
@@ -261,7 +262,7 @@ func TestQuietCopyDamaged(t *testing.T) {
 		"other store": bytes.Replace(good, []byte("store "), []byte("store 1"), 1),
 		"truncated":   good[:len(good)-1],
 		"extra line":  append(append([]byte{}, good...), "unknown\n"...),
-		"too large":   bytes.Repeat([]byte("x"), maxQuiet+1),
+		"too large":   bytes.Repeat([]byte("x"), quiet.MaxBytes+1),
 	} {
 		if err := os.WriteFile(q.quiet, b, 0o600); err != nil {
 			t.Fatal(err)
@@ -278,16 +279,16 @@ func TestQuietCopyDamaged(t *testing.T) {
 // The file's format round-trips, and a copy is refused whole on any line
 // it does not expect.
 func TestQuietFormat(t *testing.T) {
-	q := quiet{Store: "1:2:3:4", Sessions: map[string]quietSession{
+	q := quiet.File{Store: "1:2:3:4", Sessions: map[string]quiet.Session{
 		"a b":  {FP: "f1", Subs: []string{"sub/x.md", "we\"ird\tname.md"}},
 		"uuid": {FP: "f2", Ended: true},
 	}}
-	b := q.encode()
+	b := q.Encode()
 	want := "intermem stop quiet v1\nstore 1:2:3:4\nsession a b\tf1\t0\t\"sub/x.md\"\t\"we\\\"ird\\tname.md\"\nsession uuid\tf2\t1\n"
 	if string(b) != want {
 		t.Fatalf("encode:\n%s\nwant:\n%s", b, want)
 	}
-	got, ok := decodeQuiet(b)
+	got, ok := quiet.Decode(b)
 	if !ok || got.Store != q.Store || len(got.Sessions) != 2 || got.Sessions["a b"].Subs[1] != "we\"ird\tname.md" || !got.Sessions["uuid"].Ended {
 		t.Fatalf("decode: %+v %v", got, ok)
 	}
@@ -301,7 +302,7 @@ func TestQuietFormat(t *testing.T) {
 		"intermem stop quiet v1\nstore 1\nstore 2\n",
 		"intermem stop quiet v1\nstore 1",
 	} {
-		if q, ok := decodeQuiet([]byte(bad)); ok {
+		if q, ok := quiet.Decode([]byte(bad)); ok {
 			t.Errorf("decoded %q: %+v", bad, q)
 		}
 	}
@@ -310,11 +311,11 @@ func TestQuietFormat(t *testing.T) {
 func FuzzDecodeQuiet(f *testing.F) {
 	f.Add([]byte("intermem stop quiet v1\nstore 1:2:3:4\nsession a\tf1\t0\t\"x.md\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		q, ok := decodeQuiet(b)
+		q, ok := quiet.Decode(b)
 		if !ok {
 			return
 		}
-		again, ok := decodeQuiet(q.encode())
+		again, ok := quiet.Decode(q.Encode())
 		if !ok || again.Store != q.Store || len(again.Sessions) != len(q.Sessions) {
 			t.Fatalf("%q decoded, but its encoding does not decode the same", b)
 		}

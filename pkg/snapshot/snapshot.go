@@ -10,7 +10,7 @@
 //
 // Hot path: Stop fires after every model turn. Turn fingerprints the
 // memory files without reading one (an lstat each) — all of them when the
-// directory holds fewer than ChunkEntries entries, else MEMORY.md and the
+// directory holds fewer than memlist.ChunkEntries entries, else MEMORY.md and the
 // next chunk of the session's sweep (sweep.go), so no turn lists a
 // directory of 100,000 files. When a whole listing's fingerprint equals
 // the one the session's last complete pass recorded, the hook only opens
@@ -55,6 +55,7 @@ import (
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
+	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -378,7 +379,7 @@ func bestPredecessor(e *Seen, vanished []store.Entry) int {
 }
 
 // SpoolDir is where observations wait when the store is busy.
-func SpoolDir(stateDir string) string { return filepath.Join(stateDir, "spool") }
+func SpoolDir(stateDir string) string { return quiet.SpoolDir(stateDir) }
 
 // MaxSpoolFile bounds what ingest reads of one spool file: an observation
 // of a very large memory is a few megabytes; anything far beyond is not
@@ -424,18 +425,7 @@ func Spool(stateDir string, obs Observation) error {
 }
 
 // Pending reports whether spooled observations are waiting.
-func Pending(stateDir string) bool {
-	ents, err := os.ReadDir(SpoolDir(stateDir))
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".json") {
-			return true
-		}
-	}
-	return false
-}
+func Pending(stateDir string) bool { return quiet.Pending(stateDir) }
 
 // Ingest records every spooled observation (oldest first) and removes the
 // spool files once their transaction has committed. Unreadable spool files

@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -70,9 +71,9 @@ func (m *memDir) states() []string {
 
 // smallChunks makes a turn read at most n directory entries.
 func smallChunks(t *testing.T, n int) {
-	old := ChunkEntries
-	ChunkEntries = n
-	t.Cleanup(func() { ChunkEntries = old })
+	old := memlist.ChunkEntries
+	memlist.ChunkEntries = n
+	t.Cleanup(func() { memlist.ChunkEntries = old })
 }
 
 // topics writes n topic files t00.md… holding one fact each.
@@ -83,7 +84,7 @@ func (m *memDir) topics(n int) {
 }
 
 // A directory larger than a turn's chunk is swept over turns: no turn
-// looks at more than ChunkEntries entries (and MEMORY.md), the sweep
+// looks at more than memlist.ChunkEntries entries (and MEMORY.md), the sweep
 // covers every file once, and only a clean sweep's end sets Synced.
 func TestSweepOverTurns(t *testing.T) {
 	smallChunks(t, 8)
@@ -98,7 +99,7 @@ func TestSweepOverTurns(t *testing.T) {
 			t.Fatalf("turn %d: a listing of %d files taken as whole", turn, len(l.Files))
 		}
 		for _, f := range l.Files {
-			if f.at == atDirent {
+			if f.At == memlist.AtDirent {
 				seen[f.Name]++
 			}
 		}
@@ -132,7 +133,7 @@ func TestSweepOverTurns(t *testing.T) {
 }
 
 // MEMORY.md is looked at every turn; a file changed in place (the
-// directory unchanged) is read within ceil(N/ChunkEntries)+1 turns.
+// directory unchanged) is read within ceil(N/memlist.ChunkEntries)+1 turns.
 func TestSweepSeesChangesWithinItsBound(t *testing.T) {
 	smallChunks(t, 8)
 	m := newMemDir(t)
@@ -189,7 +190,7 @@ func TestSweepWhileNamesChange(t *testing.T) {
 	for turn := 1; turn <= 20; turn++ {
 		before := m.session("A").Synced
 		pr, l := m.turn("A")
-		if l.last && l.end.Dirty {
+		if l.Last && l.End.Dirty {
 			dirtyEnd = true
 			if pr.Complete || !m.session("A").Synced.Equal(before) {
 				t.Fatal("a dirty sweep completed or moved Synced")
@@ -295,8 +296,8 @@ func TestSweepSettledChunks(t *testing.T) {
 
 // safeName's shortcut for MEMORY.md says what redact.Name says.
 func TestSafeNameOfTheIndex(t *testing.T) {
-	if got := redact.Name(automemIndex); got != automemIndex || safeName(automemIndex) != got {
-		t.Fatalf("redact.Name(%q) = %q", automemIndex, got)
+	if got := redact.Name(memlist.Index); got != memlist.Index || safeName(memlist.Index) != got {
+		t.Fatalf("redact.Name(%q) = %q", memlist.Index, got)
 	}
 }
 
@@ -313,7 +314,7 @@ func TestFingerprintForm(t *testing.T) {
 	}
 	st := fi.Sys().(*syscall.Stat_t)
 	want := fmt.Sprintf("%d:%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), st.Ino, uint32(fi.Mode()))
-	if got := fingerprint(fi); got != want {
+	if got := memlist.Fingerprint(fi); got != want {
 		t.Fatalf("fingerprint %q, want %q", got, want)
 	}
 	l, err := Turn(m.dir, nil, nil)

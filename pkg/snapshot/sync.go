@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/store"
@@ -199,7 +200,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 			return
 		}
 		for ; drained < len(r.found); drained++ {
-			if f, ok := subFile(l.Dir, r.found[drained]); ok && !names[f.Name] {
+			if f, ok := memlist.SubFile(l.Dir, r.found[drained]); ok && !names[f.Name] {
 				names[f.Name] = true
 				files = append(files, f)
 			}
@@ -215,7 +216,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 		reached = i
 		f := files[i]
-		if settled && f.at != atNone {
+		if settled && f.At != memlist.AtNone {
 			pr.Done++
 			pr.Settled++
 			continue
@@ -280,7 +281,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 				return pr, err
 			}
 		}
-		if pr.Read > read && f.at != atNone {
+		if pr.Read > read && f.At != memlist.AtNone {
 			chunkRead = true
 		}
 		pr.Done++
@@ -294,14 +295,14 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	if err := r.flush(); err != nil {
 		return pr, err
 	}
-	start := l.start.Start
+	start := l.Start.Start
 	if start.IsZero() {
 		start = at
 	}
 	if !p.Spooled {
 		// Where the session's sweep goes on (nil: the next turn starts
 		// one); files a pointer named this turn are beyond the listing.
-		sess.Sweep = l.resume(min(reached, len(l.Files)))
+		sess.Sweep = resume(l, min(reached, len(l.Files)))
 		if sess.Sweep != nil {
 			sess.Sweep.Start = start
 			sess.Sweep.Resubs = sess.Sweep.Resubs || r.resubs
@@ -321,15 +322,15 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		if err := r.addSubs(); err != nil {
 			return pr, err
 		}
-		if l.last && !l.end.Dirty {
+		if l.Last && !l.End.Dirty {
 			pr.Complete = true
 			if start.After(sess.Synced) {
 				sess.Synced = start
 			}
-			if err := startGone(tx, l.end.Dir); err != nil {
+			if err := startGone(tx, l.End.Dir); err != nil {
 				return pr, err
 			}
-			if l.end.Resubs || r.resubs {
+			if l.End.Resubs || r.resubs {
 				if err := rebuildSubs(tx); err != nil {
 					return pr, err
 				}
@@ -416,7 +417,7 @@ func stillAsListed(dir string, f File) (File, bool) {
 	if err != nil {
 		return f, false
 	}
-	now := file(f.Name, fi.Mode().Type(), statOf(p, fi))
+	now := memlist.FileOf(f.Name, fi.Mode().Type(), memlist.StatOf(p, fi))
 	return now, now.Skip == "" && now.FP == f.FP
 }
 
@@ -550,7 +551,7 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 	}
 	// A file written within the clock's granularity of this read could be
 	// written again without changing its fingerprint: read it next time too.
-	if !f.mod.IsZero() && time.Since(f.mod) < RacyWindow {
+	if !f.Mod.IsZero() && time.Since(f.Mod) < RacyWindow {
 		racy = true
 		r.racy = true
 	}

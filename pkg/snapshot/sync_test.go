@@ -389,7 +389,7 @@ func TestIngestSpooledListing(t *testing.T) {
 	}
 	outside := filepath.Join(filepath.Dir(m.dir), "secret.md")
 	os.WriteFile(outside, []byte("- Outside the memory directory.\n"), 0o644)
-	files := append(l.Spoolable(), File{Name: "../secret.md", FP: "x"})
+	files := append(Spoolable(l), File{Name: "../secret.md", FP: "x"})
 	if err := Spool(state, Observation{SessionID: "B", Event: "Stop", At: m.at.Add(time.Minute), Fingerprint: l.FP, Listing: files}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/intermem/intermem/pkg/memlist"
+)
 
 // Session is one Claude Code session as intermem observed it. A session is
 // a distinct session_id: Stop fires every turn, --resume and compaction
@@ -25,32 +29,8 @@ type Session struct {
 }
 
 // Sweep is a session's pass over the memory files spread over turns
-// (package snapshot, sweep.go): each turn reads a bounded number of
-// directory entries from Cookie on, then the sub-folder files pointers
-// name from Sub on.
-type Sweep struct {
-	// Start is the time of the turn that began the sweep.
-	Start time.Time `json:"start"`
-	// Dir is the memory directory's fingerprint (inode, modification and
-	// change time) when the sweep began.
-	Dir string `json:"dir"`
-	// Dirty is set once a turn finds Dir changed: an entry was added,
-	// removed or renamed during the sweep, which then proves nothing about
-	// files it did not meet.
-	Dirty bool `json:"dirty,omitempty"`
-	// Cookie resumes the directory read (the filesystem's offset of the
-	// next entry; an index where there is none); DirDone is set once the
-	// directory's end was reached.
-	Cookie  int64 `json:"cookie"`
-	DirDone bool  `json:"dir_done,omitempty"`
-	// Sub counts the sub-folder files done; Subs sums the list they are
-	// counted in (it changed: the sweep is dirty).
-	Sub  int    `json:"sub,omitempty"`
-	Subs string `json:"subs,omitempty"`
-	// Resubs is set when a file read during the sweep named other
-	// sub-folder files than before: the list is rebuilt at its end.
-	Resubs bool `json:"resubs,omitempty"`
-}
+// (memlist.Sweep).
+type Sweep = memlist.Sweep
 
 // Entry is what intermem knows of one auto-memory entry, keyed by the hash
 // of its normalized text. Preview is redacted: the store never holds a

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package snapshot
+package memlist
 
 import (
 	"fmt"
@@ -10,15 +10,15 @@ import (
 	"syscall"
 )
 
-// dirReader is the portable reader: each read lists the whole directory
+// Dir is the portable reader: each read lists the whole directory
 // (names only, sorted) and the cookie is an index into it, so a read
 // costs a listing of names but the stat calls stay bounded. Linux resumes
 // with the filesystem's own cookie instead (dir_linux.go).
-type dirReader struct {
+type Dir struct {
 	dir string
 }
 
-func openDir(dir string) (*dirReader, error) {
+func OpenDir(dir string) (*Dir, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -26,12 +26,12 @@ func openDir(dir string) (*dirReader, error) {
 	if !fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
 	}
-	return &dirReader{dir: dir}, nil
+	return &Dir{dir: dir}, nil
 }
 
-func (d *dirReader) Close() error { return nil }
+func (d *Dir) Close() error { return nil }
 
-func (d *dirReader) fp() (string, error) {
+func (d *Dir) FP() (string, error) {
 	fi, err := os.Stat(d.dir)
 	if err != nil {
 		return "", err
@@ -40,20 +40,20 @@ func (d *dirReader) fp() (string, error) {
 	var ctime int64
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		ino = uint64(st.Ino)
-		ctime = ctimeOf(st)
+		ctime = Ctime(st)
 	}
 	return fmt.Sprintf("%d:%d:%d", ino, fi.ModTime().UnixNano(), ctime), nil
 }
 
-type dirent struct {
-	name string
-	typ  fs.FileMode
-	next int64
+type Dirent struct {
+	Name string
+	Type fs.FileMode
+	Next int64
 }
 
-const modeUnknown = fs.ModeIrregular
+const ModeUnknown = fs.ModeIrregular
 
-func (d *dirReader) read(cookie int64, max int) (ents []dirent, next int64, eof bool, err error) {
+func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, err error) {
 	des, err := os.ReadDir(d.dir)
 	if err != nil {
 		return nil, cookie, false, err
@@ -61,12 +61,12 @@ func (d *dirReader) read(cookie int64, max int) (ents []dirent, next int64, eof 
 	next = cookie
 	for i := int(cookie); i < len(des) && len(ents) < max; i++ {
 		next = int64(i + 1)
-		ents = append(ents, dirent{name: des[i].Name(), typ: des[i].Type(), next: next})
+		ents = append(ents, Dirent{Name: des[i].Name(), Type: des[i].Type(), Next: next})
 	}
 	return ents, next, int(next) >= len(des), nil
 }
 
-func (d *dirReader) stat(name string, follow bool) (fs.FileInfo, error) {
+func (d *Dir) Stat(name string, follow bool) (fs.FileInfo, error) {
 	p := filepath.Join(d.dir, filepath.FromSlash(name))
 	if follow {
 		return os.Stat(p)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package snapshot
+package memlist
 
 import (
 	"encoding/binary"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dirReader reads a memory directory a bounded number of entries at a
+// Dir reads a memory directory a bounded number of entries at a
 // time, resuming where an earlier process stopped: on Linux, getdents64
 // gives each entry the offset (d_off) of the entry after it, and lseek to
 // that offset on a fresh descriptor continues from there. The offset is
@@ -21,7 +21,7 @@ import (
 // directory exists; the names a resumed read returns are those a single
 // read would have returned while no entry is added, removed or renamed
 // (sweep.go says what happens when one is).
-type dirReader struct {
+type Dir struct {
 	fd  int
 	buf []byte
 }
@@ -29,20 +29,20 @@ type dirReader struct {
 // dirBuf is the getdents buffer: about 700 entries of memory-file names.
 const dirBuf = 32 << 10
 
-func openDir(dir string) (*dirReader, error) {
+func OpenDir(dir string) (*Dir, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return &dirReader{fd: fd}, nil
+	return &Dir{fd: fd}, nil
 }
 
-func (d *dirReader) Close() error { return unix.Close(d.fd) }
+func (d *Dir) Close() error { return unix.Close(d.fd) }
 
 // fp is the directory's own fingerprint: inode, modification and change
 // times. Adding, removing or renaming an entry sets both times (POSIX
 // link, unlink and rename); only the change time cannot be set back.
-func (d *dirReader) fp() (string, error) {
+func (d *Dir) FP() (string, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return "", err
@@ -50,21 +50,21 @@ func (d *dirReader) fp() (string, error) {
 	return fmt.Sprintf("%d:%d:%d", st.Ino, st.Mtim.Nano(), st.Ctim.Nano()), nil
 }
 
-// dirent is one directory entry: its name, its type (fs.ModeType bits,
-// or modeUnknown), and the cookie that resumes a read after it.
-type dirent struct {
-	name string
-	typ  fs.FileMode
-	next int64
+// Dirent is one directory entry: its name, its type (fs.ModeType bits,
+// or ModeUnknown), and the cookie that resumes a read after it.
+type Dirent struct {
+	Name string
+	Type fs.FileMode
+	Next int64
 }
 
-// modeUnknown marks an entry whose type the filesystem did not give.
-const modeUnknown = fs.ModeIrregular
+// ModeUnknown marks an entry whose type the filesystem did not give.
+const ModeUnknown = fs.ModeIrregular
 
 // read returns up to max entries from cookie on (0: the start), the
 // cookie after the last one returned, and whether the directory's end was
 // reached. "." and ".." are not returned but count.
-func (d *dirReader) read(cookie int64, max int) (ents []dirent, next int64, eof bool, err error) {
+func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, err error) {
 	if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
 		return nil, cookie, false, fmt.Errorf("seek directory: %w", err)
 	}
@@ -102,7 +102,7 @@ func (d *dirReader) read(cookie int64, max int) (ents []dirent, next int64, eof 
 			next = off
 			n++
 			if s := string(name); s != "." && s != ".." {
-				ents = append(ents, dirent{name: s, typ: direntType(typ), next: off})
+				ents = append(ents, Dirent{Name: s, Type: direntType(typ), Next: off})
 			}
 			if n >= max {
 				// What getdents returned beyond this entry is read again
@@ -131,13 +131,13 @@ func direntType(t uint8) fs.FileMode {
 	case unix.DT_BLK:
 		return fs.ModeDevice
 	}
-	return modeUnknown
+	return ModeUnknown
 }
 
 // stat fingerprints name (relative to the directory, slash separated):
 // lstat, or stat to follow a link. ok is false when there is no such
 // entry.
-func (d *dirReader) stat(name string, follow bool) (fi fs.FileInfo, err error) {
+func (d *Dir) Stat(name string, follow bool) (fi fs.FileInfo, err error) {
 	var st unix.Stat_t
 	flags := unix.AT_SYMLINK_NOFOLLOW
 	if follow {

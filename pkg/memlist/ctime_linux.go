@@ -1,0 +1,5 @@
+package memlist
+
+import "syscall"
+
+func Ctime(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }

@@ -1,0 +1,408 @@
+// Package memlist lists the memory directory as a Stop hook sees it,
+// without reading a file: each memory file's name and fingerprint (one
+// lstat, a stat for a link), the sub-folder files pointers name, and a
+// whole listing's fingerprint — the "nothing changed" check of a quiet
+// turn. Turn lists one turn of a session's sweep over a directory too
+// large for one turn (package snapshot's sweep.go states the algorithm and
+// its bounds); List lists a directory whole.
+//
+// It is the one definition of a listing, used by the full Stop hook
+// (package snapshot) and the hook front (package hookfront), and so links
+// nothing heavy: no store, no automem, no redaction.
+package memlist
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// MaxFileBytes is the largest memory file read (automem.Scan's too).
+// Claude Code writes files of a few kilobytes; anything this large is not
+// a memory and would only cost time in every hook.
+const MaxFileBytes = 4 << 20
+
+// File is one memory file as a Stop hook lists it: its name relative to
+// the memory directory and its fingerprint, or why it is not read.
+type File struct {
+	// Name is the file's name relative to the memory directory, slash
+	// separated ("notes/debugging.md" for a file a pointer brings in from
+	// a sub-folder), as automem.Scan names it.
+	Name string `json:"name"`
+	// FP is the fingerprint: size, modification time, inode and mode of
+	// the file (of the file a link leads to), from one lstat or stat.
+	FP string `json:"fp"`
+	// Skip says why the file is not read ("" when it is): not a regular
+	// file, over MaxFileBytes. A skipped file is logged once per
+	// fingerprint, never silently ignored.
+	Skip string `json:"skip,omitempty"`
+
+	Mod time.Time `json:"-"` // modification time, for snapshot's RacyWindow
+	At  int       `json:"-"` // what Pos is (AtNone, AtDirent, AtSub)
+	Pos int64     `json:"-"` // where a sweep resumes after this file
+}
+
+// Listing is the memory directory as one Stop hook sees it, without
+// reading a file.
+type Listing struct {
+	Dir   string
+	Files []File // sorted by name
+	// FP sums every file's name, fingerprint and skip: equal listings
+	// mean no file changed (see Fingerprint). Set only for a Whole
+	// listing.
+	FP string
+	// Whole is set when the listing holds every memory file: List's, or a
+	// Turn that began and ended a sweep (sweep.go).
+	Whole bool
+
+	Start, End Sweep // the sweep before this turn, and after it when every file is done
+	Last       bool  // the sweep ends with this listing
+}
+
+// List lists the memory files the way automem.Scan reads them — top-level
+// *.md names without a leading dot, regular files or links to regular
+// files — plus the sub-folder files that pointers name (subs, slash
+// separated, relative to dir), with one lstat each (a stat for a link). A
+// missing directory is an empty listing with fingerprint "none".
+func List(dir string, subs []string) (*Listing, error) {
+	l := &Listing{Dir: dir, Whole: true, Last: true}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.FP = "none"
+			return l, nil
+		}
+		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+	}
+	have := make(map[string]bool, len(des))
+	for _, de := range des { // ReadDir sorts by name
+		name := de.Name()
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		have[name] = true
+		p := filepath.Join(dir, name)
+		l.Files = append(l.Files, FileOf(name, de.Type(), func() (fs.FileInfo, error) {
+			if de.Type()&fs.ModeSymlink != 0 {
+				return os.Stat(p)
+			}
+			return de.Info()
+		}))
+	}
+	var extra []File
+	for _, s := range subs {
+		f, ok := SubFile(dir, s)
+		if !ok || have[f.Name] {
+			continue
+		}
+		have[f.Name] = true
+		extra = append(extra, f)
+	}
+	if len(extra) > 0 {
+		l.Files = append(l.Files, extra...)
+		SortFiles(l.Files)
+	}
+	l.FP = ListingFP(l.Files)
+	return l, nil
+}
+
+// SubFile is the sub-folder file s (slash separated, relative to dir) that
+// a pointer names, fingerprinted; ok is false for a name that is not in a
+// sub-folder of dir, or no file.
+func SubFile(dir, s string) (File, bool) {
+	s = path.Clean(s)
+	if !SubName(s) {
+		return File{}, false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(s))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return File{}, false // a pointer to no file: nothing to read
+	}
+	return FileOf(s, fi.Mode().Type(), StatOf(p, fi)), true
+}
+
+// StatOf returns fi, the lstat of p, or the stat of p when it is a link.
+func StatOf(p string, fi fs.FileInfo) func() (fs.FileInfo, error) {
+	return func() (fs.FileInfo, error) {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return os.Stat(p)
+		}
+		return fi, nil
+	}
+}
+
+// SubName reports whether s, clean, names a file in a sub-folder of the
+// memory directory.
+func SubName(s string) bool {
+	return strings.Contains(s, "/") && !strings.HasPrefix(s, "../") && !path.IsAbs(s) && !strings.ContainsRune(s, 0)
+}
+
+// file fingerprints one directory entry of type typ: info returns its
+// lstat, or its stat when it is a link.
+func FileOf(name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File {
+	f := File{Name: name}
+	var fi fs.FileInfo
+	var err error
+	switch {
+	case typ.IsRegular(), typ&fs.ModeSymlink != 0:
+		fi, err = info()
+	default:
+		f.Skip = "not a regular file"
+		return f
+	}
+	if err != nil {
+		f.Skip = "cannot be read: " + ErrText(err)
+		return f
+	}
+	f.FP, f.Mod = Fingerprint(fi), fi.ModTime()
+	switch {
+	case !fi.Mode().IsRegular():
+		f.Skip = "not a regular file"
+	case fi.Size() > MaxFileBytes:
+		f.Skip = fmt.Sprintf("%d bytes, over the %d-byte limit", fi.Size(), MaxFileBytes)
+	}
+	return f
+}
+
+// ErrText is an error without the path it names (the file is named apart,
+// redacted).
+func ErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// fingerprint is what must stay equal for a file's derived state to stand:
+// size, modification time, inode and mode ("size:mtime-ns:inode:mode in
+// octal"). Built without fmt: a sweep takes 4,096 a turn.
+func Fingerprint(fi fs.FileInfo) string {
+	var ino uint64
+	switch st := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		ino = uint64(st.Ino)
+	case uint64: // statInfo's
+		ino = st
+	}
+	b := make([]byte, 0, 64)
+	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, ino, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
+	return string(b)
+}
+
+func SortFiles(fs []File) {
+	slices.SortFunc(fs, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Sweep is a session's pass over the memory files spread over turns
+// (package snapshot's sweep.go; Turn lists one turn of it): each turn reads a bounded number of
+// directory entries from Cookie on, then the sub-folder files pointers
+// name from Sub on.
+type Sweep struct {
+	// Start is the time of the turn that began the sweep.
+	Start time.Time `json:"start"`
+	// Dir is the memory directory's fingerprint (inode, modification and
+	// change time) when the sweep began.
+	Dir string `json:"dir"`
+	// Dirty is set once a turn finds Dir changed: an entry was added,
+	// removed or renamed during the sweep, which then proves nothing about
+	// files it did not meet.
+	Dirty bool `json:"dirty,omitempty"`
+	// Cookie resumes the directory read (the filesystem's offset of the
+	// next entry; an index where there is none); DirDone is set once the
+	// directory's end was reached.
+	Cookie  int64 `json:"cookie"`
+	DirDone bool  `json:"dir_done,omitempty"`
+	// Sub counts the sub-folder files done; Subs sums the list they are
+	// counted in (it changed: the sweep is dirty).
+	Sub  int    `json:"sub,omitempty"`
+	Subs string `json:"subs,omitempty"`
+	// Resubs is set when a file read during the sweep named other
+	// sub-folder files than before: the list is rebuilt at its end.
+	Resubs bool `json:"resubs,omitempty"`
+}
+
+// ChunkEntries bounds the directory entries one turn reads (a variable
+// for tests).
+var ChunkEntries = 4096
+
+// File positions: where the sweep resumes after a file.
+const (
+	AtNone   = iota // MEMORY.md or a file a pointer read this turn named
+	AtDirent        // pos is the directory cookie after it
+	AtSub           // pos is the count of sub-folder files done with it
+)
+
+// Turn lists what one turn of session sweep prev (nil: a new sweep)
+// looks at, without reading a file. subs are the sub-folder files
+// pointers named (Subs).
+func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
+	l := &Listing{Dir: dir}
+	d, err := OpenDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.FP, l.Whole, l.Last = "none", true, true
+			return l, nil
+		}
+		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	dfp, err := d.FP()
+	if err != nil {
+		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+	}
+	subsSum := SumOf(subs)
+	sw := Sweep{Dir: dfp}
+	fresh := prev == nil
+	if !fresh {
+		sw = *prev
+		if sw.Dir != dfp {
+			sw.Dirty = true
+		}
+	}
+	l.Start = sw
+	left := ChunkEntries
+	have := map[string]bool{}
+	if !sw.DirDone {
+		ents, next, eof, err := d.Read(sw.Cookie, left)
+		if err != nil && sw.Cookie != 0 {
+			// A cookie this directory does not take (it was replaced,
+			// or moved to another filesystem): a new sweep.
+			sw = Sweep{Dir: dfp}
+			fresh, l.Start = true, sw
+			ents, next, eof, err = d.Read(0, left)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+		}
+		left -= len(ents)
+		for _, e := range ents {
+			if !MemoryName(e.Name) {
+				continue
+			}
+			f := direntFile(d, e.Name, e.Type)
+			f.At, f.Pos = AtDirent, e.Next
+			have[f.Name] = true
+			l.Files = append(l.Files, f)
+		}
+		sw.Cookie, sw.DirDone = next, eof
+		if eof {
+			sw.Sub, sw.Subs = 0, subsSum
+		}
+	}
+	if sw.DirDone {
+		if sw.Subs != subsSum {
+			sw.Dirty, sw.Sub, sw.Subs = true, 0, subsSum
+		}
+		for ; sw.Sub < len(subs) && left > 0; left-- {
+			s := subs[sw.Sub]
+			sw.Sub++
+			f, ok := SubFile(dir, s)
+			if !ok || have[f.Name] {
+				continue
+			}
+			have[f.Name] = true
+			f.At, f.Pos = AtSub, int64(sw.Sub)
+			l.Files = append(l.Files, f)
+		}
+	}
+	l.Last = sw.DirDone && sw.Sub >= len(subs)
+	if !have[Index] {
+		if fi, err := d.Stat(Index, false); err == nil {
+			f := FileOf(Index, fi.Mode().Type(), func() (fs.FileInfo, error) {
+				if fi.Mode()&fs.ModeSymlink != 0 {
+					return d.Stat(Index, true)
+				}
+				return fi, nil
+			})
+			l.Files = append([]File{f}, l.Files...)
+		}
+	}
+	if l.Last {
+		// An entry added, removed or renamed while this turn read.
+		if now, err := d.FP(); err != nil || now != sw.Dir {
+			sw.Dirty = true
+		}
+	}
+	l.End = sw
+	l.Whole = fresh && l.Last && !sw.Dirty
+	if l.Whole {
+		// By name, as List sums it: a session's fingerprint stands
+		// whichever way it was taken. The files stay in the directory's
+		// order, which the sweep's positions follow.
+		byName := slices.Clone(l.Files)
+		SortFiles(byName)
+		l.FP = ListingFP(byName)
+	}
+	return l, nil
+}
+
+// Index is the memory directory's index file.
+const Index = "MEMORY.md"
+
+// MemoryName reports whether a directory entry is a memory file as
+// automem.Scan reads them: *.md, no leading dot.
+func MemoryName(name string) bool {
+	return strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".")
+}
+
+// direntFile fingerprints the directory entry name of type typ.
+func direntFile(d *Dir, name string, typ fs.FileMode) File {
+	if typ == ModeUnknown {
+		fi, err := d.Stat(name, false)
+		if err != nil {
+			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+		}
+		typ = fi.Mode().Type()
+	}
+	return FileOf(name, typ, func() (fs.FileInfo, error) {
+		if typ&fs.ModeSymlink != 0 {
+			return d.Stat(name, true)
+		}
+		return d.Stat(name, false)
+	})
+}
+
+// ListingFP sums every file's name, fingerprint and skip: equal sums mean
+// no file changed.
+func ListingFP(files []File) string {
+	h := fnv.New64a()
+	for _, f := range files {
+		io.WriteString(h, f.Name)
+		h.Write([]byte{0})
+		io.WriteString(h, f.FP)
+		h.Write([]byte{0})
+		io.WriteString(h, f.Skip)
+		h.Write([]byte{'\n'})
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func SumOf(subs []string) string {
+	if len(subs) == 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	for _, s := range subs {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}

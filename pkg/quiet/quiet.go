@@ -1,0 +1,279 @@
+// Package quiet decides a quiet Stop turn — nothing to record since the
+// session's last complete pass — without opening the store. It is the one
+// definition of that decision, made by the full Stop hook (package
+// snapshot, which also writes the copy it reads) and by the hook front
+// (package hookfront, which then starts no full hook at all), and so links
+// nothing heavy.
+//
+// Most Stop turns have nothing to record: the session's last complete pass
+// saw every memory file as it is now. snapshot.Hook tells so by comparing the
+// memory directory's listing (memlist.Turn: one stat per file) with the
+// fingerprint that pass recorded (store.Session.Fingerprint), and reading
+// that fingerprint takes opening the store (a lock, a map, a transaction).
+// Name (stop.quiet) is a copy of what that comparison reads of the store — per
+// session, its recorded fingerprint, whether its end is recorded, and the
+// sub-folder files pointers name (Subs) — together with the stat of the
+// store file taken before it was read. While the store file's stat is
+// what the copy says, the store holds what the copy holds, and the same
+// comparison is made from the copy: a stat of the store, one small read,
+// the listing.
+//
+// Invariants:
+//   - The early exit's condition does not change: the listing is whole,
+//     its fingerprint is the session's recorded one, the session's end is
+//     recorded when this is its SessionEnd, and the spool is empty. Only
+//     where the recorded values are read from does.
+//   - The copy is written only by a turn that read those values from the
+//     store (lastPass), with the store's stat taken before that read, and
+//     only when the store was last modified more than Racy before the
+//     read: any later write to the store (a commit of any process: this
+//     session's next pass, another session's, a command) then leaves a
+//     different stat — size, modification and change time (never set back
+//     by a writer), inode — and the copy is not used. A write within a
+//     clock tick of the recorded one could leave the times as they were,
+//     which the wait rules out; a file system that keeps whole seconds
+//     (its times have no fraction) waits CoarseRacy.
+//   - It is hostile input like every file in the state directory: opened
+//     with O_NOFOLLOW|O_NONBLOCK, a regular file of at most MaxBytes bytes,
+//     decoded strictly (every line as expected). Anything else —
+//     missing, damaged, another store's stat, a session it does not name —
+//     means the full turn, which writes it anew. Forging one that matches
+//     needs write access to .intermem, which holds the store itself; a
+//     wrong one can only skip a turn's sightings, never write anywhere.
+//   - It is a cache: written without fsync; at most MaxSessions
+//     sessions, all read against the same stat of the store.
+
+package quiet
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/intermem/intermem/pkg/memlist"
+)
+
+// Name is the quiet-turn file in the state directory.
+const Name = "stop.quiet"
+
+const (
+	MaxBytes    = 64 << 10
+	MaxSessions = 16
+	Racy        = 50 * time.Millisecond // well beyond a kernel clock tick
+	CoarseRacy  = 3 * time.Second       // beyond a 2-second file system clock
+)
+
+// File is the file's content. Its format is lines, not JSON (decoding
+// JSON cost a quiet turn a tenth of its time):
+//
+//	intermem stop quiet v1
+//	store <StoreStat>
+//	session <id> TAB <fingerprint> TAB <ended: 0|1> [TAB <sub, Go-quoted>]…
+//
+// A session id holds no control character (hookio), so no tab.
+type File struct {
+	Store    string // StoreStat before the read
+	Sessions map[string]Session
+}
+
+// Session is what lastPass read of one session.
+type Session struct {
+	FP    string
+	Ended bool
+	Subs  []string
+}
+
+const magic = "intermem stop quiet v1\n"
+
+func (q File) Encode() []byte {
+	ids := make([]string, 0, len(q.Sessions))
+	for id := range q.Sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	b := []byte(magic + "store " + q.Store + "\n")
+	for _, id := range ids {
+		s := q.Sessions[id]
+		ended := "0"
+		if s.Ended {
+			ended = "1"
+		}
+		b = append(b, "session "+id+"\t"+s.FP+"\t"+ended...)
+		for _, sub := range s.Subs {
+			b = append(b, '\t')
+			b = strconv.AppendQuote(b, sub)
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Decode parses the file strictly: any line it does not expect
+// makes the whole file unusable.
+func Decode(b []byte) (File, bool) {
+	q := File{Sessions: map[string]Session{}}
+	rest, ok := bytes.CutPrefix(b, []byte(magic))
+	if !ok {
+		return File{}, false
+	}
+	for len(rest) > 0 {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if !found {
+			return File{}, false
+		}
+		rest = after
+		switch {
+		case q.Store == "" && bytes.HasPrefix(line, []byte("store ")):
+			q.Store = string(line[len("store "):])
+		case q.Store != "" && bytes.HasPrefix(line, []byte("session ")):
+			f := strings.Split(string(line[len("session "):]), "\t")
+			if len(f) < 3 || f[0] == "" || f[1] == "" || (f[2] != "0" && f[2] != "1") {
+				return File{}, false
+			}
+			if _, dup := q.Sessions[f[0]]; dup || len(q.Sessions) == MaxSessions {
+				return File{}, false
+			}
+			s := Session{FP: f[1], Ended: f[2] == "1"}
+			for _, quoted := range f[3:] {
+				sub, err := strconv.Unquote(quoted)
+				if err != nil {
+					return File{}, false
+				}
+				s.Subs = append(s.Subs, sub)
+			}
+			q.Sessions[f[0]] = s
+		default:
+			return File{}, false
+		}
+	}
+	return q, q.Store != ""
+}
+
+// StoreStat is the store file's stat as the copy is bound to it, and
+// whether it is settled (last modified long enough ago); "" when the file
+// is not a regular file or its change time cannot be read.
+func StoreStat(path string, now time.Time) (stat string, settled bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", false
+	}
+	mod, ctime := fi.ModTime(), time.Unix(0, memlist.Ctime(st))
+	b := make([]byte, 0, 80)
+	b = strconv.AppendUint(b, uint64(st.Ino), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, mod.UnixNano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, ctime.UnixNano(), 10)
+	last := mod
+	if ctime.After(last) {
+		last = ctime
+	}
+	wait := Racy
+	if mod.Nanosecond() == 0 && ctime.Nanosecond() == 0 {
+		wait = CoarseRacy
+	}
+	return string(b), now.Sub(last) > wait
+}
+
+// Read returns the copy's record of session when the copy is bound
+// to stat.
+func Read(path, stat, session string) (Session, bool) {
+	if stat == "" {
+		return Session{}, false
+	}
+	q, ok := Load(path)
+	if !ok || q.Store != stat {
+		return Session{}, false
+	}
+	s, ok := q.Sessions[session]
+	return s, ok
+}
+
+// Load reads and decodes the file: a regular file, never through a
+// link, at most MaxBytes bytes.
+func Load(path string) (File, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return File{}, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxBytes {
+		return File{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil || len(b) > MaxBytes {
+		return File{}, false
+	}
+	return Decode(b)
+}
+
+// SpoolDir is where a Stop hook that found the store busy leaves its
+// observation (package snapshot's spool).
+func SpoolDir(stateDir string) string { return filepath.Join(stateDir, "spool") }
+
+// Pending reports whether observations wait in the spool.
+func Pending(stateDir string) bool {
+	ents, err := os.ReadDir(SpoolDir(stateDir))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") {
+			return true
+		}
+	}
+	return false
+}
+
+// Nothing is the quiet turn's condition, whichever way the session's
+// record was read (from the copy or from the store): the listing l is
+// whole and its fingerprint is the one the session recorded (fp), the
+// session's end is recorded when this turn is its end (ending), and no
+// observation waits in the spool.
+func Nothing(l *memlist.Listing, fp string, ended, ending bool, stateDir string) bool {
+	return l.Whole && l.FP == fp && (!ending || ended) && !Pending(stateDir)
+}
+
+// Early is what a Stop turn learns before it opens the store: the store
+// file's stat (and whether it is settled), the copy's record of the
+// session when the copy is bound to that stat, the listing taken to
+// compare with it, and whether that settles the turn as quiet.
+type Early struct {
+	Stat    string
+	Settled bool
+	Copy    Session
+	CopyOK  bool
+	Listing *memlist.Listing // nil when the copy was not usable or the listing failed
+	Quiet   bool
+}
+
+// Check makes the early decision for session in the state directory
+// stateDir (the store is dbPath) over the memory directory memDir; ending
+// is set for the session's SessionEnd.
+func Check(stateDir, dbPath, memDir, session string, ending bool) Early {
+	var e Early
+	e.Stat, e.Settled = StoreStat(dbPath, time.Now())
+	e.Copy, e.CopyOK = Read(filepath.Join(stateDir, Name), e.Stat, session)
+	if !e.CopyOK {
+		return e
+	}
+	l, err := memlist.Turn(memDir, e.Copy.Subs, nil)
+	if err != nil {
+		return e
+	}
+	e.Listing = l
+	e.Quiet = Nothing(l, e.Copy.FP, e.Copy.Ended, ending, stateDir)
+	return e
+}
