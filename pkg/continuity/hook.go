@@ -2,13 +2,10 @@ package continuity
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,6 +20,7 @@ import (
 	"github.com/intermem/intermem/pkg/settings"
 	source "github.com/intermem/intermem/pkg/source/continuity"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/turns"
 )
 
 // IntervalVar names the variable holding the checkpoint interval in turns.
@@ -34,11 +32,8 @@ const DefaultInterval = settings.DefaultInterval
 // ModeVar names the variable that selects meta mode ("meta").
 const ModeVar = settings.ModeVar
 
-// TurnsName is the turn-count state file in .intermem.
-const TurnsName = "turns"
-
-// maxSessions bounds the sessions the turn file remembers.
-const maxSessions = 64
+// TurnsName is the turn-count state file in .intermem (package turns).
+const TurnsName = turns.Name
 
 // maxHookCheckpoints bounds the hook checkpoints (auto and final) kept:
 // older ones are removed when a new one is recorded.
@@ -73,14 +68,6 @@ func WithCheckpoint(body hookio.Body) hookio.Body {
 	}
 }
 
-// turn is what the turn file keeps of a session.
-type turn struct {
-	Turns int   `json:"turns"`
-	Last  int   `json:"last"` // the turn of the last checkpoint recorded
-	Seen  int64 `json:"seen"` // unix seconds of the last Stop
-	Ended bool  `json:"ended,omitempty"`
-}
-
 // Checkpoint counts a Stop as a turn of the session and records a
 // checkpoint every Interval turns; at SessionEnd it records the final one
 // (for a session that had a turn). A Stop that follows a blocking Stop
@@ -97,7 +84,7 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 		}
 		return nil
 	}
-	if ev == "Stop" && gjson.GetBytes(h.Input.Raw, "stop_hook_active").Bool() {
+	if ev == "Stop" && h.Input.Bool("stop_hook_active") {
 		return nil
 	}
 	p := h.Project
@@ -109,13 +96,13 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 		}
 	}
 	path := p.Path(TurnsName)
-	turns := readTurns(path)
-	t := turns[h.Input.SessionID]
+	tally, _, usable := turns.Read(path)
+	t := tally[h.Input.SessionID]
 	kind := ""
 	switch ev {
 	case "Stop":
-		t.Turns++
-		if t.Turns-t.Last >= interval {
+		var due bool
+		if t, due = turns.Stop(t, interval); due {
 			kind = store.CheckpointAuto
 		}
 	case "SessionEnd":
@@ -134,8 +121,7 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 	if kind != "" {
 		if err := record(ctx, h, kind, t.Turns); err != nil {
 			// The count stands, Last does not move: the next turn retries.
-			turns[h.Input.SessionID] = t
-			_ = writeTurns(p.StateDir, path, turns)
+			_ = writeTurn(p.StateDir, path, tally, usable, h.Input.SessionID, t)
 			return err
 		}
 		t.Last = t.Turns
@@ -143,49 +129,19 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 			t.Ended = true
 		}
 	}
-	turns[h.Input.SessionID] = t
-	return writeTurns(p.StateDir, path, turns)
+	return writeTurn(p.StateDir, path, tally, usable, h.Input.SessionID, t)
 }
 
-// readTurns reads the turn file; anything unreadable is an empty one.
-func readTurns(path string) map[string]turn {
-	m := map[string]turn{}
-	f := openRegular(path)
-	if f == nil {
-		return m
+// writeTurn records session's turn t in the tally at path: one appended
+// line, or, when the file was unusable or has grown past turns.MaxBytes,
+// the whole tally rewritten compacted. A cache: a crash may lose the last
+// count, which only shifts the next checkpoint by a turn.
+func writeTurn(stateDir, path string, tally map[string]turns.Turn, usable bool, session string, t turns.Turn) error {
+	if usable {
+		return turns.Append(path, session, t)
 	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 256<<10))
-	if json.Unmarshal(b, &m) != nil {
-		return map[string]turn{}
-	}
-	return m
-}
-
-// writeTurns keeps the maxSessions most recently seen sessions.
-func writeTurns(stateDir, path string, m map[string]turn) error {
-	if len(m) > maxSessions {
-		ids := make([]string, 0, len(m))
-		for id := range m {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool {
-			if m[ids[i]].Seen != m[ids[j]].Seen {
-				return m[ids[i]].Seen > m[ids[j]].Seen
-			}
-			return ids[i] < ids[j]
-		})
-		for _, id := range ids[maxSessions:] {
-			delete(m, id)
-		}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	// A cache: a crash may lose the last count, which only shifts the
-	// next checkpoint by a turn.
-	return atomicfile.WriteState(stateDir, path, b, atomicfile.Options{NoSync: true})
+	tally[session] = t
+	return atomicfile.WriteState(stateDir, path, turns.Encode(tally), atomicfile.Options{NoSync: true})
 }
 
 // record takes a hook checkpoint of the session at turn n.
