@@ -140,13 +140,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 
 	in, err := Read(env.Stdin)
 	h.Input = in
-	dir := in.Cwd
-	if dir == "" || !filepath.IsAbs(dir) {
-		dir = env.Get("CLAUDE_PROJECT_DIR")
-	}
-	if dir == "" {
-		dir = env.Dir
-	}
+	dir := in.Dir(env.Get, env.Dir)
 	if noProject := h.setupLog(opts, dir); noProject {
 		return 0
 	}

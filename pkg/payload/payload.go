@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/cli"
@@ -38,6 +39,19 @@ type Input struct {
 	// the subagent's type (or the --agent name on the main thread).
 	AgentID, AgentType string
 	Raw                []byte
+}
+
+// Dir is the directory the hook works in: the payload's cwd when it is
+// absolute, else CLAUDE_PROJECT_DIR (getenv's), else wd (the process's).
+func (in Input) Dir(getenv func(string) string, wd string) string {
+	dir := in.Cwd
+	if dir == "" || !filepath.IsAbs(dir) {
+		dir = getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		dir = wd
+	}
+	return dir
 }
 
 // Bool is the payload's top-level member key read as a boolean, as gjson

@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/hookfront"
 	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -22,6 +23,11 @@ type quietProject struct {
 	root, mem, home   string
 	interval          string // INTERMEM_CHECKPOINT_INTERVAL
 	state, quiet, log string
+	// front runs every turn through the hook front (hookfront.Main), as
+	// Claude Code runs it, handing over to this package's Main in
+	// process; handed counts the turns it handed over.
+	front  bool
+	handed int
 }
 
 func newQuietProject(t *testing.T) *quietProject {
@@ -64,9 +70,24 @@ func (q *quietProject) turn(session, event string) {
 	q.t.Helper()
 	payload := `{"session_id":"` + session + `","cwd":"` + q.root + `","hook_event_name":"` + event + `"}`
 	var out bytes.Buffer
-	env := cli.New([]string{"HOME=" + q.home, "INTERMEM_MEMORY_DIR=" + q.mem, "INTERMEM_CHECKPOINT_INTERVAL=" + q.interval},
-		q.root, strings.NewReader(payload), &out, &out)
-	if code := Main(env, nil); code != 0 || out.Len() > 0 {
+	vars := []string{"HOME=" + q.home, "INTERMEM_MEMORY_DIR=" + q.mem, "INTERMEM_CHECKPOINT_INTERVAL=" + q.interval}
+	env := cli.New(vars, q.root, strings.NewReader(payload), &out, &out)
+	var code int
+	if q.front {
+		code = hookfront.Main(env, nil, hookfront.Options{Snapshot: hookfront.Snapshot, Exec: func(path string, args []string, input []byte) error {
+			if path != hookfront.Snapshot {
+				q.t.Fatalf("%s %s handed over to %s", session, event, path)
+			}
+			q.handed++
+			if code := Main(cli.New(vars, q.root, bytes.NewReader(input), &out, &out), args); code != 0 {
+				q.t.Fatalf("%s %s: the full hook exited %d", session, event, code)
+			}
+			return nil
+		}})
+	} else {
+		code = Main(env, nil)
+	}
+	if code != 0 || out.Len() > 0 {
 		q.t.Fatalf("%s %s: exit %d, output %q", session, event, code, out.String())
 	}
 }
@@ -147,6 +168,12 @@ func TestQuietTurnSkipsTheStore(t *testing.T) {
 		b, _ := os.ReadFile(q.log)
 		t.Fatalf("a quiet turn went to the store (%d observations spooled); log:\n%s", n, b)
 	}
+	// Through the front, the quiet turn starts no full hook at all.
+	q.front = true
+	q.turn("s1", "Stop")
+	if q.handed != 0 {
+		t.Fatalf("the front handed a quiet turn over")
+	}
 }
 
 // What the early exit must never skip, each while the copy names the
@@ -154,7 +181,18 @@ func TestQuietTurnSkipsTheStore(t *testing.T) {
 // place within the same second and of the same size), a new session, the
 // session's end, a spooled observation.
 func TestQuietTurnNeverSkipsAChange(t *testing.T) {
+	neverSkipsAChange(t, newQuietProject(t))
+}
+
+// The same cases through the hook front: it skips no turn the full hook
+// would act on.
+func TestQuietTurnNeverSkipsAChangeThroughTheFront(t *testing.T) {
 	q := newQuietProject(t)
+	q.front = true
+	neverSkipsAChange(t, q)
+}
+
+func neverSkipsAChange(t *testing.T, q *quietProject) {
 	q.turn("s1", "Stop")
 	q.settle("s1")
 
@@ -223,7 +261,21 @@ func TestQuietTurnNeverSkipsAChange(t *testing.T) {
 
 // Checkpoints are counted in turns whether or not a turn is quiet.
 func TestQuietTurnsStillCountCheckpoints(t *testing.T) {
+	stillCountCheckpoints(t, newQuietProject(t))
+}
+
+// The same through the hook front, which counts a quiet turn itself and
+// hands the checkpoint turn over.
+func TestQuietTurnsStillCountCheckpointsThroughTheFront(t *testing.T) {
 	q := newQuietProject(t)
+	q.front = true
+	stillCountCheckpoints(t, q)
+	if b, _ := os.ReadFile(filepath.Join(q.state, "turns")); !bytes.Contains(b, []byte("\ns1\t")) {
+		t.Fatalf("no turn counted: %q", b)
+	}
+}
+
+func stillCountCheckpoints(t *testing.T, q *quietProject) {
 	q.interval = "3"
 	q.turn("s1", "Stop") // turn 1
 	q.settle("s1")       // turns 2, 3 (a checkpoint) and 4 at least

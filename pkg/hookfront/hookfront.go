@@ -1,0 +1,291 @@
+// Package hookfront is the hook front, cmd/intermem-hook: the one binary
+// Claude Code runs for every intermem hook event. It answers the common
+// cases itself and hands everything else to the full hooks, so that the
+// common cases pay for starting a binary that links almost nothing
+// (the full hooks link the store, the catalog, every source's parser and
+// the redaction and screening engines: their start-up alone cost more
+// than a quiet turn's whole work).
+//
+// What it answers, each by the full hook's own rule (the light packages
+// both use, so the two cannot drift):
+//
+//   - Stop and SubagentStop with nothing to record: the quiet turn
+//     (quiet.Check: the stop.quiet copy bound to the store's stat, the
+//     memory directory's whole listing with the session's fingerprint, an
+//     empty spool), and at a Stop the turn counted (turns.Stop and
+//     turns.Append) unless it is a checkpoint turn; in meta mode
+//     (settings.Meta) a Stop does nothing, as the full hook.
+//   - SessionStart whose render cache still holds (rendercache.Load, with
+//     the key intermem-inject would make): the cached rendering, printed
+//     as intermem-inject prints it (payload.SessionStartOutput).
+//
+// Anything else — another event (SessionEnd always: its checkpoint or
+// cleanup needs the store), a payload that does not parse, no project, a
+// state directory that is not intermem's own (the full hook logs why), a
+// copy or cache that does not hold, a checkpoint turn, any error — is
+// handed over: the full binary (intermem-snapshot, or intermem-inject for
+// SessionStart), found beside the front's own executable, replaces the
+// front's process (exec, no extra process) with the payload as its stdin
+// (handover_linux.go: a memfd). If it cannot be started, the front logs
+// one line to the project's log when there is one and exits 0 without
+// output: hooks fail open.
+//
+// Invariants: the front never writes but one line appended to the turn
+// tally of a quiet Stop (and a log line); it opens every file of the state
+// directory without following a link and without blocking; it always
+// exits 0; it prints only a SessionStart's cached rendering.
+package hookfront
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
+	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/payload"
+	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/quiet"
+	"github.com/intermem/intermem/pkg/rendercache"
+	"github.com/intermem/intermem/pkg/settings"
+	"github.com/intermem/intermem/pkg/turns"
+)
+
+// The full hooks the front hands over to, beside its own executable.
+const (
+	Snapshot = "intermem-snapshot"
+	Inject   = "intermem-inject"
+)
+
+// Name is the front's program name, for the log.
+const Name = "intermem-hook"
+
+const usage = `Usage: intermem-hook < payload.json
+
+The hook Claude Code runs for every intermem hook event (SessionStart, Stop,
+SubagentStop, SessionEnd) with the hook payload on stdin. It answers a
+quiet turn and a session start whose cached context still holds itself,
+and hands every other case to intermem-snapshot or intermem-inject (in the
+same directory), which do the work. It prints only SessionStart's context
+and always exits 0. Failures go to the project's .intermem/log.
+`
+
+// Options say where the full hooks are and how the process becomes one.
+type Options struct {
+	// Snapshot and Inject are the full hooks' paths; "" is the binary of
+	// that name beside the running executable.
+	Snapshot, Inject string
+	// Exec replaces the process with the full hook at path, reading input
+	// as its stdin (HandOver); it returns only when that failed.
+	Exec func(path string, args []string, input []byte) error
+}
+
+// full is the path of the full hook name.
+func (o Options) full(name string) (string, error) {
+	if name == Inject && o.Inject != "" {
+		return o.Inject, nil
+	}
+	if name == Snapshot && o.Snapshot != "" {
+		return o.Snapshot, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(self), name), nil
+}
+
+// Main is the whole of cmd/intermem-hook.
+func Main(env *cli.Env, args []string, o Options) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			// Nothing was printed; a quiet turn's count may have been
+			// appended, so the turn is not handed over a second time.
+			logLine(env, payload.Input{}, fmt.Sprintf("panic: %v", r))
+		}
+		code = 0
+	}()
+	if len(args) == 1 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(env.Stdout, usage)
+			return 0
+		case "-version", "--version", "version":
+			fmt.Fprintf(env.Stdout, "%s %s\n", Name, cli.Version)
+			return 0
+		}
+	}
+	b, err := readInput(env.Stdin)
+	if err != nil {
+		b = nil
+	}
+	in, perr := payload.Parse(b)
+	full := Snapshot
+	if perr == nil {
+		switch in.Event {
+		case "Stop", "SubagentStop":
+			if Quiet(env, in) {
+				return 0
+			}
+		case "SessionStart":
+			full = Inject
+			if out, ok := Start(env, in, o); ok {
+				if len(out) > 0 {
+					_, _ = env.Stdout.Write(out)
+				}
+				return 0
+			}
+		}
+	}
+	path, err := o.full(full)
+	if err == nil {
+		if err = o.Exec(path, args, b); err == nil {
+			return 0 // a test's Exec, which ran the full hook and returned
+		}
+	}
+	logLine(env, in, fmt.Sprintf("%s: cannot hand over to %s: %v", event(in), full, err))
+	return 0
+}
+
+// readInput reads the payload as the full hook would (payload.MaxInput),
+// keeping one byte more when there is more, so that the full hook sees it
+// is too large; the rest is drained so the writer does not see EPIPE.
+func readInput(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, payload.ErrEmpty
+	}
+	b, err := io.ReadAll(io.LimitReader(r, payload.MaxInput+1))
+	if len(b) > payload.MaxInput {
+		_, _ = io.Copy(io.Discard, r)
+	}
+	return b, err
+}
+
+// resolve is the project the full hook would work on, with its state
+// directory checked (project.CheckState) as hookio checks it before any
+// body; nil for anything the full hook must see.
+func resolve(env *cli.Env, in payload.Input) *project.Project {
+	p, err := project.Resolve(env, in.Dir(env.Get, env.Dir))
+	if err != nil || p.CheckState() != nil {
+		return nil
+	}
+	return p
+}
+
+// Quiet answers a Stop or SubagentStop that has nothing to do: true when
+// it is done (nothing more to run), false to hand over.
+func Quiet(env *cli.Env, in payload.Input) bool {
+	p := resolve(env, in)
+	if p == nil {
+		return false
+	}
+	// Meta mode: the full hook records nothing at all (continuity.Meta).
+	if settings.Meta(env.Get, func() string { return config.Mode(p.StateDir) }) {
+		return true
+	}
+	if !quiet.Check(p.StateDir, p.Path("intermem.db"), p.MemoryDir, in.SessionID, false).Quiet {
+		return false
+	}
+	// continuity.Checkpoint's count: a Stop (not one continuing a turn a
+	// Stop hook blocked) is a turn, unless checkpoints are off.
+	interval := settings.Interval(env.Get)
+	if in.Event != "Stop" || interval == 0 || in.Bool("stop_hook_active") {
+		return true
+	}
+	path := p.Path(turns.Name)
+	tally, _, ok := turns.Read(path)
+	if !ok {
+		return false // the full hook rewrites it
+	}
+	t, due := turns.Stop(tally[in.SessionID], interval)
+	if due {
+		return false
+	}
+	now, err := env.Now()
+	if err != nil {
+		now = time.Now().UTC()
+	}
+	t.Seen = now.Unix()
+	return turns.Append(path, in.SessionID, t) == nil
+}
+
+// Start answers a SessionStart whose cached rendering still holds: the
+// output to print (nil for none) and true, or false to hand over.
+func Start(env *cli.Env, in payload.Input, o Options) ([]byte, bool) {
+	p := resolve(env, in)
+	if p == nil {
+		return nil, false
+	}
+	exe, err := o.full(Inject)
+	if err != nil {
+		return nil, false
+	}
+	// The key names the renderer as its os.Executable names it: resolved.
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return nil, false
+	}
+	now, err := env.Now()
+	if err != nil {
+		now = time.Now().UTC()
+	}
+	text, ok := rendercache.Load(p.Path(rendercache.Name), Key(env, p, in, rendercache.ExeID(exe)), in.SessionID, now)
+	if !ok {
+		return nil, false
+	}
+	if text == "" {
+		return nil, true
+	}
+	out, err := payload.SessionStartOutput(text)
+	return out, err == nil
+}
+
+// Key is the render cache key intermem-inject makes for in (inject.EnvFor
+// and its Hook): exe is the renderer's rendercache.ExeID.
+func Key(env *cli.Env, p *project.Project, in payload.Input, exe string) rendercache.Key {
+	k := rendercache.Key{
+		Exe: exe, Root: p.Root, MemoryDir: p.MemoryDir, Cwd: rendercache.SessionCwd(in.Cwd, p.Root),
+		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"), Resume: rendercache.GetsResume(in.Source),
+		Budget: settings.Budget(env.Get), Threshold: settings.Threshold(env.Get),
+	}
+	// An unusable config switches nothing: inject.EnvFor's rule.
+	if cfg, err := config.Read(p.StateDir); err == nil {
+		k.Identity = cfg.Project
+	}
+	return k
+}
+
+// logLine writes one line to the project's log (or, with no project,
+// CLAUDE_PLUGIN_DATA's, as hookio does); nowhere when neither is known.
+func logLine(env *cli.Env, in payload.Input, msg string) {
+	defer func() { _ = recover() }()
+	var path string
+	p, err := project.Resolve(env, in.Dir(env.Get, env.Dir))
+	switch {
+	case err == nil:
+		if p.CheckState() != nil {
+			return // the bad entry may be the log itself
+		}
+		if err := p.EnsureStateDir(); err != nil {
+			return
+		}
+		path = p.Path("log")
+	case errors.Is(err, project.ErrNoProject):
+		return
+	case env.Get("CLAUDE_PLUGIN_DATA") != "":
+		path = filepath.Join(env.Get("CLAUDE_PLUGIN_DATA"), "intermem.log")
+	default:
+		return
+	}
+	logfile.New(path, Name, nil, nil).Printf("%s", msg)
+}
+
+func event(in payload.Input) string {
+	if in.Event == "" {
+		return "hook"
+	}
+	return in.Event
+}
