@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/hookfront"
 	"github.com/intermem/intermem/pkg/hookio"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
 	"github.com/intermem/intermem/pkg/project"
@@ -23,7 +24,15 @@ import (
 // The render cache must be exact: after any change to anything a rendering
 // depends on, the hook's answer equals a fresh computation byte for byte;
 // with no change, the answer comes from the cache.
-func TestRenderCacheIsExact(t *testing.T) {
+func TestRenderCacheIsExact(t *testing.T) { renderCacheIsExact(t, false) }
+
+// The same through the hook front (hookfront.Main), as Claude Code runs
+// it: a hit is served by the front itself, byte for byte what
+// intermem-inject prints, and every change hands the session start over
+// to intermem-inject (here this package's hook, in process).
+func TestRenderCacheIsExactThroughTheFront(t *testing.T) { renderCacheIsExact(t, true) }
+
+func renderCacheIsExact(t *testing.T, front bool) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
@@ -34,20 +43,42 @@ func TestRenderCacheIsExact(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
 	cwd := pr.Root
 	budget := "1200"
+	// The front's key names the renderer by its executable: this test's,
+	// which renders in process.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	handed := 0
 	run := func() string {
 		t.Helper()
 		payload := `{"session_id":"s","cwd":"` + cwd + `","hook_event_name":"SessionStart","source":"startup"}`
 		var out bytes.Buffer
-		env := cli.New([]string{"HOME=" + home, "INTERMEM_MEMORY_DIR=" + pr.MemoryDir,
-			"INTERMEM_NOW=" + now.Format(time.RFC3339), "INTERMEM_TOKEN_BUDGET=" + budget},
-			pr.Root, strings.NewReader(payload), &out, &bytes.Buffer{})
-		hookio.Run(env, nil, HookOptions, Hook)
+		vars := []string{"HOME=" + home, "INTERMEM_MEMORY_DIR=" + pr.MemoryDir,
+			"INTERMEM_NOW=" + now.Format(time.RFC3339), "INTERMEM_TOKEN_BUDGET=" + budget}
+		env := cli.New(vars, pr.Root, strings.NewReader(payload), &out, &bytes.Buffer{})
+		if !front {
+			hookio.Run(env, nil, HookOptions, Hook)
+			return out.String()
+		}
+		hookfront.Main(env, nil, hookfront.Options{Inject: self, Exec: func(path string, args []string, input []byte) error {
+			if path != self {
+				t.Fatalf("handed over to %s", path)
+			}
+			handed++
+			hookio.Run(cli.New(vars, pr.Root, bytes.NewReader(input), &out, &bytes.Buffer{}), args, HookOptions, Hook)
+			return nil
+		}})
 		return out.String()
 	}
 	renderPath := filepath.Join(pr.Root, ".intermem", RenderCacheName)
 	check := func(what string) {
 		t.Helper()
+		h := handed
 		cached := run()
+		if front && handed == h {
+			t.Fatalf("%s: the front served a rendering the change invalidated", what)
+		}
 		if _, err := os.Stat(renderPath); err != nil {
 			t.Fatalf("%s: no render cache written: %v", what, err)
 		}
@@ -63,10 +94,17 @@ func TestRenderCacheIsExact(t *testing.T) {
 		i := bytes.LastIndex(b, []byte("\ntext "))
 		poisoned := append(append([]byte{}, b[:i]...), []byte("\ntext 8\nPOISONED")...)
 		os.WriteFile(renderPath, poisoned, 0o600)
+		h = handed
 		if got := run(); !strings.Contains(got, "POISONED") {
 			t.Fatalf("%s: with nothing changed the cache was not used", what)
 		}
+		if front && handed != h {
+			t.Fatalf("%s: the front handed a cache hit over", what)
+		}
 		os.WriteFile(renderPath, b, 0o600)
+		if got := run(); front && got != fresh {
+			t.Fatalf("%s: the front's answer differs from intermem-inject's\n--- front\n%s\n--- inject\n%s", what, got, fresh)
+		}
 	}
 	write := func(path, s string) {
 		t.Helper()
