@@ -300,8 +300,14 @@ func stillCountCheckpoints(t *testing.T, q *quietProject) {
 // The copy is hostile input: anything but a well-formed copy bound to the
 // store's stat is a full turn, never an error, and the next quiet turn
 // writes it anew.
-func TestQuietCopyDamaged(t *testing.T) {
+func TestQuietCopyDamaged(t *testing.T) { quietCopyDamaged(t, false) }
+
+// The same through the hook front: a damaged copy is handed over.
+func TestQuietCopyDamagedThroughTheFront(t *testing.T) { quietCopyDamaged(t, true) }
+
+func quietCopyDamaged(t *testing.T, front bool) {
 	q := newQuietProject(t)
+	q.front = front
 	q.turn("s1", "Stop")
 	q.settle("s1")
 	good, err := os.ReadFile(q.quiet)

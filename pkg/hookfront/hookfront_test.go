@@ -1,0 +1,247 @@
+package hookfront_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binDir holds the real intermem-hook, built once; each test puts its
+// stand-ins for the full hooks beside a copy of it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "intermem-front-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cmd := exec.Command("go", "build", "-o", dir+"/", "../../cmd/intermem-hook")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building intermem-hook: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// allowed is every package cmd/intermem-hook may link, besides the
+// standard library's internal ones. The front runs at every turn and must
+// stay light: a package added here needs a reason (what it costs the
+// front's start-up, measured), never a quiet dependency of a shared
+// package. The full hooks' heavy packages — the store (bbolt), YAML, gjson
+// and tidwall/pretty, regexp, crypto, strutil, doublestar, os/exec — must
+// never appear.
+var allowed = strings.Fields(`
+	bufio bytes cmp encoding encoding/base64 encoding/binary encoding/json errors flag fmt hash hash/fnv
+	io io/fs iter math math/bits os path path/filepath reflect runtime slices sort strconv strings sync
+	sync/atomic syscall time unicode unicode/utf16 unicode/utf8 unsafe
+	golang.org/x/sys/unix
+	github.com/intermem/intermem/cmd/intermem-hook
+	github.com/intermem/intermem/pkg/cli
+	github.com/intermem/intermem/pkg/config
+	github.com/intermem/intermem/pkg/confine
+	github.com/intermem/intermem/pkg/hookfront
+	github.com/intermem/intermem/pkg/jsonscan
+	github.com/intermem/intermem/pkg/logfile
+	github.com/intermem/intermem/pkg/memlist
+	github.com/intermem/intermem/pkg/payload
+	github.com/intermem/intermem/pkg/project
+	github.com/intermem/intermem/pkg/quiet
+	github.com/intermem/intermem/pkg/rendercache
+	github.com/intermem/intermem/pkg/settings
+	github.com/intermem/intermem/pkg/turns
+`)
+
+func TestDependenciesStayLight(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../cmd/intermem-hook").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	ok := map[string]bool{}
+	for _, p := range allowed {
+		ok[p] = true
+	}
+	var extra []string
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasPrefix(p, "vendor/") {
+			if strings.HasPrefix(p, "crypto/") || strings.Contains(p, "/bbolt/") {
+				extra = append(extra, p)
+			}
+			continue
+		}
+		if !ok[p] {
+			extra = append(extra, p)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		t.Fatalf("cmd/intermem-hook links packages beyond its allowlist (the hook front must stay light):\n  %s", strings.Join(extra, "\n  "))
+	}
+}
+
+// front is a directory holding intermem-hook and stand-ins for the full
+// hooks: shell scripts that record their stdin and arguments.
+type front struct {
+	t               *testing.T
+	bin, root, home string
+}
+
+func newFront(t *testing.T, full ...string) *front {
+	t.Helper()
+	dir := t.TempDir()
+	f := &front{t: t, bin: filepath.Join(dir, "bin"), root: filepath.Join(dir, "proj"), home: filepath.Join(dir, "home")}
+	for _, d := range []string{f.bin, filepath.Join(f.root, ".git"), f.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(binDir, "intermem-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.bin, "intermem-hook"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range full {
+		script := "#!/bin/sh\ncat > \"$0.stdin\"\necho \"$@\" > \"$0.args\"\n"
+		if err := os.WriteFile(filepath.Join(f.bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// run runs the front with payload on stdin; a front that does not end
+// within a minute has hung.
+func (f *front) run(payload []byte, args ...string) (stdout string) {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "intermem-hook"), args...)
+	cmd.Dir = f.root
+	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "INTERMEM_MEMORY_DIR=" + filepath.Join(f.home, "memory")}
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		f.t.Fatalf("intermem-hook hung")
+	}
+	if err != nil {
+		f.t.Fatalf("intermem-hook: %v (exit status must be 0); stderr %q", err, errb.String())
+	}
+	return out.String()
+}
+
+// received is what the stand-in name read on stdin; ok is false when it
+// did not run.
+func (f *front) received(name string) (stdin []byte, ok bool) {
+	b, err := os.ReadFile(filepath.Join(f.bin, name+".stdin"))
+	return b, err == nil
+}
+
+func (f *front) payload(event string, extra string) []byte {
+	return []byte(`{"session_id":"s1","cwd":"` + f.root + `","hook_event_name":"` + event + `"` + extra + `}`)
+}
+
+// The payload reaches the full hook intact, a payload larger than a pipe
+// buffer too, with the front's arguments; each event goes to its hook.
+func TestHandOverCarriesThePayload(t *testing.T) {
+	f := newFront(t, "intermem-snapshot", "intermem-inject")
+	big := `,"last_assistant_message":"` + strings.Repeat("x", 300<<10) + `"`
+	for _, c := range []struct {
+		event, full string
+		payload     []byte
+	}{
+		{"SessionEnd", "intermem-snapshot", f.payload("SessionEnd", big)},
+		{"Stop", "intermem-snapshot", f.payload("Stop", big)}, // no quiet copy: handed over
+		{"SessionStart", "intermem-inject", f.payload("SessionStart", `,"source":"startup"`)},
+		{"not JSON", "intermem-snapshot", []byte("not json\n")},
+	} {
+		os.Remove(filepath.Join(f.bin, c.full+".stdin"))
+		if out := f.run(c.payload, "--extra"); out != "" {
+			t.Errorf("%s: the front printed %q", c.event, out)
+		}
+		got, ok := f.received(c.full)
+		if !ok {
+			t.Fatalf("%s: %s did not run", c.event, c.full)
+		}
+		if !bytes.Equal(got, c.payload) {
+			t.Fatalf("%s: %s read %d bytes, want the %d of the payload", c.event, c.full, len(got), len(c.payload))
+		}
+		if args, _ := os.ReadFile(filepath.Join(f.bin, c.full+".args")); string(args) != "--extra\n" {
+			t.Errorf("%s: arguments %q, want --extra", c.event, args)
+		}
+	}
+}
+
+// A full hook that cannot be started: exit 0, nothing printed, one line in
+// the project's log.
+func TestHandOverMissingFullHook(t *testing.T) {
+	f := newFront(t)
+	for _, ev := range []string{"SessionEnd", "SessionStart"} {
+		if out := f.run(f.payload(ev, "")); out != "" {
+			t.Errorf("%s: printed %q", ev, out)
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(f.root, ".intermem", "log"))
+	if err != nil {
+		t.Fatalf("no log: %v", err)
+	}
+	for _, want := range []string{"SessionEnd: cannot hand over to intermem-snapshot", "SessionStart: cannot hand over to intermem-inject"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// The state files the front reads are hostile: damaged, a link, a FIFO —
+// each is handed over (the full hook says why in the log), never waited
+// on.
+func TestHostileStateFilesAreHandedOver(t *testing.T) {
+	for _, file := range []struct{ name, event, full string }{
+		{"stop.quiet", "Stop", "intermem-snapshot"},
+		{"turns", "Stop", "intermem-snapshot"},
+		{"context.render", "SessionStart", "intermem-inject"},
+	} {
+		for _, kind := range []string{"damaged", "link", "fifo"} {
+			t.Run(file.name+"/"+kind, func(t *testing.T) {
+				f := newFront(t, file.full)
+				state := filepath.Join(f.root, ".intermem")
+				if err := os.MkdirAll(state, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(state, file.name)
+				switch kind {
+				case "damaged":
+					os.WriteFile(p, []byte("intermem stop quiet v1\nstore 1:2:3:4\nsession s1\tx\n\x00\xff"), 0o600)
+				case "link":
+					os.WriteFile(filepath.Join(f.root, "elsewhere"), []byte("intermem stop quiet v1\n"), 0o600)
+					os.Symlink(filepath.Join(f.root, "elsewhere"), p)
+				case "fifo":
+					if err := syscall.Mkfifo(p, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if out := f.run(f.payload(file.event, "")); out != "" {
+					t.Errorf("printed %q", out)
+				}
+				if _, ok := f.received(file.full); !ok {
+					t.Fatalf("%s was not handed over", file.full)
+				}
+			})
+		}
+	}
+}
