@@ -194,18 +194,22 @@ func checkCLI(t *testing.T, what string, r result, hung, mustWork bool) {
 	}
 }
 
-// runHooks fires Stop, SessionEnd and SessionStart at the fixture and
-// checks the hook rules.
+// runHooks fires Stop, SessionEnd and SessionStart at the fixture, each
+// through the hook front as Claude Code runs it and through the full hook
+// it hands over to, and checks the hook rules.
 func runHooks(t *testing.T, f *fixture, timeouts map[string]time.Duration, session string, fifos []string) {
 	t.Helper()
 	for _, h := range []struct{ event, bin, file string }{
+		{"Stop", "intermem-hook", "Stop.2.1.197.json"},
 		{"Stop", "intermem-snapshot", "Stop.2.1.197.json"},
+		{"SessionEnd", "intermem-hook", "SessionEnd.prompt_input_exit.json"},
 		{"SessionEnd", "intermem-snapshot", "SessionEnd.prompt_input_exit.json"},
+		{"SessionStart", "intermem-hook", "SessionStart.startup.interactive.json"},
 		{"SessionStart", "intermem-inject", "SessionStart.startup.interactive.json"},
 	} {
 		stop := watchFIFOs(fifos)
 		r, wall, hung := f.runLimited(payload(t, h.file, session, f.root), nil, h.bin)
-		what := h.event + " hook"
+		what := h.event + " hook (" + h.bin + ")"
 		for _, p := range stop() {
 			t.Errorf("%s opened the FIFO %s for reading: without a writer that blocks forever", what, p)
 		}

@@ -152,14 +152,18 @@ func run(bin, work, demo string, runs int) error {
 		}
 		state := filepath.Join(pr.Root, ".intermem")
 		changed := pr.Changed["auto-memory"]
+		// What Claude Code runs: the hook front, which hands what it does
+		// not answer to the full hook (a checkout from before the front
+		// runs the full hooks).
+		start, stop := hookBin(bin, "intermem-inject"), hookBin(bin, "intermem-snapshot")
 		rows = append(rows,
-			row{name: "SessionStart, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true},
-			row{name: "SessionStart, inputs changed, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
+			row{name: "SessionStart, " + label, bin: start, stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true},
+			row{name: "SessionStart, inputs changed, " + label, bin: start, stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() {
 					os.Remove(filepath.Join(state, inject.RenderCacheName))
 					os.Remove(filepath.Join(state, inject.IndexName))
 				}},
-			row{name: "Stop, nothing changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
+			row{name: "Stop, nothing changed, " + label, bin: stop, stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				setup: func() error {
 					// The session's first turns record what it sees (a
 					// memory of many files over several turns, swept
@@ -167,16 +171,16 @@ func run(bin, work, demo string, runs int) error {
 					// changed.
 					return settle(bin, env, payload(pr.Root, "Stop", "s1"), filepath.Join(state, "log"), pr.Files)
 				}},
-			row{name: "Stop, one memory file changed, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
+			row{name: "Stop, one memory file changed, " + label, bin: stop, stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { touchAppend(changed) }},
 			// The worst case of session checkpoints (package continuity):
 			// one at every turn instead of every tenth.
-			row{name: "Stop, a checkpoint every turn, " + label, bin: "intermem-snapshot", stdin: payload(pr.Root, "Stop", "s2"),
+			row{name: "Stop, a checkpoint every turn, " + label, bin: stop, stdin: payload(pr.Root, "Stop", "s2"),
 				env: append([]string{"INTERMEM_CHECKPOINT_INTERVAL=1"}, env...), runs: hookRuns, hook: true},
 			// A session start after the turns above: its rendering is not
 			// cached, but the memory files were read before (their parses
 			// kept in the catalog by the Stop hook).
-			row{name: "SessionStart, not cached, after turns, " + label, bin: "intermem-inject", stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
+			row{name: "SessionStart, not cached, after turns, " + label, bin: start, stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { os.Remove(filepath.Join(state, inject.RenderCacheName)) }},
 		)
 		if sc.files || hooksOnly {
@@ -387,6 +391,15 @@ func touchAppend(path string) {
 	}
 	fmt.Fprintf(f, "- Bench note %d.\n", time.Now().UnixNano())
 	f.Close()
+}
+
+// hookBin is the binary Claude Code runs for a hook whose full binary is
+// full: the hook front when bin holds one, else full itself.
+func hookBin(bin, full string) string {
+	if _, err := os.Stat(filepath.Join(bin, "intermem-hook")); err == nil {
+		return "intermem-hook"
+	}
+	return full
 }
 
 // runHook runs a hook binary once with stdin.
