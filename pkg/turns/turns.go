@@ -45,8 +45,9 @@ const Name = "turns"
 // MaxSessions bounds the sessions a compacted file remembers.
 const MaxSessions = 64
 
-// MaxBytes is the size past which the file is compacted.
-const MaxBytes = 64 << 10
+// MaxBytes is the size past which the file is compacted: about 350
+// counted turns (a quiet turn reads the whole tally).
+const MaxBytes = 16 << 10
 
 // MaxRead bounds what is read of the file: a file grown beyond it (by
 // appends no full hook compacted) is unusable.
