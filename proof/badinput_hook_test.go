@@ -269,6 +269,9 @@ func TestBadHookInput(t *testing.T) {
 		for _, bin := range c.bins {
 			jobs <- job{c, bin}
 		}
+		// What Claude Code runs: the hook front, which answers or hands
+		// over to the hooks above.
+		jobs <- job{c, "intermem-hook"}
 	}
 	close(jobs)
 	wg.Wait()
@@ -280,7 +283,8 @@ func TestBadHookInput(t *testing.T) {
 		t.Fatalf("final Stop: exit %d", r.code)
 	}
 
-	limit := map[string]time.Duration{"intermem-snapshot": timeouts["Stop"], "intermem-inject": timeouts["SessionStart"]}
+	limit := map[string]time.Duration{"intermem-snapshot": timeouts["Stop"], "intermem-inject": timeouts["SessionStart"],
+		"intermem-hook": min(timeouts["Stop"], timeouts["SessionStart"])}
 	var worst time.Duration
 	for _, o := range outs {
 		fail := func(format string, args ...any) {
@@ -295,7 +299,7 @@ func TestBadHookInput(t *testing.T) {
 		if o.bin == "intermem-snapshot" && o.res.stdout != "" {
 			fail("printed on stdout")
 		}
-		if o.bin == "intermem-inject" {
+		if o.bin == "intermem-inject" || o.bin == "intermem-hook" {
 			if err := checkSessionStartOutput(o.res.stdout); err != nil {
 				fail("invalid SessionStart output: %v", err)
 			}

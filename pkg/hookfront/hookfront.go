@@ -125,6 +125,9 @@ func Main(env *cli.Env, args []string, o Options) (code int) {
 	}
 	in, perr := payload.Parse(b)
 	full := Snapshot
+	if in.Event == "SessionStart" {
+		full = Inject
+	}
 	if perr == nil {
 		switch in.Event {
 		case "Stop", "SubagentStop":
@@ -132,7 +135,6 @@ func Main(env *cli.Env, args []string, o Options) (code int) {
 				return 0
 			}
 		case "SessionStart":
-			full = Inject
 			if out, ok := Start(env, in, o); ok {
 				if len(out) > 0 {
 					_, _ = env.Stdout.Write(out)
