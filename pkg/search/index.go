@@ -144,7 +144,7 @@ func (x *Index) Len() int { return len(x.docs) }
 func Build(docs []Doc) *Index {
 	x := &Index{docs: make([]docMeta, len(docs))}
 	srcIndex := map[string]uint16{}
-	a := newAnalyzer()
+	a := newAnalyzer(4096)
 	size := 0
 	for i := range docs {
 		size += min(len(docs[i].Text), maxFieldBytes) + len(docs[i].Title)
@@ -298,7 +298,7 @@ type Hit struct {
 func QueryTerms(query string) []string {
 	var out []string
 	seen := map[int32]bool{}
-	a := newAnalyzer()
+	a := newAnalyzer(0)
 	a.terms(query, func(id int32) {
 		if !seen[id] {
 			seen[id] = true

@@ -24,7 +24,7 @@ func TestTerms(t *testing.T) {
 		"bad \xff utf8 \xffword":                         "bad utf8 utf word",
 	} {
 		var got []string
-		a := newAnalyzer()
+		a := newAnalyzer(0)
 		a.terms(in, func(id int32) { got = append(got, a.vocab[id]) })
 		if g := strings.Join(got, " "); g != want {
 			t.Errorf("terms(%q) = %q, want %q", in, g, want)

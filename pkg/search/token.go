@@ -27,8 +27,11 @@ type analyzer struct {
 // words.
 const maxMemo = 1 << 18
 
-func newAnalyzer() *analyzer {
-	return &analyzer{words: make(map[string]int32, 4096), ids: make(map[string]int32, 4096)}
+// newAnalyzer returns an analyzer whose memo is sized for about size
+// distinct words: a collection's thousands, a query's few (a map made for
+// thousands is a quarter of a megabyte, cleared page by page).
+func newAnalyzer(size int) *analyzer {
+	return &analyzer{words: make(map[string]int32, size), ids: make(map[string]int32, size)}
 }
 
 // id returns the number of a term, numbering it if it is new.

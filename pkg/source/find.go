@@ -90,10 +90,11 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 	if err != nil {
 		return nil, []Problem{{Path: ".", Message: fmt.Sprintf("cannot be read: %v", err), Unread: true}}
 	}
-	seen := map[string]bool{}
+	var seen map[string]bool // made for a second pattern, from matched
+	var matched []string
 	var files []File
 	var probs []Problem
-	for _, pat := range s.Patterns() {
+	for i, pat := range s.Patterns() {
 		base := staticBase(pat)
 		realBase, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(base)))
 		if err != nil {
@@ -106,8 +107,14 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 			probs = append(probs, Problem{Path: base, Message: "is a link that leads out of the project; not read"})
 			continue
 		}
+		if i > 0 && seen == nil {
+			seen = make(map[string]bool, len(matched))
+			for _, m := range matched {
+				seen[m] = true
+			}
+		}
 		k := &walker{w: w, realRoot: realRoot, realRootPrefixed: realRoot + string(filepath.Separator),
-			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, probs: &probs}
+			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, matched: &matched, probs: &probs}
 		k.visit = func(f File, relPath, prob string) error {
 			if prob != "" {
 				probs = append(probs, Problem{Path: relPath, Message: prob})

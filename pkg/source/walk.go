@@ -92,7 +92,13 @@ type walker struct {
 	w             *Walk
 	realRoot, pat string
 	pats          []string // every pattern of the source
-	seen          map[string]bool
+	// seen holds the paths the source's earlier patterns matched, which
+	// this walk skips; nil for the first pattern, whose walk meets each
+	// path once, and which records its matches in matched instead (a
+	// map of thousands of paths built for nothing, most sources having
+	// one pattern or patterns that never meet).
+	seen    map[string]bool
+	matched *[]string
 	// visit takes each file pat matches, in walk order, as judge judged
 	// it.
 	visit            func(f File, relPath, prob string) error
@@ -172,13 +178,17 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 			}
 			continue
 		}
-		if k.seen[childRel] {
+		if k.seen != nil && k.seen[childRel] {
 			continue
 		}
 		if ok, _ := doublestar.Match(k.pat, childRel); !ok {
 			continue
 		}
-		k.seen[childRel] = true
+		if k.seen != nil {
+			k.seen[childRel] = true
+		} else {
+			*k.matched = append(*k.matched, childRel)
+		}
 		run = append(run, candidate{real: childReal, rel: childRel, link: e.Link})
 	}
 	return flush()

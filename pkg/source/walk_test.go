@@ -211,3 +211,30 @@ func TestFindManyFiles(t *testing.T) {
 		}
 	}
 }
+
+// A file that several of a source's patterns match is found once, by the
+// first; a problem with it is reported once.
+func TestFindOverlappingPatterns(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, "docs/a.md", "docs/sub/b.md", "docs/sub/c.md", "top.md")
+	if err := os.Symlink("/nonexistent", filepath.Join(root, "docs/sub/gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	s := fake{name: "f", pats: []string{"docs/*.md", "docs/**/*.md", "docs/sub/*.md", "*.md"}}
+	for _, walk := range []bool{false, true} {
+		var files []File
+		var probs []Problem
+		if walk {
+			files, probs, _ = FindWalk(root, s, &Walk{Window: time.Second})
+		} else {
+			files, probs = Find(root, s)
+		}
+		want := []string{"docs/a.md", "docs/sub/b.md", "docs/sub/c.md", "top.md"}
+		if got := filePaths(files); !slices.Equal(got, want) {
+			t.Errorf("walk %v: files %q, want %q", walk, got, want)
+		}
+		if len(probs) != 1 || probs[0].Path != "docs/sub/gone.md" {
+			t.Errorf("walk %v: problems %v, want one of docs/sub/gone.md", walk, probs)
+		}
+	}
+}
