@@ -127,3 +127,56 @@ func TestListingKeyBytes(t *testing.T) {
 		}
 	}
 }
+
+// An edit in place made after a writer stored the catalog, its sources'
+// states and the search index — the file's size kept, its directory
+// untouched, its new time well outside the racy window — is found by the
+// next read-only search: the file's own stat is taken and tells it, the
+// stored listing and index notwithstanding. Before the edit, the search
+// decodes the stored index (it is at the catalog's generation).
+func TestSearchSeesEditInPlace(t *testing.T) {
+	f := newFixture(t)
+	settleDirs(t, f.root)
+	settleDirs(t, f.mem)
+	f.update(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	search := func(text string) []string {
+		var got []string
+		f.view(func(c *Catalog) {
+			hits, err := c.Search(Query{Text: text, Now: f.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				got = append(got, h.Source+":"+h.Path)
+			}
+		})
+		return got
+	}
+	if got := search("quokka"); len(got) > 0 {
+		t.Fatalf("quokka found before the edit: %q", got)
+	}
+	auth := filepath.Join(f.root, ".clavain/learnings/auth.md")
+	before, err := os.ReadFile(auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := strings.Replace(string(before), "swallows", "quokkas!", 1)
+	if after == string(before) || len(after) != len(before) {
+		t.Fatal("the edit does not keep the size")
+	}
+	dir, err := os.Stat(filepath.Dir(auth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(".clavain/learnings/auth.md", after)
+	if again, err := os.Stat(filepath.Dir(auth)); err != nil || !again.ModTime().Equal(dir.ModTime()) {
+		t.Fatalf("the edit changed its directory: %v", err)
+	}
+	if got, want := search("quokka"), []string{"clavain:.clavain/learnings/auth.md"}; !slices.Equal(got, want) {
+		t.Errorf("after an edit in place, quokka finds %q, want %q", got, want)
+	}
+}
