@@ -57,7 +57,7 @@ func (c *Catalog) loadState(src string) sourceState {
 	}
 	var st sourceState
 	var err error
-	if b[0] == '{' {
+	if oldState(b) {
 		err = json.Unmarshal(b, &st)
 	} else {
 		st, err = decodeState(b)
@@ -67,6 +67,10 @@ func (c *Catalog) loadState(src string) sourceState {
 	}
 	return st
 }
+
+// oldState reports whether b is a state as an older intermem stored it:
+// JSON.
+func oldState(b []byte) bool { return len(b) > 0 && b[0] == '{' }
 
 // saveState stores st for src unless the store holds it already. A state
 // that would name a secret (a memory file called after a key, a problem
@@ -212,7 +216,9 @@ func (w *witness) stat(abs string) {
 			continue
 		}
 		fp := source.FingerprintOf(fi)
-		parts = append(parts, fmt.Sprintf("%v\x00%+v", fi.Mode(), fp))
+		// As fmt's "%v\x00%+v" of the mode and fp wrote it, which keys
+		// were made of.
+		parts = append(parts, fi.Mode().String()+"\x00"+string(appendFP(nil, fp)))
 		s := stamp{trusted: true}
 		s.judge(fp, time.Now())
 		if !s.trusted {
@@ -311,12 +317,18 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		return false
 	}
 	b.info.Files, b.info.Entries, b.info.Problems = st.Files, st.Entries, st.Problems
+	resave := c.tx.Persistent() && oldState(c.tx.State(s.Name()))
 	if b.listed != nil && c.tx.Persistent() && !sameDirs(b.listed.dirs, st.Dirs) {
 		// A directory read again (racy at the last walk, or changed and
 		// back to the same files): a writer keeps its listing for the
 		// next walk. (A reader would hold it for nothing, after judging
 		// its names for secrets.)
 		st.Dirs = b.listed.dirs
+		resave = true
+	}
+	if resave {
+		// (Or a state an older intermem stored as JSON: a writer stores
+		// it in the binary form, which every reader decodes faster.)
 		if err := c.saveState(s.Name(), &st); err != nil {
 			return false
 		}

@@ -131,7 +131,7 @@ func (f *fixture) putStates(states map[string][]byte) {
 
 // A state an older intermem stored as JSON is read: the sources it says
 // are unchanged are not scanned (their file records, made undecodable,
-// are not read). A state that does not decode makes its source scanned
+// are not read), and a writer stores it again in the binary form. A state that does not decode makes its source scanned
 // again, with the same result, and the next writer stores it in the
 // binary form.
 func TestStateOlderFormats(t *testing.T) {
@@ -187,6 +187,17 @@ func TestStateOlderFormats(t *testing.T) {
 		}
 		same("states as JSON", c)
 	})
+	f.update(func(c *Catalog) {
+		if c.Changed() {
+			t.Errorf("states stored as JSON were not read by a writer: the sources were scanned again")
+		}
+		same("states as JSON, a writer", c)
+	})
+	for s, b := range f.states() {
+		if _, err := decodeState(b); err != nil {
+			t.Errorf("state of %s, read as JSON by a writer, not stored again in the binary form: %q (%v)", s, b, err)
+		}
+	}
 	if err := f.st.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(store.BucketCatFiles)
 		for k, v := range records {

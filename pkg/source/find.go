@@ -92,7 +92,13 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 	}
 	var seen map[string]bool // made for a second pattern, from matched
 	var matched []string
-	var files []File
+	// The previous walk's listings bound how many files this one finds,
+	// near enough: the slice is made once instead of grown by copying.
+	hint := 0
+	for _, d := range w.Prev {
+		hint += len(d.Entries)
+	}
+	files := make([]File, 0, min(hint, MaxFiles))
 	var probs []Problem
 	for i, pat := range s.Patterns() {
 		base := staticBase(pat)
