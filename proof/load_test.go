@@ -298,8 +298,7 @@ func TestLoad(t *testing.T) {
 			}
 		}
 		for e := range after {
-			var rec store.Entry
-			if ok, _ := store.Get(tx, store.BucketEntries, e, &rec); ok {
+			if rec, ok, _ := store.GetSeen(tx, e); ok {
 				sessions[e] = rec.Sessions
 			}
 		}
@@ -380,9 +379,9 @@ func TestSpoolCountsASessionOnce(t *testing.T) {
 		t.Errorf("status after 2 sessions: %+v; want 2 sessions, 2 entries, none stable", st)
 	}
 	f.view(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
+		return store.EachSeen(tx, func(e *store.Entry) error {
 			if e.Sessions != 2 {
-				t.Errorf("entry %s (%q) counts %d sessions; it was seen in 2", id, e.Preview, e.Sessions)
+				t.Errorf("entry %s (%q) counts %d sessions; it was seen in 2", e.ID, e.Preview, e.Sessions)
 			}
 			return nil
 		})

@@ -2,7 +2,6 @@ package proof
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,12 +91,12 @@ func TestStopAtScale(t *testing.T) {
 	// text, seen in the session.
 	holds := func(text string) bool {
 		found := false
-		quoted := []byte(fmt.Sprintf("%q", text))
 		f.view(func(tx *bolt.Tx) error {
-			return store.EachRaw(tx, store.BucketEntries, func(_ string, raw []byte) error {
-				if !found && bytes.Contains(raw, quoted) {
-					var e store.Entry
-					found = json.Unmarshal(raw, &e) == nil && e.Preview == text && e.LastSession == "scale"
+			return store.EachSeen(tx, func(e *store.Entry) error {
+				if !found && e.Preview == text && e.Sessions > 0 {
+					for _, s := range store.Catalog(tx).SessionsOf(e.ID) {
+						found = found || s.ID == "scale"
+					}
 				}
 				return nil
 			})
@@ -122,7 +121,7 @@ func TestStopAtScale(t *testing.T) {
 	t.Logf("%d files recorded in %d turns", n, turns)
 	var entries1 int
 	f.view(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(_ string, e *store.Entry) error {
+		return store.EachSeen(tx, func(e *store.Entry) error {
 			if e.Sessions == 1 {
 				entries1++
 			}

@@ -38,7 +38,7 @@ func TestCheckpointTurnReadsLittle(t *testing.T) {
 	if err := s.Update(func(tx *bolt.Tx) error {
 		for i := range 20000 {
 			id := fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15)
-			if err := store.Put(tx, store.BucketEntries, id, &store.Entry{ID: id, Preview: strings.Repeat("x", 300), Sessions: 3}); err != nil {
+			if err := store.PutSeen(tx, &store.Entry{ID: id, Preview: strings.Repeat("x", 300), Sessions: 3}); err != nil {
 				return err
 			}
 			if err := store.Put(tx, store.BucketFiles, fmt.Sprintf("topic_%05d.md", i), &store.FileState{IDs: []string{id}}); err != nil {

@@ -220,9 +220,9 @@ func TestGatherStore(t *testing.T) {
 	rejectedID := ""
 	err = s.View(func(tx *bolt.Tx) error {
 		// Find the id of "Stable two, rejected." through the store's preview.
-		return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
+		return store.EachSeen(tx, func(e *store.Entry) error {
 			if strings.HasPrefix(e.Preview, "Stable two") {
-				rejectedID = id
+				rejectedID = e.ID
 			}
 			return nil
 		})

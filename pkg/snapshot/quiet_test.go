@@ -149,7 +149,7 @@ func (q *quietProject) view(fn func(tx *bolt.Tx) error) {
 func (q *quietProject) seen() map[string]int {
 	m := map[string]int{}
 	q.view(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(_ string, e *store.Entry) error {
+		return store.EachSeen(tx, func(e *store.Entry) error {
 			m[e.Preview] = e.Sessions
 			return nil
 		})

@@ -239,8 +239,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				if present[id] {
 					continue
 				}
-				var v store.Entry
-				if ok, _ := store.Get(tx, store.BucketEntries, id, &v); ok {
+				if v, ok, _ := store.GetSeen(tx, id); ok {
 					vanished = append(vanished, v)
 				}
 			}
@@ -252,8 +251,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 				// are settled, and later turns of one session add nothing.
 				continue
 			}
-			var rec store.Entry
-			exists, err := store.Get(tx, store.BucketEntries, e.ID, &rec)
+			rec, exists, err := store.GetSeen(tx, e.ID)
 			if err != nil {
 				return err
 			}
@@ -269,11 +267,10 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			// spooled observations count a session several times.
 			marked[e.ID] = true
 			seenPuts = append(seenPuts, e.ID)
-			if mayHaveCounted(&rec, counted) {
+			if mayHaveCounted(rec.FirstSeen, counted) {
 				continue
 			}
 			rec.Sessions++
-			rec.LastSession = obs.SessionID
 			if obs.At.Before(rec.FirstSeen) {
 				rec.FirstSeen = obs.At
 			}
@@ -307,7 +304,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		rec := puts[id]
-		if err := store.Put(tx, store.BucketEntries, id, &rec); err != nil {
+		if err := store.PutSeen(tx, &rec); err != nil {
 			return err
 		}
 	}
@@ -576,7 +573,7 @@ func openSeen(tx *bolt.Tx, session string, prior store.Session) (*bolt.Bucket, t
 
 // mayHaveCounted reports whether a resumed session whose seen bucket was
 // pruned (openSeen: counted is its last activity before) may have counted
-// rec already: rec was first seen by then.
-func mayHaveCounted(rec *store.Entry, counted time.Time) bool {
-	return !counted.IsZero() && !rec.FirstSeen.IsZero() && !rec.FirstSeen.After(counted)
+// an entry first seen at first already: it was first seen by then.
+func mayHaveCounted(first, counted time.Time) bool {
+	return !counted.IsZero() && !first.IsZero() && !first.After(counted)
 }

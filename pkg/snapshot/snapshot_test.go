@@ -37,7 +37,8 @@ func TestRecordCountsASessionOnceInOneTransaction(t *testing.T) {
 	}
 	var rec store.Entry
 	s.View(func(tx *bolt.Tx) error {
-		_, err := store.Get(tx, store.BucketEntries, "1111111111111111", &rec)
+		var err error
+		rec, _, err = store.GetSeen(tx, "1111111111111111")
 		return err
 	})
 	if rec.Sessions != 2 {
@@ -63,7 +64,8 @@ func TestRecordDuplicateEntriesCountOnce(t *testing.T) {
 	}
 	var rec store.Entry
 	s.View(func(tx *bolt.Tx) error {
-		_, err := store.Get(tx, store.BucketEntries, "2222222222222222", &rec)
+		var err error
+		rec, _, err = store.GetSeen(tx, "2222222222222222")
 		return err
 	})
 	if rec.Sessions != 1 {

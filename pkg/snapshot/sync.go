@@ -158,7 +158,7 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		return pr, err
 	}
 	r := &recorder{tx: tx, seen: seen, counted: counted, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
-		puts: map[string]store.Entry{}, marked: map[string]bool{}}
+		sights: map[string]store.Sighting{}, recs: map[string]store.Entry{}, marked: map[string]bool{}}
 	listed := make(map[string]bool, len(l.Files))
 	var subs []string
 	stopped, worked := false, 0
@@ -434,6 +434,13 @@ func compact(s []string) []string {
 // recorder records sightings for one session in one transaction. Records
 // are written at the end in key order: bbolt inserts sorted keys far
 // faster than random ones.
+//
+// Counting the session in an entry changes its sighting (sights), not its
+// record: a record is written only when the entry first appears or a read
+// of its file changes its description (recs). So a session's first turn
+// over an unchanged memory — every entry counted — reads and writes
+// sightings of a few dozen bytes each and the session's seen bucket, and
+// never a record (TestFirstTurnRewritesNoRecord).
 type recorder struct {
 	tx               *bolt.Tx
 	seen             *bolt.Bucket
@@ -441,8 +448,9 @@ type recorder struct {
 	at               time.Time
 	session          string
 	agent, agentType string
-	puts             map[string]store.Entry
-	marked           map[string]bool // seen in this session by this pass
+	sights           map[string]store.Sighting // counts this pass changed
+	recs             map[string]store.Entry    // records this pass made or changed (their descriptions)
+	marked           map[string]bool           // seen in this session by this pass
 	seenPuts         []string
 	racy             bool     // a file read in this pass had a racy fingerprint
 	found            []string // sub-folder files named by pointers of files read
@@ -450,14 +458,28 @@ type recorder struct {
 	resubs           bool     // a file read named other sub-folder files than before
 }
 
-// entry returns the record of id as this pass left it.
-func (r *recorder) entry(id string) (store.Entry, bool, error) {
-	if rec, ok := r.puts[id]; ok {
-		return rec, true, nil
+// sighting returns the count of id as this pass left it; ok is false when
+// no entry id is recorded.
+func (r *recorder) sighting(id string) (store.Sighting, bool, error) {
+	if s, ok := r.sights[id]; ok {
+		return s, true, nil
 	}
-	var rec store.Entry
-	ok, err := store.Get(r.tx, store.BucketEntries, id, &rec)
-	return rec, ok, err
+	return store.GetSighting(r.tx, id)
+}
+
+// entry returns the record of id, with its count, as this pass left it.
+func (r *recorder) entry(id string) (store.Entry, bool, error) {
+	rec, ok := r.recs[id]
+	if !ok {
+		var err error
+		if rec, ok, err = store.GetSeen(r.tx, id); err != nil || !ok {
+			return rec, ok, err
+		}
+	}
+	if s, ok := r.sights[id]; ok {
+		rec.Sessions, rec.FirstSeen, rec.LastSeen = s.Sessions, s.FirstSeen, s.LastSeen
+	}
+	return rec, true, nil
 }
 
 // fresh reports whether id is yet to be counted for the session.
@@ -465,24 +487,24 @@ func (r *recorder) fresh(id string) bool {
 	return !r.marked[id] && r.seen.Get([]byte(id)) == nil
 }
 
-// count adds the session to rec, unless the session may have counted it
-// before its seen bucket was pruned (openSeen): then rec is only marked
-// seen.
-func (r *recorder) count(rec *store.Entry) {
-	r.marked[rec.ID] = true
-	r.seenPuts = append(r.seenPuts, rec.ID)
-	if mayHaveCounted(rec, r.counted) {
-		return
+// count adds the session to s, the count of id, unless the session may
+// have counted it before its seen bucket was pruned (openSeen): then id is
+// only marked seen. It reports whether it counted.
+func (r *recorder) count(id string, s store.Sighting) bool {
+	r.marked[id] = true
+	r.seenPuts = append(r.seenPuts, id)
+	if mayHaveCounted(s.FirstSeen, r.counted) {
+		return false
 	}
-	rec.Sessions++
-	rec.LastSession = r.session
-	if r.at.Before(rec.FirstSeen) {
-		rec.FirstSeen = r.at
+	s.Sessions++
+	if r.at.Before(s.FirstSeen) {
+		s.FirstSeen = r.at
 	}
-	if !r.at.Before(rec.LastSeen) {
-		rec.LastSeen = r.at
+	if !r.at.Before(s.LastSeen) {
+		s.LastSeen = r.at
 	}
-	r.puts[rec.ID] = *rec
+	r.sights[id] = s
+	return true
 }
 
 // freshOf returns the ids yet to be counted for the session.
@@ -516,20 +538,20 @@ func (r *recorder) readInto(dir string, f File, key string, st *store.FileState,
 // returns false, marking nothing, when the store has no record of one of
 // them (the file must then be read).
 func (r *recorder) markAll(ids []string) (bool, error) {
-	var todo []store.Entry
-	for _, id := range ids {
-		rec, ok, err := r.entry(id)
+	todo := make([]store.Sighting, len(ids))
+	for i, id := range ids {
+		s, ok, err := r.sighting(id)
 		if err != nil {
 			return false, err
 		}
 		if !ok {
 			return false, nil
 		}
-		todo = append(todo, rec)
+		todo[i] = s
 	}
-	for i := range todo {
-		if r.fresh(todo[i].ID) {
-			r.count(&todo[i])
+	for i, id := range ids {
+		if r.fresh(id) {
+			r.count(id, todo[i])
 		}
 	}
 	return true, nil
@@ -605,11 +627,15 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 				vanished = append(vanished[:j], vanished[j+1:]...)
 			}
 		}
+		was := rec
 		if !r.at.Before(rec.LastSeen) || !exists {
 			rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
 			rec.Preview, rec.Type, rec.Name = e.preview(), e.Type, e.Name
 		}
-		r.count(&rec)
+		if r.count(e.ID, store.Sighting{Sessions: rec.Sessions, FirstSeen: rec.FirstSeen, LastSeen: rec.LastSeen}) &&
+			(!exists || !sameDescription(&was, &rec)) {
+			r.recs[e.ID] = rec
+		}
 	}
 	if newer {
 		ids := make([]string, len(cur))
@@ -622,6 +648,13 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 		}
 	}
 	return sub, nil
+}
+
+// sameDescription reports whether two records of an entry describe it
+// alike (what a read of its file may change).
+func sameDescription(a, b *store.Entry) bool {
+	return a.Kind == b.Kind && a.File == b.File && a.Section == b.Section &&
+		a.Preview == b.Preview && a.Type == b.Type && a.Name == b.Name
 }
 
 // parse is a file's parse to store in the catalog (flush).
@@ -656,14 +689,24 @@ func (r *recorder) flush() error {
 			return err
 		}
 	}
-	ids := make([]string, 0, len(r.puts))
-	for id := range r.puts {
+	ids := make([]string, 0, len(r.sights))
+	for id := range r.sights {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		rec := r.puts[id]
-		if err := store.Put(r.tx, store.BucketEntries, id, &rec); err != nil {
+		if err := store.PutSighting(r.tx, id, r.sights[id]); err != nil {
+			return err
+		}
+	}
+	ids = ids[:0]
+	for id := range r.recs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rec := r.recs[id]
+		if err := store.PutEntryRecord(r.tx, &rec); err != nil {
 			return err
 		}
 	}

@@ -91,7 +91,7 @@ func (m *memDir) sessions() map[string]int {
 	m.t.Helper()
 	out := map[string]int{}
 	m.s.View(func(tx *bolt.Tx) error {
-		return store.Each(tx, store.BucketEntries, func(_ string, e *store.Entry) error {
+		return store.EachSeen(tx, func(e *store.Entry) error {
 			out[e.Preview] = e.Sessions
 			return nil
 		})
@@ -233,8 +233,8 @@ func TestSyncAgreesWithRecord(t *testing.T) {
 	dump := func(s *store.Store) string {
 		var lines []string
 		s.View(func(tx *bolt.Tx) error {
-			return store.Each(tx, store.BucketEntries, func(id string, e *store.Entry) error {
-				lines = append(lines, fmt.Sprintf("%s %q sessions=%d last=%s prev=%s", id, e.Preview, e.Sessions, e.LastSession, e.Prev))
+			return store.EachSeen(tx, func(e *store.Entry) error {
+				lines = append(lines, fmt.Sprintf("%s %q sessions=%d first=%s last=%s prev=%s", e.ID, e.Preview, e.Sessions, e.FirstSeen, e.LastSeen, e.Prev))
 				return nil
 			})
 		})

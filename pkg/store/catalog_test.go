@@ -54,8 +54,8 @@ func TestMigrateFrom2AddsCatalog(t *testing.T) {
 	}
 	defer s.Close()
 	s.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "4" {
-			t.Errorf("schema = %q, want 4", v)
+		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "5" {
+			t.Errorf("schema = %q, want 5", v)
 		}
 		for _, b := range [][]byte{BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay} {
 			if tx.Bucket(b) == nil {

@@ -94,23 +94,34 @@ func HasPromoted(tx *bolt.Tx, id string) (bool, error) {
 }
 
 // GetSeen returns what the hooks recorded of the auto-memory entry id
-// (BucketEntries); ok is false when nothing is, and a record that no
-// longer decodes is an error. The record's ID is id.
+// (its record joined with its sighting); ok is false when nothing is, and
+// a record that no longer decodes is an error. The record's ID is id.
 func GetSeen(tx *bolt.Tx, id string) (e Entry, ok bool, err error) {
 	ok, err = Get(tx, BucketEntries, id, &e)
-	if ok && e.ID == "" {
-		e.ID = id
+	if ok {
+		join(sightings(tx), id, &e)
+		if e.ID == "" {
+			e.ID = id
+		}
 	}
 	return e, ok, err
 }
 
-// PutSeen stores what is recorded of an auto-memory entry under its ID.
-func PutSeen(tx *bolt.Tx, e *Entry) error { return Put(tx, BucketEntries, e.ID, e) }
+// PutSeen stores what is recorded of an auto-memory entry under its ID:
+// its record and its sighting.
+func PutSeen(tx *bolt.Tx, e *Entry) error {
+	if err := PutEntryRecord(tx, e); err != nil {
+		return err
+	}
+	return PutSighting(tx, e.ID, sightingOf(e))
+}
 
 // EachSeen calls fn with what the hooks recorded of every auto-memory
-// entry (BucketEntries).
+// entry (each record joined with its sighting), in key order.
 func EachSeen(tx *bolt.Tx, fn func(e *Entry) error) error {
+	b := sightings(tx)
 	return Each(tx, BucketEntries, func(id string, e *Entry) error {
+		join(b, id, e)
 		if e.ID == "" {
 			e.ID = id
 		}

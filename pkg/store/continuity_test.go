@@ -56,8 +56,8 @@ func TestMigrateFrom3(t *testing.T) {
 	two := 2
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	err = w.Update(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "4" {
-			t.Errorf("schema after migration = %q, want 4", v)
+		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "5" {
+			t.Errorf("schema after migration = %q, want 5", v)
 		}
 		for _, b := range [][]byte{BucketCheckpoints, BucketPhases, BucketDecided, BucketHead} {
 			if tx.Bucket(b) == nil {

@@ -10,19 +10,25 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Glance is what a session start needs of an auto-memory entry's record
-// (BucketEntries): how many sessions saw it and when it was last seen.
-// A session start reads it for every entry of the memory directory, so it
-// is read without decoding the whole record (see Glancer).
+// Glance is what a session start needs of an auto-memory entry: how many
+// sessions saw it and when it was last seen. A session start reads it for
+// every entry of the memory directory: from the entry's sighting
+// (BucketSightings, a few dozen bytes), never the whole record — except
+// in a store older than schema 5, where it is read from the record's JSON
+// without decoding all of it (see Glancer).
 type Glance struct {
 	Sessions int
-	lastSeen string // RFC 3339, parsed on demand
+	last     time.Time
+	lastRaw  string // RFC 3339 of a record older than schema 5, parsed on demand
 }
 
 // LastSeen is when a hook last saw the entry; zero when unknown.
 func (g Glance) LastSeen() time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, g.lastSeen)
-	return t
+	if g.lastRaw != "" {
+		t, _ := time.Parse(time.RFC3339Nano, g.lastRaw)
+		return t
+	}
+	return g.last
 }
 
 // Glancer reads Glances and validated confidences (BucketFacts) of many
@@ -30,11 +36,17 @@ func (g Glance) LastSeen() time.Time {
 type Glancer struct {
 	tx             *bolt.Tx
 	entries, facts *bolt.Bucket
+	// sightings is nil in a store older than schema 5: the records are
+	// read instead (entries).
+	sightings *bolt.Bucket
 }
 
 // NewGlancer returns the reader of tx's entry and fact records.
 func NewGlancer(tx *bolt.Tx) *Glancer {
-	g := &Glancer{tx: tx, entries: tx.Bucket(BucketEntries), facts: tx.Bucket(BucketFacts)}
+	g := &Glancer{tx: tx, entries: tx.Bucket(BucketEntries), facts: tx.Bucket(BucketFacts), sightings: sightings(tx)}
+	if g.sightings != nil {
+		g.entries = nil // the counts are the sightings'
+	}
 	if g.facts != nil {
 		if k, _ := g.facts.Cursor().First(); k == nil {
 			g.facts = nil // most stores never validated: skip the lookups
@@ -43,30 +55,49 @@ func NewGlancer(tx *bolt.Tx) *Glancer {
 	return g
 }
 
+// counts is the bucket a Glance is read from.
+func (g *Glancer) counts() *bolt.Bucket {
+	if g.sightings != nil {
+		return g.sightings
+	}
+	return g.entries
+}
+
+// glance decodes a value of counts().
+func (g *Glancer) glance(raw []byte) Glance {
+	if g.sightings != nil {
+		s, _ := decodeSighting(raw)
+		return Glance{Sessions: s.Sessions, last: s.LastSeen}
+	}
+	return glanceOf(raw)
+}
+
 // Empty reports whether no entry and no confidence is recorded at all.
 func (g *Glancer) Empty() bool {
 	if g.facts != nil {
 		return false
 	}
-	if g.entries == nil {
+	b := g.counts()
+	if b == nil {
 		return true
 	}
-	k, _ := g.entries.Cursor().First()
+	k, _ := b.Cursor().First()
 	return k == nil
 }
 
 // Glance returns the Glance of the entry id (one B+tree search); ok is
 // false when no hook recorded it.
 func (g *Glancer) Glance(id string) (Glance, bool) {
-	if g.entries == nil {
+	b := g.counts()
+	if b == nil {
 		return Glance{}, false
 	}
 	touched(g.tx)
-	raw := g.entries.Get([]byte(id))
+	raw := b.Get([]byte(id))
 	if raw == nil {
 		return Glance{}, false
 	}
-	return glanceOf(raw), true
+	return g.glance(raw), true
 }
 
 // Lookup calls fn with the Glance of each of ids that is recorded,
@@ -87,14 +118,15 @@ func (g *Glancer) Lookup(ids []string, fn func(id string, gl Glance)) {
 // pass over the bucket, cheaper than a search per entry when most of the
 // bucket is wanted.
 func (g *Glancer) Each(fn func(id string, gl Glance)) {
-	if g.entries == nil {
+	b := g.counts()
+	if b == nil {
 		return
 	}
-	c := g.entries.Cursor()
+	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if v != nil {
 			touched(g.tx)
-			fn(string(k), glanceOf(v))
+			fn(string(k), g.glance(v))
 		}
 	}
 }
@@ -120,7 +152,7 @@ func (g *Glancer) Confidence(id string) (float64, bool) {
 }
 
 // glanceOf reads "sessions" and "last_seen" from an Entry as encoding/json
-// wrote it (compact, known field names), falling back to decoding the
+// wrote it before schema 5 (compact, known field names), falling back to decoding the
 // record when it is not in that shape. A key with its closing quote and
 // colon cannot occur inside a JSON string (a quote there is escaped), so
 // its one occurrence is the field.
@@ -141,7 +173,7 @@ func glanceOf(raw []byte) Glance {
 		_ = json.Unmarshal(raw, &e)
 		sessions, last = e.Sessions, e.LastSeen
 	}
-	return Glance{Sessions: sessions, lastSeen: last}
+	return Glance{Sessions: sessions, lastRaw: last}
 }
 
 func rawInt(raw []byte, key string) (int, bool) {

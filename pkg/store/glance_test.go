@@ -17,7 +17,7 @@ func TestGlancerLookup(t *testing.T) {
 	defer s.Close()
 	if err := s.Update(func(tx *bolt.Tx) error {
 		for i, id := range []string{"a", "b", "c"} {
-			if err := Put(tx, BucketEntries, id, &Entry{ID: id, Sessions: i + 1}); err != nil {
+			if err := PutSeen(tx, &Entry{ID: id, Sessions: i + 1}); err != nil {
 				return err
 			}
 		}

@@ -13,8 +13,8 @@ var BucketOverlay = []byte("overlay")
 
 // Overlay is what intermem knows about one entry of any source beyond its
 // text, keyed by the entry's id: its provenance and its latest
-// validation. Auto-memory's per-session history stays in BucketEntries
-// and BucketSeen (package snapshot writes them), promotions in
+// validation. Auto-memory's per-session history stays in BucketEntries,
+// BucketSightings and BucketSeen (package snapshot writes them), promotions in
 // BucketPromoted; the catalog joins them.
 type Overlay struct {
 	// Confidence is the latest validated confidence, in [0, 1]; Validated
@@ -89,11 +89,14 @@ func (c *CatalogTx) Promoted(id string) (p Promoted, ok bool) {
 }
 
 // Seen returns what the hooks recorded of an auto-memory entry across
-// sessions.
+// sessions (its record joined with its sighting).
 func (c *CatalogTx) Seen(id string) (e Entry, ok bool) {
 	raw := c.get(BucketEntries, id)
 	if raw == nil || json.Unmarshal(raw, &e) != nil {
 		return Entry{}, false
+	}
+	if c.tx != nil {
+		join(sightings(c.tx), id, &e)
 	}
 	return e, true
 }

@@ -34,19 +34,22 @@ type Sweep = memlist.Sweep
 
 // Entry is what intermem knows of one auto-memory entry, keyed by the hash
 // of its normalized text. Preview is redacted: the store never holds a
-// secret.
+// secret. Its record (BucketEntries) holds its description; its count —
+// Sessions, FirstSeen, LastSeen — is its Sighting (BucketSightings, where
+// a session's first turn can count it without rewriting the record), and
+// the accessors (GetSeen, EachSeen, CatalogTx.Seen) join the two. A
+// record of a store older than schema 5 holds its count itself.
 type Entry struct {
-	ID          string    `json:"id"`
-	Kind        string    `json:"kind"`
-	File        string    `json:"file"`
-	Section     string    `json:"section,omitempty"`
-	Preview     string    `json:"preview"`
-	Type        string    `json:"type,omitempty"`
-	Name        string    `json:"name,omitempty"`
-	FirstSeen   time.Time `json:"first_seen"`
-	LastSeen    time.Time `json:"last_seen"`
-	Sessions    int       `json:"sessions"` // distinct sessions it was present in
-	LastSession string    `json:"last_session,omitempty"`
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	File      string    `json:"file"`
+	Section   string    `json:"section,omitempty"`
+	Preview   string    `json:"preview"`
+	Type      string    `json:"type,omitempty"`
+	Name      string    `json:"name,omitempty"`
+	FirstSeen time.Time `json:"first_seen,omitzero"`
+	LastSeen  time.Time `json:"last_seen,omitzero"`
+	Sessions  int       `json:"sessions,omitempty"` // distinct sessions it was present in
 	// Prev is the entry this one replaced when it first appeared (the same
 	// file and section lost a similar entry at the same time): an edit.
 	Prev string `json:"prev,omitempty"`

@@ -49,14 +49,15 @@ import (
 // SchemaVersion is the version this build writes. Version 2 added the
 // store id and the backups bucket; version 3 the catalog's buckets;
 // version 4 session continuity's (checkpoints, phases, phase decisions,
-// the head).
-const SchemaVersion = 4
+// the head); version 5 the entries' sightings, their counts moved out of
+// their records (sightings.go).
+const SchemaVersion = 5
 
 // Bucket names.
 var (
 	BucketMeta      = []byte("meta")      // "schema" → version, "created" and "last_sweep" → RFC 3339, "id" → store id
 	BucketSessions  = []byte("sessions")  // session id → Session
-	BucketEntries   = []byte("entries")   // entry id → Entry
+	BucketEntries   = []byte("entries")   // entry id → Entry, its description (its count: BucketSightings)
 	BucketSeen      = []byte("seen")      // session id → bucket of entry ids seen in it
 	BucketFiles     = []byte("files")     // memory file name → []string ids at its last observation
 	BucketPlans     = []byte("plans")     // "current" → plan
@@ -73,6 +74,7 @@ var allBuckets = [][]byte{
 	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
 	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
 	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects, BucketMemories,
+	BucketSightings,
 }
 
 // Errors returned by Open.
@@ -286,6 +288,9 @@ var migrations = map[int]func(tx *bolt.Tx) error{
 	// head, and projects, used by the per-user store). Nothing older holds
 	// continuity: they start empty.
 	3: createBuckets,
+	// 4→5: each entry's count (sessions, first and last seen) moved from
+	// its record into BucketSightings (sightings.go).
+	4: migrateSightings,
 }
 
 func createBuckets(tx *bolt.Tx) error {

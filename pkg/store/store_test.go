@@ -52,8 +52,8 @@ func TestCreateAndReopen(t *testing.T) {
 	if got.Observations != 2 {
 		t.Errorf("reopened session = %+v", got)
 	}
-	if version != "4" {
-		t.Errorf("schema = %q, want 4", version)
+	if version != "5" {
+		t.Errorf("schema = %q, want 5", version)
 	}
 	if err := r.Check(); err != nil {
 		t.Errorf("consistency check: %v", err)
@@ -200,7 +200,7 @@ func TestMigrateFromUnversioned(t *testing.T) {
 				t.Errorf("bucket %s missing after migration", b)
 			}
 		}
-		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "4" {
+		if v := string(tx.Bucket(BucketMeta).Get([]byte("schema"))); v != "5" {
 			t.Errorf("schema after migration = %q", v)
 		}
 		if len(ID(tx)) != 32 {
@@ -276,8 +276,8 @@ func TestMigrateFrom1AssignsID(t *testing.T) {
 		}
 		s.View(func(tx *bolt.Tx) error {
 			meta := tx.Bucket(BucketMeta)
-			if v := string(meta.Get([]byte("schema"))); v != "4" {
-				t.Errorf("schema = %q, want 4", v)
+			if v := string(meta.Get([]byte("schema"))); v != "5" {
+				t.Errorf("schema = %q, want 5", v)
 			}
 			if v := string(meta.Get([]byte("created"))); v != "2026-01-02T03:04:05Z" {
 				t.Errorf("created changed to %q", v)

@@ -41,16 +41,27 @@ import (
 )
 
 type row struct {
-	name   string
-	bin    string
-	args   []string
-	stdin  []byte
+	name  string
+	bin   string
+	args  []string
+	stdin []byte
+	// next, when set, gives each run's stdin instead of stdin (a row
+	// whose every run is another session's).
+	next   func() []byte
 	env    []string
 	hook   bool         // a hook row: also given as a ratio to the floor
 	ratio  bool         // a command row given as a ratio to the floor too
 	runs   int          // timed runs, 0 for the default
 	setup  func() error // run once before the row, untimed
 	before func()       // run before each timed run, untimed
+}
+
+// input is the stdin of the row's next run.
+func (r row) input() []byte {
+	if r.next != nil {
+		return r.next()
+	}
+	return r.stdin
 }
 
 type result struct {
@@ -177,6 +188,16 @@ func run(bin, work, demo string, runs int) error {
 			// one at every turn instead of every tenth.
 			row{name: "Stop, a checkpoint every turn, " + label, bin: stop, stdin: payload(pr.Root, "Stop", "s2"),
 				env: append([]string{"INTERMEM_CHECKPOINT_INTERVAL=1"}, env...), runs: hookRuns, hook: true},
+			// Every run a session's first turn: it counts the session in
+			// every entry of the memory (package snapshot).
+			row{name: "Stop, a new session's first turn, " + label, bin: "intermem-snapshot", env: env, runs: hookRuns, hook: true,
+				next: func() func() []byte {
+					n := 0
+					return func() []byte {
+						n++
+						return payload(pr.Root, "Stop", fmt.Sprintf("new-%d", n))
+					}
+				}()},
 			// A session start after the turns above: its rendering is not
 			// cached, but the memory files were read before (their parses
 			// kept in the catalog by the Stop hook).
@@ -467,7 +488,7 @@ func measure(bin string, r row, runs int, fl *row) (result, error) {
 		}
 		var out bytes.Buffer
 		cmd := exec.Command(path, r.args...)
-		cmd.Stdin = bytes.NewReader(r.stdin)
+		cmd.Stdin = bytes.NewReader(r.input())
 		cmd.Stdout = &out
 		cmd.Env = r.env
 		start := time.Now()
@@ -516,7 +537,7 @@ func peakRSS(path string, r row) int64 {
 	}
 	var errb bytes.Buffer
 	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "rss=%M", path}, r.args...)...)
-	cmd.Stdin = bytes.NewReader(r.stdin)
+	cmd.Stdin = bytes.NewReader(r.input())
 	cmd.Stderr = &errb
 	cmd.Env = r.env
 	if cmd.Run() != nil {
