@@ -159,3 +159,23 @@ func TestUpgradeCountsOn(t *testing.T) {
 		return nil
 	})
 }
+
+// A sighting that is not one (damage) does not stop the Stop hook at every
+// turn: its entry's file is read again and the entry counted afresh.
+func TestDamagedSightingCountsAfresh(t *testing.T) {
+	m := newMemDir(t)
+	m.write("MEMORY.md", "# Memory\n- First fact.\n- Second fact.\n")
+	m.pass("A", Pass{})
+	id := mustID(t, m, "- First fact.")
+	if err := m.s.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(store.BucketSightings).Put([]byte(id), []byte("bad"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if pr := m.pass("B", Pass{}); pr.Read != 1 || pr.Entries != 2 {
+		t.Fatalf("session B's turn read %d files and counted %d entries, want MEMORY.md read again and both counted", pr.Read, pr.Entries)
+	}
+	if got, want := fmt.Sprint(m.sessions()), fmt.Sprint(map[string]int{"First fact.": 1, "Second fact.": 2}); got != want {
+		t.Errorf("sessions %s, want %s", got, want)
+	}
+}

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -89,20 +88,16 @@ func getTime(b []byte) (time.Time, bool) {
 func sightings(tx *bolt.Tx) *bolt.Bucket { return tx.Bucket(BucketSightings) }
 
 // GetSighting returns what the hooks counted of the entry id; ok is false
-// when no entry is recorded. It reads the entry's record only in a store
-// older than schema 5 (a record that no longer decodes is then an error).
+// when no entry is recorded, or its sighting is not one (damage: the
+// caller then takes the entry as unrecorded — a Stop hook reads its file
+// again and counts it afresh — rather than fail at every turn). It reads
+// the entry's record only in a store older than schema 5 (a record that
+// no longer decodes is then an error, as GetSeen's).
 func GetSighting(tx *bolt.Tx, id string) (s Sighting, ok bool, err error) {
 	if b := sightings(tx); b != nil {
 		touched(tx)
-		raw := b.Get([]byte(id))
-		if raw == nil {
-			return Sighting{}, false, nil
-		}
-		s, ok = decodeSighting(raw)
-		if !ok {
-			return Sighting{}, false, fmt.Errorf("decode %s/%s: %d bytes, not a sighting", BucketSightings, id, len(raw))
-		}
-		return s, true, nil
+		s, ok = decodeSighting(b.Get([]byte(id)))
+		return s, ok, nil
 	}
 	var e Entry
 	ok, err = Get(tx, BucketEntries, id, &e)
