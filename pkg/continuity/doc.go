@@ -27,8 +27,10 @@
 // # Checkpoints
 //
 // The Stop hook counts turns per session in a small state file
-// (.intermem/turns, written without fsync: a lost count costs one
-// checkpoint's timing, never a session) and every Interval turns records a
+// (.intermem/turns, package turns: an append-only tally, written without
+// fsync: a lost count costs one checkpoint's timing, never a session; the
+// hook front counts a quiet turn itself and hands a checkpoint turn over)
+// and every Interval turns records a
 // checkpoint from what is known without a model call: the session, the
 // turn, the time, the git branch and HEAD read from .git files (never by
 // running git), the files the session's transcript shows it editing (read
