@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -56,6 +57,10 @@ func list(env source.Env, s source.Source, prev source.Dirs) *listing {
 		l.files, l.probs, l.dirs = source.FindWalk(env.Root, s, &source.Walk{Prev: prev, Window: RacyWindow})
 	}
 	l.key = listingKey(env, l.files, l.probs, at)
+	if r, ok := s.(source.Recorder); ok && l.key != "" {
+		// A new form of the files' records is a change: stored at once.
+		l.key += "+" + hex.EncodeToString([]byte(r.RecordVersion()))
+	}
 	return l
 }
 
@@ -211,7 +216,9 @@ func (b *builder) keep(old *store.CatalogFile) {
 func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 	key := store.FileKey(b.s.Name(), f.Path)
 	old, had := b.c.tx.File(key)
-	if had && unchanged(&old, f.FP) && sameProblems(findProbs, nil) {
+	recorder, records := b.s.(source.Recorder)
+	if had && unchanged(&old, f.FP) && sameProblems(findProbs, nil) &&
+		(!records || bytes.HasPrefix(b.c.tx.Blob(key), []byte(recorder.RecordVersion()))) {
 		b.keep(&old)
 		return nil
 	}
@@ -251,9 +258,23 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 		data, err := source.ReadFile(*f, 0)
 		if err != nil {
 			probs = append(probs, source.Problem{Path: f.Path, Message: fmt.Sprintf("cannot be read: %v", err)})
+			if records {
+				// No record: an older one must not stand for the file
+				// at its new fingerprint.
+				if err := b.c.tx.DeleteBlob(key); err != nil {
+					return err
+				}
+			}
 		} else {
 			es, probs = b.s.Parse(f.Path, data)
 			probs = append(append([]source.Problem(nil), findProbs...), probs...)
+			if records {
+				// The record of the bytes parsed, at the fingerprint
+				// stored with them (racy: used by nobody).
+				if err := b.c.tx.PutBlob(key, recorder.Record(data)); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if had {

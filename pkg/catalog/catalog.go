@@ -5,10 +5,10 @@
 // knows about each (the overlay), and searchable. Plan, validate, sweep,
 // search, status, context and the hooks all read entries here — the
 // session start (and `intermem context`) its memory files as the parses
-// stored here (automemory.Encode) resolved over its own listing, and the
-// other sources' entries as stored; the documents Claude Code loads it
-// still reads itself (package inject's context.index), not through the
-// instructions and promoted sources.
+// stored here (automemory.Encode) resolved over its own listing, the
+// documents Claude Code loads and intermem curates as the records the
+// instructions and promoted sources keep here (docrecord), and the other
+// sources' entries as stored.
 //
 // # API
 //
@@ -57,7 +57,11 @@
 //     RacyWindow before it was parsed), costs that stat: its stored ids
 //     and problems stand and nothing is read.
 //   - A changed document is read (source.ReadFile) and Parse'd; its
-//     entries replace the file's. A changed append-only log (an Appender)
+//     entries replace the file's. A source.Recorder's record of the bytes
+//     read is stored as the file's blob at the same fingerprint (deleted
+//     when the file cannot be read); an unchanged file whose blob is not of
+//     the source's RecordVersion is read again, and the version is part of
+//     the source's key, so a new form is stored at the next Build. A changed append-only log (an Appender)
 //     is parsed from its stored cursor when it only grew (source.ParseLog):
 //     the entries it returns replace those at or after the cursor's line.
 //   - A Whole source (auto-memory) is handed a cache of what it kept of each

@@ -142,14 +142,19 @@
 // (screening an unscreened one against the file's bytes, memoized),
 // parsing only the others itself, outside the store's lock, and writing
 // nothing. Pointer or fact
-// is decided over the session start's own listing. What is derived from
-// each document Claude Code may load (normalized keys, markers, imports)
-// is cached in .intermem/context.index, keyed by real path, size and
-// modification time, with memos of pure functions: redaction, screening
-// (and which memory files were found clean at their fingerprint), and
-// what is derived from a memory entry's fields (normalized keys, plan
-// subject, cited paths: Index.derive); an index an older intermem wrote
-// (which held memory files' entries) is ignored.
+// is decided over the session start's own listing. Documents are seen
+// through the catalog too (loaded.go): what a session start needs of each
+// document Claude Code may load or intermem curates (normalized keys,
+// markers, imports: docrecord.Record) is the record the instructions and
+// promoted sources keep in the store, taken in the same short transaction
+// and used while the file keeps the fingerprint it was stored at; any
+// other document is derived by the session start itself, writing nothing.
+// .intermem/context.index holds memos of pure functions only: redaction,
+// screening (and which memory files were found clean at their
+// fingerprint), and what is derived from a memory entry's fields
+// (normalized keys, plan subject, cited paths: Index.derive); an index an
+// older intermem wrote (which held documents' or memory files' data) is
+// ignored.
 // The last rendering is kept in .intermem/context.cache (written
 // atomically, only when it changed); when the store is locked or damaged
 // the hook serves it, headed by a line saying it is cached and from when,

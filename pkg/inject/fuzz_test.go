@@ -12,16 +12,13 @@ import (
 // decode to the same records.
 func FuzzIndexDecode(f *testing.F) {
 	ix := NewIndex()
-	ix.docs["/p/CLAUDE.md"] = deriveDoc("/p/CLAUDE.md", []byte("# C\n\n- x <!-- intermem:00000000000000aa -->\n\n@AGENTS.md\n"), 3, 4)
-	for k := range ix.docs {
-		ix.docs[k].used = true
-	}
 	ix.Redact("clean")
 	ix.Screen("clean")
 	var seed bytesBuffer
 	ix.encode(&seed.Buffer)
 	f.Add(seed.Bytes())
 	f.Add([]byte("F\tMEMORY.md\t1\t2\t3\t4\t5\t6\t1\t-9\n")) // a memory file record of v8
+	f.Add([]byte("D\t/p/C.md\t3\t4\t0\tC\t0\nK\t1f\n"))      // a document record of v9
 	f.Add([]byte("R\tzz\t-1\nK\t,,,\n"))
 	f.Add([]byte("S\t1f\t3\n"))
 	f.Add([]byte("E\t1f\t3\ta\tb\t1\tc\twhy\tx/y.go\tz.go\n"))
@@ -29,9 +26,6 @@ func FuzzIndexDecode(f *testing.F) {
 		ix := NewIndex()
 		if err := ix.decode(string(b)); err != nil {
 			return
-		}
-		for _, d := range ix.docs {
-			d.used = true
 		}
 		for k := range ix.fixed {
 			ix.fused[k] = true
@@ -44,9 +38,6 @@ func FuzzIndexDecode(f *testing.F) {
 		ix2 := NewIndex()
 		if err := ix2.decode(one.String()); err != nil {
 			t.Fatalf("re-encoded index does not decode: %v\n%q", err, one.Bytes())
-		}
-		for k := range ix2.docs {
-			ix2.docs[k].used = true
 		}
 		for k := range ix2.fixed {
 			ix2.fused[k] = true
@@ -62,19 +53,18 @@ func FuzzIndexDecode(f *testing.F) {
 	})
 }
 
-// TestIndexSaveLoad is the file-level round trip of the seed above.
+// TestIndexSaveLoad is the file-level round trip of the memos.
 func TestIndexSaveLoad(t *testing.T) {
 	ix := NewIndex()
-	ix.docs["/p/T.md"] = deriveDoc("/p/T.md", []byte("# T\n\n- a\n  b\\c\td\n"), 1, 2)
-	ix.docs["/p/T.md"].used = true
-	ix.dirty = true
+	ix.Redact("a\tb\\c")
+	ix.Screen("clean text")
 	path := filepath.Join(t.TempDir(), IndexName)
 	if err := ix.Save(path); err != nil {
 		t.Fatal(err)
 	}
 	got := LoadIndex(path)
-	if d := got.docs["/p/T.md"]; d == nil || d.Title != "T" || len(d.Keys) != len(ix.docs["/p/T.md"].Keys) {
-		t.Errorf("round trip: %+v", d)
+	if !got.fixed[keyOf("a\tb\\c")] || !got.clean[keyOf("clean text")] || len(got.fixed) != 1 || len(got.clean) != 1 {
+		t.Errorf("round trip: %+v", got)
 	}
 }
 
@@ -86,8 +76,16 @@ func TestIndexOfOlderVersion(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ix := LoadIndex(path); len(ix.docs) != 0 || len(ix.fixed) != 0 {
+	if ix := LoadIndex(path); len(ix.fixed) != 0 || len(ix.der) != 0 {
 		t.Errorf("an older index was read: %+v", ix)
+	}
+	// v9 held documents' derivations, which are the catalog's now.
+	v9 := "intermem context index v9\nX\t" + esc(exeID()) + "\nR\t1f\t3\nD\t/p/C.md\t3\t4\t0\tC\t0\n"
+	if err := os.WriteFile(path, []byte(v9), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ix := LoadIndex(path); len(ix.fixed) != 0 {
+		t.Errorf("a v9 index was read: %+v", ix)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source/docrecord"
 	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -105,13 +106,16 @@ type gatherer struct {
 	// memory: the memory files read, and the pointers that are facts.
 	mem     []*memFile
 	orphans map[string]bool
+	// docs are the catalog's stored records of documents, taken with the
+	// memory files' parses.
+	docs docRecords
 	// documents: what Claude Code loaded (statement keys, marker ids),
 	// and where each promoted id is marked in a curated document.
 	ds         *docSet
 	loadedKeys map[uint64]bool
 	loadedIDs  map[string]bool
 	marked     map[string]bool
-	where      map[string]mark
+	where      map[string]docrecord.Mark
 	whereDoc   map[string]string
 	pointed    map[string]bool // memory files a loaded MEMORY.md line points to
 	// store: what the hooks and plans recorded.
@@ -158,7 +162,7 @@ func newGatherer(e Env, ix *Index) *gatherer {
 	}
 	g := &gatherer{e: e, ix: ix, in: &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir},
 		loadedKeys: make(map[uint64]bool, 512), loadedIDs: map[string]bool{}, marked: map[string]bool{},
-		where: map[string]mark{}, whereDoc: map[string]string{}, pointed: map[string]bool{},
+		where: map[string]docrecord.Mark{}, whereDoc: map[string]string{}, pointed: map[string]bool{},
 		promoted: map[string]bool{}, rejected: map[string]bool{}}
 	g.cwd = e.Cwd
 	if g.cwd == "" {
@@ -181,7 +185,8 @@ func newGatherer(e Env, ix *Index) *gatherer {
 
 // memory reads the memory files (those the hook read before Gather, when
 // it did; else through the catalog's stored parses in the store open
-// returns) and finds the pointers that are facts.
+// returns), with the stored records of documents, and finds the pointers
+// that are facts.
 func (g *gatherer) memory(open func() (*store.Store, func(), error)) error {
 	ms := g.e.mem
 	if ms == nil {
@@ -190,7 +195,7 @@ func (g *gatherer) memory(open func() (*store.Store, func(), error)) error {
 			return err
 		}
 	}
-	g.mem = ms.files
+	g.mem, g.docs = ms.files, ms.docs
 	g.in.MemFilesUnread = ms.beyond
 	g.orphans = orphanPointers(g.mem, ms.names)
 	return nil
@@ -206,7 +211,7 @@ func (g *gatherer) isPointer(en *memEntry) bool {
 // statements and markers already in context, where each promoted id is
 // marked, and the index of promoted knowledge less what is loaded.
 func (g *gatherer) documents() {
-	g.ds = discover(g.e, g.cwd, g.ix)
+	g.ds = discover(g.e, g.cwd, newDocReader(g.docs, g.e.Root, g.e.Home))
 	for _, f := range g.ds.set.Files {
 		for _, k := range f.Doc.Keys {
 			g.loadedKeys[k] = true

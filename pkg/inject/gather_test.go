@@ -151,7 +151,7 @@ func TestAgentsLoadedAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := ts.AgentsLoaded()
-		ds := discover(f.env, f.root, NewIndex())
+		ds := discover(f.env, f.root, newDocReader(nil, f.root, f.home))
 		if ds.agentsStrict != want || ds.same != ts.Same() {
 			t.Errorf("%s: strict %v same %v, targets says %v %v", name, ds.agentsStrict, ds.same, want, ts.Same())
 		}
@@ -326,8 +326,8 @@ func TestIndexCache(t *testing.T) {
 	}
 	st1, _ := os.Stat(path)
 	ix2 := LoadIndex(path)
-	if len(ix2.docs) != 2 {
-		t.Fatalf("loaded %d documents", len(ix2.docs))
+	if len(ix2.der) != 4 {
+		t.Fatalf("loaded %d derivation memos, want one per memory entry (4)", len(ix2.der))
 	}
 	warm, err := Gather(f.env, nil, ix2)
 	if err != nil {
@@ -363,10 +363,10 @@ func TestIndexCache(t *testing.T) {
 		t.Errorf("after the change: %q", got)
 	}
 	// A damaged index is an empty one.
-	if err := os.WriteFile(path, []byte(indexMagic+"D\tnot enough fields\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(indexMagic+"X\t"+esc(exeID())+"\nR\t1f\t3\nS\tnot enough fields\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ix := LoadIndex(path); len(ix.docs) != 0 {
+	if ix := LoadIndex(path); len(ix.fixed) != 0 {
 		t.Error("a damaged index was used")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/docrecord"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -103,12 +104,12 @@ func memOf(f *automem.File, flags [][]automemory.Flag, ix *Index) *memFile {
 			me.Flags = flags[i]
 		}
 		if d.hasDesc {
-			me.Desc = clipBytes(en.Description, keepDesc)
+			me.Desc = docrecord.Clip(en.Description, keepDesc)
 		}
 		// Of MEMORY.md's loaded part only identities are needed: Claude
 		// Code already shows its text.
 		if !index || en.StartLine > mf.Load.LoadedLines {
-			me.Text = clipBytes(en.Text, keepText)
+			me.Text = docrecord.Clip(en.Text, keepText)
 		}
 		mf.Entries = append(mf.Entries, me)
 	}
@@ -191,6 +192,9 @@ type memSet struct {
 	files  []*memFile
 	beyond int
 	names  nameSet // every listed memory file, read or not
+	// docs are the catalog's records of documents, taken in the same read
+	// transaction as the memory files' parses (loaded.go).
+	docs docRecords
 }
 
 // memList is a listing of the memory directory (listMem): the files a
@@ -220,23 +224,29 @@ const listChunk = 512
 const racyDir = 2 * time.Second
 
 // memFiles lists the memory directory (listMem), takes the stored parses
-// from the store open returns (nil: none), and parses the rest, through
-// ix's memos (screening, derivation).
+// and the documents' records (storedDocs) from the store open returns
+// (nil: none) in one read transaction, and parses the rest of the memory
+// files, through ix's memos (screening, derivation).
 func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), ix *Index) (*memSet, error) {
 	ml, err := listMem(deps, dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(ml.files) > 0 && open != nil {
+	var docs docRecords
+	if open != nil {
 		if s, release, err := open(); err == nil && s != nil {
 			_ = s.View(func(tx *bolt.Tx) error {
-				ml.stored(store.Catalog(tx))
+				ct := store.Catalog(tx)
+				ml.stored(ct)
+				docs = storedDocs(ct)
 				return nil
 			})
 			release()
 		}
 	}
-	return ml.derive(deps, ix), nil
+	ms := ml.derive(deps, ix)
+	ms.docs = docs
+	return ms, nil
 }
 
 // listMem lists the memory files the way automem.Scan does (top-level

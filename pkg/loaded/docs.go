@@ -17,7 +17,7 @@ type Override func(real string) (content []byte, ok bool)
 // every file found. The commands use it; the SessionStart hook reads
 // through its own cache instead.
 func ReadAll(env Env, over Override) *Set[*mdoc.Doc] {
-	return Discover(env, OS{}, func(real string, fi fs.FileInfo) (*mdoc.Doc, Meta, bool) {
+	return Discover(env, OS{}, func(_, real string, fi fs.FileInfo) (*mdoc.Doc, Meta, bool) {
 		b, ok := []byte(nil), false
 		if over != nil {
 			b, ok = over(real)

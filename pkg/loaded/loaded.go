@@ -131,9 +131,10 @@ type File[D any] struct {
 	Doc    D
 }
 
-// Read returns the caller's data for a regular file (real path, at most
-// MaxBytes) and its Meta; ok false leaves the file out.
-type Read[D any] func(real string, fi fs.FileInfo) (doc D, meta Meta, ok bool)
+// Read returns the caller's data for a regular file (reached at path,
+// real path real, at most MaxBytes) and its Meta; ok false leaves the file
+// out.
+type Read[D any] func(path, real string, fi fs.FileInfo) (doc D, meta Meta, ok bool)
 
 // Set is what Claude Code loads at session start.
 type Set[D any] struct {
@@ -226,7 +227,7 @@ func (s *Set[D]) drain(env Env, fsys FS, read Read[D], queue []pending, seen map
 		if !ok || seen[real] {
 			continue
 		}
-		doc, meta, ok := read(real, fi)
+		doc, meta, ok := read(p.path, real, fi)
 		if !ok || (p.rule && meta.Scoped) {
 			continue
 		}

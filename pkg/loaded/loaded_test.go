@@ -197,7 +197,7 @@ func TestReadOnce(t *testing.T) {
 		".claude/CLAUDE.md/x": "a directory named CLAUDE.md",
 	})
 	reads := map[string]int{}
-	Discover(Env{Root: root, NoManaged: true}, OS{}, func(real string, fi fs.FileInfo) (string, Meta, bool) {
+	Discover(Env{Root: root, NoManaged: true}, OS{}, func(_, real string, fi fs.FileInfo) (string, Meta, bool) {
 		reads[filepath.Base(real)]++
 		b, _ := os.ReadFile(real)
 		return "", Meta{Imports: mdoc.Parse(b).Imports()}, true

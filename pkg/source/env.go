@@ -30,6 +30,21 @@ type Locator interface {
 	Locate(env Env) ([]File, []Problem)
 }
 
+// Recorder is a per-file source whose files the catalog keeps a record of
+// beside their entries (the file's blob, store.CatalogTx), for a reader
+// that needs more of a file than its entries, without parsing it: the
+// instruction documents' (package docrecord), which the session start
+// reads. Record returns the record of a file's content (never nil);
+// RecordVersion is the prefix every record of the current form starts
+// with: a file whose stored record lacks it is read again, even unchanged,
+// and the version is part of the source's freshness key, so that a new
+// form is stored at the next scan.
+type Recorder interface {
+	Source
+	Record(content []byte) []byte
+	RecordVersion() string
+}
+
 // Files returns the files of s in env: Locate for a Locator, else Find
 // under the project root.
 func Files(env Env, s Source) ([]File, []Problem) {

@@ -263,6 +263,9 @@ func (c *CatalogTx) Blob(key string) []byte { return c.get(BucketCatBlobs, key) 
 // PutBlob stores what a Whole source keeps of the file key.
 func (c *CatalogTx) PutBlob(key string, b []byte) error { return c.put(BucketCatBlobs, key, b) }
 
+// DeleteBlob forgets what a source kept of the file key.
+func (c *CatalogTx) DeleteBlob(key string) error { return c.del(BucketCatBlobs, key) }
+
 // Entry returns the entry id of source src.
 func (c *CatalogTx) Entry(id, src string) (e CatalogEntry, ok bool) {
 	raw := c.get(BucketCatEntries, entryKey(id, src))
@@ -407,4 +410,27 @@ func (c *CatalogTx) Parse(src, path string, fp source.Fingerprint) ([]byte, bool
 	}
 	b := c.get(BucketCatBlobs, key)
 	return b, b != nil
+}
+
+// Records calls fn with the path, fingerprint and blob of every file of
+// source src whose blob was stored at a trusted (not racy) fingerprint, in
+// path order: a per-file source's records (source.Recorder), which a
+// session start takes in one short transaction before it knows which
+// files it will need. Only each file record's fingerprint is decoded; the
+// blob is valid only during the transaction.
+func (c *CatalogTx) Records(src string, fn func(path string, fp source.Fingerprint, blob []byte)) {
+	prefix := src + "\x00"
+	_ = c.each(BucketCatFiles, prefix, func(key string, raw []byte) error {
+		var f struct {
+			FP   source.Fingerprint `json:"fp"`
+			Racy bool               `json:"racy"`
+		}
+		if json.Unmarshal(raw, &f) != nil || f.Racy {
+			return nil
+		}
+		if b := c.get(BucketCatBlobs, key); b != nil {
+			fn(key[len(prefix):], f.FP, b)
+		}
+		return nil
+	})
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/docrecord"
 	"github.com/intermem/intermem/pkg/source/promoted"
 )
 
@@ -66,7 +67,7 @@ func (Source) Patterns() []string {
 // session started at the project root.
 func (Source) Locate(env source.Env) ([]source.File, []source.Problem) {
 	set := loaded.Discover(loaded.Env{Root: env.Root, Cwd: env.Root, ConfigDir: env.ConfigDir, Home: env.Home}, loaded.OS{},
-		func(real string, fi fs.FileInfo) (struct{}, loaded.Meta, bool) {
+		func(_, real string, fi fs.FileInfo) (struct{}, loaded.Meta, bool) {
 			b, err := readBounded(real)
 			if err != nil {
 				return struct{}{}, loaded.Meta{}, false
@@ -166,3 +167,10 @@ func importsOnly(text string) bool {
 	}
 	return true
 }
+
+// Record implements source.Recorder: what a session start needs of the
+// instruction file (docrecord.Derive), stored beside its entries.
+func (Source) Record(content []byte) []byte { return docrecord.Encode(docrecord.Derive(content)) }
+
+// RecordVersion implements source.Recorder.
+func (Source) RecordVersion() string { return docrecord.Magic }

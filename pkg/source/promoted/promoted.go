@@ -27,6 +27,7 @@ import (
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/docrecord"
 	"github.com/intermem/intermem/pkg/targets"
 )
 
@@ -105,3 +106,10 @@ func entryID(id string) bool {
 	}
 	return true
 }
+
+// Record implements source.Recorder: what a session start needs of the
+// curated document (docrecord.Derive), stored beside its entries.
+func (Source) Record(content []byte) []byte { return docrecord.Encode(docrecord.Derive(content)) }
+
+// RecordVersion implements source.Recorder.
+func (Source) RecordVersion() string { return docrecord.Magic }
