@@ -42,7 +42,7 @@ func documents(t *testing.T, f *fixture, s *store.Store) (*docSet, int) {
 	if err := g.memory(func() (*store.Store, func(), error) { return s, func() {}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	r := newDocReader(g.docs, f.root, f.home)
+	r := newDocReader(g.docs, f.root, f.home, nil)
 	return discover(f.env, f.root, r), r.derived
 }
 

@@ -211,7 +211,7 @@ func (g *gatherer) isPointer(en *memEntry) bool {
 // statements and markers already in context, where each promoted id is
 // marked, and the index of promoted knowledge less what is loaded.
 func (g *gatherer) documents() {
-	g.ds = discover(g.e, g.cwd, newDocReader(g.docs, g.e.Root, g.e.Home))
+	g.ds = discover(g.e, g.cwd, newDocReader(g.docs, g.e.Root, g.e.Home, g.ix))
 	for _, f := range g.ds.set.Files {
 		for _, k := range f.Doc.Keys {
 			g.loadedKeys[k] = true

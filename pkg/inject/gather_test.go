@@ -151,7 +151,7 @@ func TestAgentsLoadedAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := ts.AgentsLoaded()
-		ds := discover(f.env, f.root, newDocReader(nil, f.root, f.home))
+		ds := discover(f.env, f.root, newDocReader(nil, f.root, f.home, nil))
 		if ds.agentsStrict != want || ds.same != ts.Same() {
 			t.Errorf("%s: strict %v same %v, targets says %v %v", name, ds.agentsStrict, ds.same, want, ts.Same())
 		}

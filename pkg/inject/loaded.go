@@ -85,6 +85,7 @@ func (dr docRecords) lookup(name string, fp source.Fingerprint) *docrecord.Recor
 type docReader struct {
 	recs       docRecords
 	root, home string
+	redact     func(string) string // redact.String, memoized
 	read       map[string]readDocument
 	// derived counts the documents derived from their bytes.
 	derived int
@@ -95,8 +96,11 @@ type readDocument struct {
 	d  *docData
 }
 
-func newDocReader(recs docRecords, root, home string) *docReader {
-	return &docReader{recs: recs, root: root, home: home, read: map[string]readDocument{}}
+func newDocReader(recs docRecords, root, home string, ix *Index) *docReader {
+	if ix == nil {
+		ix = NewIndex()
+	}
+	return &docReader{recs: recs, root: root, home: home, redact: ix.Redact, read: map[string]readDocument{}}
 }
 
 // doc is package loaded's Read: the document reached at path, whose real
@@ -118,7 +122,7 @@ func (r *docReader) doc(path, real string, fi fs.FileInfo) (*docData, bool) {
 		if err != nil {
 			return nil, false
 		}
-		rec = docrecord.Derive(b)
+		rec = docrecord.DeriveWith(b, r.redact)
 		r.derived++
 	}
 	d := &docData{Path: real, Record: rec}

@@ -87,7 +87,20 @@ type Mark struct {
 }
 
 // Derive returns the Record of a document's bytes.
-func Derive(content []byte) *Record {
+func Derive(content []byte) *Record { return DeriveWith(content, redact.String) }
+
+// DeriveWith is Derive with redactText in place of redact.String, which
+// it must equal (a memo of it: a session start that derives a document
+// whose texts it redacted before then never builds the redaction engine).
+func DeriveWith(content []byte, redactText func(string) string) *Record {
+	keep := func(text string, n int) string {
+		// Redaction reads more than is kept, so a secret straddling the
+		// cut is still recognised.
+		if len(text) > 4*n {
+			text = text[:4*n]
+		}
+		return Clip(redactText(text), n)
+	}
 	d := mdoc.Parse(content)
 	r := &Record{HasPaths: loaded.HasPathsKey(content), Title: keep(title(d), KeepMark),
 		TopicIdx: bytes.Contains(content, []byte(tier.IndexBegin))}
@@ -102,16 +115,6 @@ func Derive(content []byte) *Record {
 	}
 	r.Imports = d.Imports()
 	return r
-}
-
-// keep redacts text and keeps at most n bytes of it, at a character
-// boundary. Redaction reads more than is kept, so a secret straddling the
-// cut is still recognised.
-func keep(text string, n int) string {
-	if len(text) > 4*n {
-		text = text[:4*n]
-	}
-	return Clip(redact.String(text), n)
 }
 
 // Clip keeps at most n bytes of text, at a character boundary.
