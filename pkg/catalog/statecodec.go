@@ -1,12 +1,13 @@
 package catalog
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/wire"
 )
 
 // A source's state (sourceState) is read at every Build, by every command
@@ -27,9 +28,11 @@ import (
 //	           ctime varint), names count, then each in name order: name
 //	           string, flags (1 byte: 1 a directory, 2 a link)
 //
-// Strings are a uvarint length and the bytes; counts and lengths are
-// uvarints. Decoding copies the record once and takes every string from
-// that copy, so a state of 5,000 names costs one allocation for them.
+// Values are package wire's: strings are a uvarint length and the bytes,
+// counts and lengths uvarints, sizes and times zig-zag varints, flags a
+// uvarint of one byte. Decoding copies the record once and takes every
+// string from that copy, so a state of 5,000 names costs one allocation
+// for them.
 //
 // The record is read as hostile: every count and length is checked
 // against the bytes left, directories must come in key order and names in
@@ -56,241 +59,122 @@ const (
 // encodeState returns st in the binary form decodeState reads.
 func encodeState(st *sourceState) []byte {
 	b := []byte(stateMagic)
-	b = appendStateString(b, st.Key)
-	b = binary.AppendUvarint(b, uint64(max(st.Entries, 0)))
-	b = appendStrings(b, st.Touched)
-	b = appendStrings(b, st.Files)
-	b = binary.AppendUvarint(b, uint64(len(st.Problems)))
+	b = wire.AppendString(b, st.Key)
+	b = wire.AppendUint(b, uint64(max(st.Entries, 0)))
+	b = wire.AppendStrings(b, st.Touched)
+	b = wire.AppendStrings(b, st.Files)
+	b = wire.AppendUint(b, uint64(len(st.Problems)))
 	for _, p := range st.Problems {
-		b = appendStateString(b, p.Path)
-		b = binary.AppendUvarint(b, uint64(max(p.Line, 0)))
-		b = appendStateString(b, p.Message)
-		b = append(b, boolByte(p.Unread))
+		b = wire.AppendString(b, p.Path)
+		b = wire.AppendUint(b, uint64(max(p.Line, 0)))
+		b = wire.AppendString(b, p.Message)
+		b = wire.AppendBool(b, p.Unread)
 	}
 	keys := make([]string, 0, len(st.Dirs))
 	for k := range st.Dirs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
+	b = wire.AppendUint(b, uint64(len(keys)))
 	for _, k := range keys {
 		d := st.Dirs[k]
-		b = appendStateString(b, k)
-		b = appendStateString(b, d.Path)
-		b = binary.AppendVarint(b, d.FP.Size)
-		b = binary.AppendVarint(b, d.FP.ModTime)
-		b = binary.AppendUvarint(b, d.FP.Inode)
-		b = binary.AppendVarint(b, d.FP.Change)
+		b = wire.AppendString(b, k)
+		b = wire.AppendString(b, d.Path)
+		b = wire.AppendInt(b, d.FP.Size)
+		b = wire.AppendInt(b, d.FP.ModTime)
+		b = wire.AppendUint(b, d.FP.Inode)
+		b = wire.AppendInt(b, d.FP.Change)
 		names := d.Entries
 		if !sort.SliceIsSorted(names, func(i, j int) bool { return names[i].Name < names[j].Name }) {
 			names = append([]source.DirEntry(nil), names...)
 			sort.SliceStable(names, func(i, j int) bool { return names[i].Name < names[j].Name })
 		}
-		b = binary.AppendUvarint(b, uint64(len(names)))
+		b = wire.AppendUint(b, uint64(len(names)))
 		for _, e := range names {
-			b = appendStateString(b, e.Name)
-			var flags byte
+			b = wire.AppendString(b, e.Name)
+			var flags uint64
 			if e.Dir {
 				flags |= stateDir
 			}
 			if e.Link {
 				flags |= stateLink
 			}
-			b = append(b, flags)
+			b = wire.AppendUint(b, flags) // one byte
 		}
 	}
 	return b
-}
-
-func appendStateString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-func appendStrings(b []byte, ss []string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(ss)))
-	for _, s := range ss {
-		b = appendStateString(b, s)
-	}
-	return b
-}
-
-func boolByte(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-// stateReader reads an encoded state from one copy of it, remembering the
-// first error.
-type stateReader struct {
-	s   string
-	off int
-	err error
-}
-
-func (r *stateReader) fail(what string) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: bad %s at byte %d", ErrStateCorrupt, what, r.off)
-	}
-}
-
-// uvarint reads an unsigned varint of at most limit.
-func (r *stateReader) uvarint(what string, limit uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	var v uint64
-	var shift uint
-	for i := 0; ; i++ {
-		if r.off+i >= len(r.s) || i == binary.MaxVarintLen64 {
-			r.fail(what)
-			return 0
-		}
-		c := r.s[r.off+i]
-		if i == binary.MaxVarintLen64-1 && c > 1 {
-			r.fail(what)
-			return 0
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			r.off += i + 1
-			break
-		}
-		shift += 7
-	}
-	if v > limit {
-		r.fail(what)
-		return 0
-	}
-	return v
-}
-
-func (r *stateReader) varint(what string) int64 {
-	u := r.uvarint(what, 1<<64-1)
-	return int64(u>>1) ^ -int64(u&1)
-}
-
-// count reads a count of items of at least one byte each: no more than
-// the bytes left.
-func (r *stateReader) count(what string) int {
-	n := r.uvarint(what, uint64(len(r.s)))
-	if r.err == nil && n > uint64(len(r.s)-r.off) {
-		r.fail(what)
-	}
-	return int(n)
-}
-
-func (r *stateReader) str(what string) string {
-	n := r.uvarint(what, uint64(len(r.s)))
-	if r.err == nil && n > uint64(len(r.s)-r.off) {
-		r.fail(what)
-	}
-	if r.err != nil {
-		return ""
-	}
-	s := r.s[r.off : r.off+int(n)]
-	r.off += int(n)
-	return s
-}
-
-func (r *stateReader) byte(what string, limit byte) byte {
-	if r.err != nil {
-		return 0
-	}
-	if r.off >= len(r.s) || r.s[r.off] > limit {
-		r.fail(what)
-		return 0
-	}
-	c := r.s[r.off]
-	r.off++
-	return c
-}
-
-func (r *stateReader) strings(what string) []string {
-	n := r.count(what + " count")
-	if r.err != nil || n == 0 {
-		return nil
-	}
-	out := make([]string, 0, n)
-	for range n {
-		out = append(out, r.str(what))
-		if r.err != nil {
-			return nil
-		}
-	}
-	return out
 }
 
 // decodeState reads a state encodeState wrote; any other bytes are
 // ErrStateCorrupt. It never panics on hostile bytes.
 func decodeState(b []byte) (sourceState, error) {
-	if len(b) < len(stateMagic) || string(b[:len(stateMagic)]) != stateMagic {
+	if !wire.HasPrefix(b, stateMagic) {
 		return sourceState{}, fmt.Errorf("%w: not a state of this version", ErrStateCorrupt)
 	}
-	r := &stateReader{s: string(b), off: len(stateMagic)}
+	r := wire.NewReader(b, stateMagic)
 	var st sourceState
-	st.Key = r.str("key")
-	st.Entries = int(r.uvarint("entry count", 1<<31-1))
-	st.Touched = r.strings("touched path")
-	st.Files = r.strings("file")
-	if n := r.count("problem count"); r.err == nil && n > 0 {
+	st.Key = r.String("key")
+	st.Entries = int(r.Uint("entry count", math.MaxInt32))
+	st.Touched = r.Strings("touched path")
+	st.Files = r.Strings("file")
+	if n := r.Count("problem count", 1); r.Err() == nil && n > 0 {
 		st.Problems = make([]source.Problem, 0, n)
 		for range n {
 			var p source.Problem
-			p.Path = r.str("problem path")
-			p.Line = int(r.uvarint("problem line", 1<<31-1))
-			p.Message = r.str("problem message")
-			p.Unread = r.byte("problem flag", 1) == 1
-			if r.err != nil {
+			p.Path = r.String("problem path")
+			p.Line = int(r.Uint("problem line", math.MaxInt32))
+			p.Message = r.String("problem message")
+			p.Unread = r.Bool("problem flag")
+			if r.Err() != nil {
 				break
 			}
 			st.Problems = append(st.Problems, p)
 		}
 	}
-	if n := r.count("directory count"); r.err == nil && n > 0 {
+	var order error
+	if n := r.Count("directory count", 1); r.Err() == nil && n > 0 {
 		st.Dirs = make(source.Dirs, n)
 		prev := ""
+	dirs:
 		for i := range n {
-			key := r.str("directory key")
+			key := r.String("directory key")
 			if i > 0 && key <= prev {
-				r.fail("directory order")
+				order = errors.New("directory order")
+				break
 			}
 			prev = key
 			var d source.DirList
-			d.Path = r.str("directory path")
-			d.FP.Size = r.varint("directory size")
-			d.FP.ModTime = r.varint("directory mtime")
-			d.FP.Inode = r.uvarint("directory inode", 1<<64-1)
-			d.FP.Change = r.varint("directory ctime")
-			m := r.count("name count")
-			if r.err != nil {
+			d.Path = r.String("directory path")
+			d.FP.Size = r.Int("directory size", math.MinInt64, math.MaxInt64)
+			d.FP.ModTime = r.Int("directory mtime", math.MinInt64, math.MaxInt64)
+			d.FP.Inode = r.Uint("directory inode", math.MaxUint64)
+			d.FP.Change = r.Int("directory ctime", math.MinInt64, math.MaxInt64)
+			m := r.Count("name count", 1)
+			if r.Err() != nil {
 				break
 			}
 			d.Entries = make([]source.DirEntry, 0, m)
 			for j := range m {
-				e := source.DirEntry{Name: r.str("name")}
-				flags := r.byte("name flags", stateDir|stateLink)
+				e := source.DirEntry{Name: r.String("name")}
+				flags := r.Uint("name flags", stateDir|stateLink)
 				e.Dir, e.Link = flags&stateDir != 0, flags&stateLink != 0
-				if j > 0 && e.Name <= d.Entries[j-1].Name {
-					r.fail("name order")
+				if r.Err() != nil {
+					break dirs
 				}
-				if r.err != nil {
-					break
+				if j > 0 && e.Name <= d.Entries[j-1].Name {
+					order = errors.New("name order")
+					break dirs
 				}
 				d.Entries = append(d.Entries, e)
-			}
-			if r.err != nil {
-				break
 			}
 			st.Dirs[key] = d
 		}
 	}
-	if r.err == nil && r.off != len(r.s) {
-		r.fail("end")
+	if order != nil {
+		return sourceState{}, fmt.Errorf("%w: %v", ErrStateCorrupt, order)
 	}
-	if r.err != nil {
-		return sourceState{}, r.err
+	if err := r.Done(); err != nil {
+		return sourceState{}, fmt.Errorf("%w: %w", ErrStateCorrupt, err)
 	}
 	return st, nil
 }

@@ -61,6 +61,15 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// AppendStrings appends a list of strings: its count, then each string.
+func AppendStrings(b []byte, ss []string) []byte {
+	b = AppendUint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = AppendString(b, s)
+	}
+	return b
+}
+
 // Reader reads the values of one record.
 type Reader struct {
 	s   string
@@ -186,4 +195,20 @@ func (r *Reader) Count(what string, min int) int {
 		return 0
 	}
 	return int(n)
+}
+
+// Strings reads a list AppendStrings wrote (nil when empty or on a
+// failure).
+func (r *Reader) Strings(what string) []string {
+	n := r.Count(what, 1)
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		if out[i] = r.String(what); r.err != nil {
+			return nil
+		}
+	}
+	return out
 }

@@ -14,6 +14,8 @@ func TestRoundTrip(t *testing.T) {
 	b = AppendString(b, "héllo")
 	b = AppendUint(b, 2)
 	b = AppendString(b, "x")
+	b = AppendStrings(b, []string{"a", "", "bc"})
+	b = AppendStrings(b, nil)
 	r := NewReader(b, "MAG\x01")
 	if v := r.Uint("u", 1000); v != 300 {
 		t.Errorf("uint %d", v)
@@ -32,6 +34,12 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if s := r.String("x"); s != "x" {
 		t.Errorf("string %q", s)
+	}
+	if ss := r.Strings("l"); len(ss) != 3 || ss[0] != "a" || ss[1] != "" || ss[2] != "bc" {
+		t.Errorf("strings %q", ss)
+	}
+	if ss := r.Strings("empty"); ss != nil {
+		t.Errorf("empty strings %q", ss)
 	}
 	if err := r.Done(); err != nil {
 		t.Error(err)
@@ -56,6 +64,7 @@ func TestHostile(t *testing.T) {
 		"varint overflow":     {[]byte("MAG\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02"), func(r *Reader) { r.Uint("u", 1<<64-1) }},
 		"truncated varint":    {[]byte("MAG\x01\x80"), func(r *Reader) { r.Uint("u", 1<<64-1) }},
 		"bytes left over":     {[]byte("MAG\x01\x00\x00"), func(r *Reader) { r.Bool("b") }},
+		"list past the end":   {[]byte("MAG\x01\x02\x01a\x05b"), func(r *Reader) { r.Strings("l") }},
 	} {
 		r := NewReader(c.b, "MAG\x01")
 		c.read(r)
