@@ -184,7 +184,7 @@ func Encode(r *Record) []byte {
 	b = wire.AppendBool(b, true)
 	b = wire.AppendBool(b, r.HasPaths)
 	b = wire.AppendBool(b, r.TopicIdx)
-	b = appendStrings(b, r.Indexed)
+	b = wire.AppendStrings(b, r.Indexed)
 	b = wire.AppendString(b, r.Title)
 	b = wire.AppendUint(b, uint64(len(r.Keys)))
 	for _, k := range r.Keys {
@@ -196,15 +196,7 @@ func Encode(r *Record) []byte {
 		b = wire.AppendString(b, m.Section)
 		b = wire.AppendString(b, m.Text)
 	}
-	return appendStrings(b, r.Imports)
-}
-
-func appendStrings(b []byte, ss []string) []byte {
-	b = wire.AppendUint(b, uint64(len(ss)))
-	for _, s := range ss {
-		b = wire.AppendString(b, s)
-	}
-	return b
+	return wire.AppendStrings(b, r.Imports)
 }
 
 // Decode returns the Record Encode stored: ErrOldRecord for bytes of
@@ -222,7 +214,7 @@ func Decode(b []byte) (*Record, error) {
 		return nil, ErrNotKept
 	}
 	r := &Record{HasPaths: rd.Bool("haspaths"), TopicIdx: rd.Bool("topicindex")}
-	r.Indexed = readStrings(rd, "indexed")
+	r.Indexed = rd.Strings("indexed")
 	r.Title = rd.String("title")
 	if n := rd.Count("keys", 1); n > 0 {
 		r.Keys = make([]uint64, n)
@@ -236,21 +228,9 @@ func Decode(b []byte) (*Record, error) {
 			r.Marks[i] = Mark{ID: rd.String("mark id"), Section: rd.String("mark section"), Text: rd.String("mark text")}
 		}
 	}
-	r.Imports = readStrings(rd, "imports")
+	r.Imports = rd.Strings("imports")
 	if err := rd.Done(); err != nil {
 		return nil, fmt.Errorf("docrecord: %w", err)
 	}
 	return r, nil
-}
-
-func readStrings(rd *wire.Reader, what string) []string {
-	n := rd.Count(what, 1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = rd.String(what)
-	}
-	return out
 }
