@@ -124,10 +124,10 @@ func validRef(ref string) bool {
 	return true
 }
 
-// CheckpointGit returns the branch and commit of a checkpoint read back
+// checkpointGit returns the branch and commit of a checkpoint read back
 // from continuity.jsonl, each "" unless well-formed (a branch git would
 // accept, a full hex commit id).
-func CheckpointGit(branch, commit string) (string, string) {
+func checkpointGit(branch, commit string) (string, string) {
 	if !validRef("refs/heads/" + branch) {
 		branch = ""
 	}

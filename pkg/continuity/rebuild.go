@@ -249,7 +249,7 @@ func rebuildOne(tx *bolt.Tx, r *source.Record, res *Rebuilt, cps map[string]stri
 		c := store.Checkpoint{ID: "cp-" + r.Time.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:4]),
 			Kind: store.CheckpointManual, Time: r.Time.UTC(), Summary: summary, Phase: phase,
 			Scope: store.ScopeProject, Status: store.StatusValid}
-		c.Branch, c.Commit = CheckpointGit(r.Branch, r.Commit)
+		c.Branch, c.Commit = checkpointGit(r.Branch, r.Commit)
 		if r.ID != "" {
 			cps[r.ID] = c.ID
 		}
