@@ -9,6 +9,7 @@
 #   INTERMEM_BENCH_RUNS=1000 scripts/bench.sh
 #   INTERMEM_BENCH_HOOKS=1 scripts/bench.sh   the hook rows alone
 #   INTERMEM_BENCH_LARGE=0 scripts/bench.sh   without the 20,000-entry and 100,000-file scales
+#   INTERMEM_BENCH_LARGE=20k scripts/bench.sh without the 100,000-file scale
 #   INTERMEM_BENCH_SRC=DIR scripts/bench.sh   time the binaries of another checkout (a
 #                                             before/after comparison in one table's terms)
 #
