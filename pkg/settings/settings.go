@@ -24,14 +24,7 @@ const DefaultThreshold = 3
 
 // Threshold reads ThresholdVar (a positive integer) with a default of
 // DefaultThreshold.
-func Threshold(getenv Getenv) int {
-	if v := getenv(ThresholdVar); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n
-		}
-	}
-	return DefaultThreshold
-}
+func Threshold(getenv Getenv) int { return number(getenv, ThresholdVar, 1, DefaultThreshold) }
 
 // BudgetVar names the variable holding SessionStart's token budget.
 const BudgetVar = "INTERMEM_TOKEN_BUDGET"
@@ -41,14 +34,7 @@ const DefaultBudget = 1200
 
 // Budget reads BudgetVar (a positive integer), defaulting to
 // DefaultBudget.
-func Budget(getenv Getenv) int {
-	if v := strings.TrimSpace(getenv(BudgetVar)); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n
-		}
-	}
-	return DefaultBudget
-}
+func Budget(getenv Getenv) int { return number(getenv, BudgetVar, 1, DefaultBudget) }
 
 // IntervalVar names the variable holding the checkpoint interval in turns.
 const IntervalVar = "INTERMEM_CHECKPOINT_INTERVAL"
@@ -58,13 +44,20 @@ const DefaultInterval = 10
 
 // Interval reads IntervalVar: a non-negative integer, 0 switching hook
 // checkpoints off; anything else is the default.
-func Interval(getenv Getenv) int {
-	if v := strings.TrimSpace(getenv(IntervalVar)); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			return n
-		}
+func Interval(getenv Getenv) int { return number(getenv, IntervalVar, 0, DefaultInterval) }
+
+// number is the one rule for a numeric setting: the variable name holds a
+// decimal integer (strconv.Atoi: an optional sign, no spaces inside, no
+// other base) of at least least, spaces around it ignored; unset, empty,
+// junk, too large for an int or below least, it is def. The hook front
+// and the full hooks read every setting through it, so they agree on the
+// render cache's key (Budget and Threshold are in it) and on the turn
+// that takes a checkpoint.
+func number(getenv Getenv, name string, least, def int) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv(name))); err == nil && n >= least {
+		return n
 	}
-	return DefaultInterval
+	return def
 }
 
 // ModeVar names the variable that selects meta mode ("meta").
