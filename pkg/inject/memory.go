@@ -195,6 +195,8 @@ type memSet struct {
 	// docs are the catalog's records of documents, taken in the same read
 	// transaction as the memory files' parses (loaded.go).
 	docs docRecords
+	// parsed counts the files parsed here, with no stored parse to use.
+	parsed int
 }
 
 // memList is a listing of the memory directory (listMem): the files a
@@ -365,6 +367,7 @@ func (ml *memList) derive(deps *Deps, ix *Index) *memSet {
 			continue
 		}
 		f := automem.ParseMeasured(lf.name, b)
+		out.parsed++
 		if f.SafeName != f.Name && deps != nil {
 			deps.MarkSecret()
 		}

@@ -132,15 +132,23 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			h.Input.Event, cli.Thousands(pr.Done), cli.Thousands(pr.Files), time.Since(start).Round(time.Millisecond))
 	}
 	if ending && ctx.Err() == nil {
-		// The session is over: bring the other sources up to date in the
-		// catalog, for the next session start to read.
+		// The session is over: store again the memory files' parses of
+		// another version (rerecord.go), and bring the other sources up to
+		// date in the catalog, for the next session start to read.
+		deadline := time.Now().Add(CatalogBudget)
+		if n, all, err := Rerecord(s, l, h.Now, deadline, h.Logf); err != nil {
+			h.Logf("SessionEnd: re-recording memory files: %v", err)
+		} else if !all {
+			h.Logf("SessionEnd: %s memory %s re-recorded (stored parses of another version or damaged); the rest at the next session end",
+				cli.Thousands(n), cli.Plural(n, "file", "files"))
+		}
 		cfg, err := config.Read(p.StateDir)
 		if err != nil {
 			return nil, err
 		}
 		env := source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: h.Env.Get("HOME"), ConfigDir: project.ConfigDir(h.Env)}
 		if _, err := RefreshCatalog(s, Refresh{Env: env, Switches: cfg.Sources, Now: h.Now,
-			Deadline: time.Now().Add(CatalogBudget), Logf: h.Logf}); err != nil {
+			Deadline: deadline, Logf: h.Logf}); err != nil {
 			return nil, err
 		}
 	}
