@@ -650,3 +650,42 @@ func TestUnchangedSeesPointerTargetAppear(t *testing.T) {
 		}
 	})
 }
+
+// Rank reads no entry until one is asked for, and a hit it reads is the
+// one Search returns at the same rank, with the confidence and status of
+// the entry's whole overlay.
+func TestRankReadsOnDemand(t *testing.T) {
+	f := newFixture(t)
+	f.update(func(c *Catalog) {})
+	f.view(func(c *Catalog) {
+		q := Query{Text: "deploy staging mypy auth", Now: f.now}
+		want, err := c.Search(q)
+		if err != nil || len(want) < 3 {
+			t.Fatalf("search: %v, %d hits, want at least 3", err, len(want))
+		}
+		r, err := c.Rank(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Len() != len(want) {
+			t.Fatalf("Rank holds %d candidates, Search returned %d", r.Len(), len(want))
+		}
+		before := store.Accesses()
+		h, ok := r.Hit(1)
+		one := store.Accesses() - before
+		if !ok || h.ID != want[1].ID || h.Source != want[1].Source || h.Title != want[1].Title || h.Score != want[1].Score {
+			t.Fatalf("Hit(1) = %v %+v, Search's second hit %+v", ok, h, want[1])
+		}
+		// Its entry, fact, overlay record and promotion (none validated
+		// here, so no check is read): no sighting, no other entry.
+		if one != 4 {
+			t.Errorf("reading one hit made %d record accesses, want 4", one)
+		}
+		for _, w := range want {
+			o := c.Overlay(w.ID)
+			if w.Overlay.Confidence != o.Confidence || w.Overlay.Status != o.Status || w.Overlay.Known != o.Known {
+				t.Errorf("hit %s: confidence %v status %q, its overlay %v %q", w.ID, w.Overlay.Confidence, w.Overlay.Status, o.Confidence, o.Status)
+			}
+		}
+	})
+}

@@ -59,6 +59,26 @@ func (c *Catalog) Overlay(id string) Overlay {
 }
 
 func overlayOf(tx *store.CatalogTx, id string) Overlay {
+	o := judged(tx, id)
+	if s, ok := tx.Seen(id); ok {
+		o.FirstSeen, o.LastSeen, o.Sessions, o.Replaced = s.FirstSeen, s.LastSeen, s.Sessions, s.Prev
+		// The Stop hook records who first saw an auto-memory entry with its
+		// sightings (an overlay write there would bump the generation).
+		if o.Agent == "" && o.AgentType == "" {
+			o.Agent, o.AgentType = s.Agent, s.AgentType
+		}
+		if o.Session == "" {
+			o.Session = s.FirstSession
+		}
+	}
+	return o
+}
+
+// judged is the overlay of id without its sightings: what validation and
+// promotion say (confidence, status, the cited files' blobs, the writer
+// its overlay record names), all a search result shows. A sighting is
+// the costliest record to join (store.CatalogTx.Seen).
+func judged(tx *store.CatalogTx, id string) Overlay {
 	o := Overlay{Confidence: score.Base, Status: StatusUnvalidated}
 	setConf := func(conf float64, at time.Time, status string) {
 		o.Confidence, o.Known, o.Validated = conf, true, at
@@ -84,17 +104,6 @@ func overlayOf(tx *store.CatalogTx, id string) Overlay {
 		o.Commit, o.Blobs = r.Commit, r.Blobs
 		o.Agent, o.AgentType, o.Session = r.Agent, r.AgentType, r.Session
 		o.PromotedBy, o.ArchivedBy = r.PromotedBy, r.ArchivedBy
-	}
-	if s, ok := tx.Seen(id); ok {
-		o.FirstSeen, o.LastSeen, o.Sessions, o.Replaced = s.FirstSeen, s.LastSeen, s.Sessions, s.Prev
-		// The Stop hook records who first saw an auto-memory entry with its
-		// sightings (an overlay write there would bump the generation).
-		if o.Agent == "" && o.AgentType == "" {
-			o.Agent, o.AgentType = s.Agent, s.AgentType
-		}
-		if o.Session == "" {
-			o.Session = s.FirstSession
-		}
 	}
 	if p, ok := tx.Promoted(id); ok {
 		o.Promoted = &p

@@ -25,19 +25,64 @@ type Query struct {
 	Now time.Time
 }
 
-// Hit is one search result: the entry, what intermem knows of it, and its
-// score (relevance adjusted by confidence and recency; see pkg/search).
+// Hit is one search result: the entry, what validation and promotion say
+// of it, and its score (relevance adjusted by confidence and recency; see
+// pkg/search). Its Overlay leaves the entry's sightings out (FirstSeen,
+// LastSeen, Sessions, Replaced, and the agent and session of its first
+// sighting when its overlay record does not name them): a result shows
+// the confidence and status, and Get has the rest.
 type Hit struct {
 	Entry
 	Overlay Overlay
 	Score   float64
 }
 
+// Ranked is a search's candidates, best first, as the index ranked them.
+// An entry and its overlay are read from the store only when Hit asks for
+// one, so a caller that shows ten of thirty candidates reads ten (each
+// read is a few lookups scattered over the store's pages, which a fresh
+// process maps in one fault at a time).
+type Ranked struct {
+	c    *Catalog
+	hits []search.Hit
+}
+
+// Len is how many candidates r holds.
+func (r *Ranked) Len() int { return len(r.hits) }
+
+// Hit reads the candidate at rank i; false when the store no longer holds
+// its entry (a caller skips it, as Search does).
+func (r *Ranked) Hit(i int) (Hit, bool) {
+	h := &r.hits[i]
+	e, ok := r.c.tx.Entry(h.ID, h.Source)
+	if !ok {
+		return Hit{}, false
+	}
+	return Hit{Entry: fromStore(&e), Overlay: judged(r.c.tx, h.ID), Score: h.Score}, true
+}
+
 // Search ranks the live entries of the enabled sources by relevance to
-// q.Text, then confidence and recency; stale entries are ranked like any
-// other and marked by their overlay's Status. A filter naming an unknown
-// or switched-off source is an error (ErrUnknownSource, ErrSwitchedOff).
+// q.Text, then confidence and recency, and reads every hit (Rank reads
+// them on demand); stale entries are ranked like any other and marked by
+// their overlay's Status. A filter naming an unknown or switched-off
+// source is an error (ErrUnknownSource, ErrSwitchedOff).
 func (c *Catalog) Search(q Query) ([]Hit, error) {
+	r, err := c.Rank(q)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hit
+	for i := range r.Len() {
+		if h, ok := r.Hit(i); ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// Rank is Search without reading the hits: the best q.Limit candidates,
+// in order, from the index alone.
+func (c *Catalog) Rank(q Query) (*Ranked, error) {
 	if err := c.CheckSources(q.Sources); err != nil {
 		return nil, err
 	}
@@ -49,22 +94,15 @@ func (c *Catalog) Search(q Query) ([]Hit, error) {
 			}
 		}
 		if len(srcs) == 0 {
-			return nil, nil
+			return &Ranked{c: c}, nil
 		}
 	}
 	x, err := c.Index()
 	if err != nil {
 		return nil, err
 	}
-	var out []Hit
-	for _, h := range x.Search(q.Text, search.Options{Sources: srcs, Since: q.Since, Until: q.Until, Limit: q.Limit, Now: q.Now}) {
-		e, ok := c.tx.Entry(h.ID, h.Source)
-		if !ok {
-			continue
-		}
-		out = append(out, Hit{Entry: fromStore(&e), Overlay: c.Overlay(h.ID), Score: h.Score})
-	}
-	return out, nil
+	hits := x.Search(q.Text, search.Options{Sources: srcs, Since: q.Since, Until: q.Until, Limit: q.Limit, Now: q.Now})
+	return &Ranked{c: c, hits: hits}, nil
 }
 
 // Settle stores the search index when what it ranks by (the entries, or

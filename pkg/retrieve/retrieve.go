@@ -215,25 +215,41 @@ type Result struct {
 // marked by Status). A filter naming an unknown or switched-off source
 // is an error wrapping catalog.ErrUnknownSource or catalog.ErrSwitchedOff.
 func (v *View) Search(q Query) ([]Result, error) {
+	rk, err := v.rank(q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, rk.Len())
+	for i := range rk.Len() {
+		if r, ok := v.result(rk, i); ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// rank is Search's candidates, read on demand (result).
+func (v *View) rank(q Query) (*catalog.Ranked, error) {
 	if err := v.Catalog.CheckSources(q.Sources); err != nil {
 		return nil, err
 	}
 	if len(search.QueryTerms(q.Text)) == 0 {
 		return nil, ErrNoTerms
 	}
-	hits, err := v.Catalog.Search(q)
-	if err != nil {
-		return nil, err
+	return v.Catalog.Rank(q)
+}
+
+// result reads the candidate at rank i of rk as a Result; false when the
+// store no longer holds its entry.
+func (v *View) result(rk *catalog.Ranked, i int) (Result, bool) {
+	h, ok := rk.Hit(i)
+	if !ok {
+		return Result{}, false
 	}
-	out := make([]Result, 0, len(hits))
-	for i := range hits {
-		h := &hits[i]
-		out = append(out, Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
-			Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
-			Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry),
-			Scope: ScopeOf(&h.Entry.Entry), Project: v.Project.Root})
-	}
-	return out, nil
+	return Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
+		Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
+		Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry),
+		Scope: ScopeOf(&h.Entry.Entry), Project: v.Project.Root}, true
 }
 
 // dateOf is the date a search filters an entry by: its own, else when the

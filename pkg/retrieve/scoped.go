@@ -106,24 +106,68 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 	}
 	out := &Scoped{}
 	var hits []Result
-	busy := false // the project's store was busy: do not wait for it twice
+	// The memories in no catalog: this project's of scope session, the
+	// user's. A --source filter names catalog sources, so it leaves them
+	// out unless it names ScopedSource. They are read (extras) before the
+	// project's hits, inside its read when the catalog is searched: their
+	// hits decide how many of its candidates are read.
+	var (
+		extraHits []Result
+		registry  []store.UserProject
+	)
+	sourceOK := len(q.Sources) == 0
+	for _, s := range q.Sources {
+		sourceOK = sourceOK || s == ScopedSource
+	}
+	extras := func(busy bool) {
+		var extra []scopedDoc
+		if want(store.ScopeSession) && sourceOK && busy {
+			// The project's store was busy: do not wait for it twice.
+			out.Notes = append(out.Notes, "memories of scope session not searched: the store is busy")
+		} else if want(store.ScopeSession) && sourceOK {
+			ds, err := sessionDocs(p, opt.Wait, q.Session)
+			if err != nil {
+				out.Notes = append(out.Notes, fmt.Sprintf("memories of scope session not searched: %v", err))
+			}
+			extra = append(extra, ds...)
+		}
+		if (want(store.ScopeUser) && sourceOK) || q.AllProjects {
+			ds, reg, err := userDocs(env, opt.Wait, want(store.ScopeUser) && sourceOK)
+			switch {
+			case errors.Is(err, store.ErrNotExist):
+			case err != nil:
+				out.Notes = append(out.Notes, fmt.Sprintf("%v: memories of scope user not searched, this project's searched alone", err))
+			}
+			extra, registry = append(extra, ds...), reg
+		}
+		extraHits = rankDocs(extra, q.Query, limit)
+	}
 	catalogScopes := want(store.ScopeProject) || want(store.ScopePhase)
 	searchProject := func(pp *project.Project) error {
 		return Read(env, pp, opt, func(v *View) error {
 			out.Notes = append(out.Notes, v.Notes...)
 			if pp == p {
-				busy = v.busy
 				out.Warnings = append(out.Warnings, v.Warnings...)
 			}
 			cq := q.Query
 			cq.Limit = limit * 3 // the scope filter drops some
-			rs, err := v.Search(cq)
+			rk, err := v.rank(cq)
 			if err != nil {
 				return err
 			}
-			for _, r := range rs {
-				if want(r.Scope) {
+			if pp == p {
+				extras(v.busy)
+			}
+			// Alone, the project's hits are shown in their order, the
+			// first limit distinct ids of the wanted scopes: no more are
+			// read. Hits from other indexes are scored again with every
+			// candidate (rerankUnion), so then all are read.
+			all := len(extraHits) > 0 || q.AllProjects
+			ids := map[string]bool{}
+			for i := 0; i < rk.Len() && (all || len(ids) < limit); i++ {
+				if r, ok := v.result(rk, i); ok && want(r.Scope) {
 					hits = append(hits, r)
+					ids[r.ID] = true
 				}
 			}
 			return nil
@@ -136,35 +180,9 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 		}
 	} else if len(search.QueryTerms(q.Text)) == 0 {
 		return nil, ErrNoTerms
+	} else {
+		extras(false)
 	}
-	// The memories in no catalog: this project's of scope session, the
-	// user's. A --source filter names catalog sources, so it leaves them
-	// out unless it names ScopedSource.
-	var extra []scopedDoc
-	sourceOK := len(q.Sources) == 0
-	for _, s := range q.Sources {
-		sourceOK = sourceOK || s == ScopedSource
-	}
-	if want(store.ScopeSession) && sourceOK && busy {
-		out.Notes = append(out.Notes, "memories of scope session not searched: the store is busy")
-	} else if want(store.ScopeSession) && sourceOK {
-		ds, err := sessionDocs(p, opt.Wait, q.Session)
-		if err != nil {
-			out.Notes = append(out.Notes, fmt.Sprintf("memories of scope session not searched: %v", err))
-		}
-		extra = append(extra, ds...)
-	}
-	var registry []store.UserProject
-	if (want(store.ScopeUser) && sourceOK) || q.AllProjects {
-		ds, reg, err := userDocs(env, opt.Wait, want(store.ScopeUser) && sourceOK)
-		switch {
-		case errors.Is(err, store.ErrNotExist):
-		case err != nil:
-			out.Notes = append(out.Notes, fmt.Sprintf("%v: memories of scope user not searched, this project's searched alone", err))
-		}
-		extra, registry = append(extra, ds...), reg
-	}
-	extraHits := rankDocs(extra, q.Query, limit)
 	rerank := len(extraHits) > 0 && len(hits) > 0
 	hits = append(hits, extraHits...)
 	if q.AllProjects && catalogScopes {
