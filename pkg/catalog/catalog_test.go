@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -686,6 +687,107 @@ func TestRankReadsOnDemand(t *testing.T) {
 			if w.Overlay.Confidence != o.Confidence || w.Overlay.Status != o.Status || w.Overlay.Known != o.Known {
 				t.Errorf("hit %s: confidence %v status %q, its overlay %v %q", w.ID, w.Overlay.Confidence, w.Overlay.Status, o.Confidence, o.Status)
 			}
+		}
+	})
+}
+
+// TestIndexDelta: once a base is stored, a writer's change is stored as a
+// delta of the ids it changed (an entry, an overlay), which a read-only
+// search decodes; a damaged delta or base is built again, never trusted;
+// past maxDelta changed ids a new base is built and the ids forgotten.
+func TestIndexDelta(t *testing.T) {
+	f := newFixture(t)
+	f.update(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var authID string
+	f.view(func(c *Catalog) {
+		hits, err := c.Search(Query{Text: "auth middleware cancellation", Now: f.now})
+		if err != nil || len(hits) == 0 || hits[0].Source != "clavain" {
+			t.Fatalf("hits %v %+v", err, hits)
+		}
+		authID = hits[0].ID
+	})
+	// An overlay write: the entry is indexed again, stale.
+	f.update(func(c *Catalog) {
+		if err := c.tx.PutOverlay(authID, &store.Overlay{Confidence: 0.1, Status: StatusStale, Validated: f.now}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.tx.IndexChanged(); !slices.Equal(got, []string{authID}) {
+			t.Errorf("changed %q, want %q", got, authID)
+		}
+	})
+	stale := func(c *Catalog) bool {
+		t.Helper()
+		hits, err := c.Search(Query{Text: "auth middleware cancellation", Now: f.now})
+		if err != nil || len(hits) == 0 || hits[0].ID != authID {
+			t.Fatalf("hits %v %+v", err, hits)
+		}
+		return hits[0].Overlay.Status == StatusStale
+	}
+	f.view(func(c *Catalog) {
+		if b, at := c.tx.Index(); b == nil || at != c.tx.Generation() || c.tx.IndexDelta() == nil {
+			t.Fatalf("index at %d of %d, delta %d bytes", at, c.tx.Generation(), len(c.tx.IndexDelta()))
+		}
+		x, err := c.Index()
+		if err != nil || x.Len() != len(c.Entries()) {
+			t.Fatalf("index of %d documents, %d entries: %v", x.Len(), len(c.Entries()), err)
+		}
+		if !stale(c) {
+			t.Error("the delta's overlay is not the one searched")
+		}
+	})
+	// A damaged delta, then a damaged base: built again, the same answer.
+	for _, key := range []string{"index_delta", "index"} {
+		if err := f.st.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(store.BucketCatMeta).Put([]byte(key), []byte("IMSX\x02\xff\xff"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		f.view(func(c *Catalog) {
+			if !stale(c) {
+				t.Errorf("damaged %s: the entry is not stale", key)
+			}
+		})
+	}
+	// The writer's Settle builds the damaged base again, at the generation.
+	f.update(func(c *Catalog) {
+		if err := c.tx.PutOverlay(authID, &store.Overlay{Confidence: 0.9, Status: StatusOK, Validated: f.now}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if b, at := c.tx.Index(); at != c.tx.Generation() || c.tx.IndexDelta() != nil || len(c.tx.IndexChanged()) != 0 {
+			t.Errorf("a new base: at %d of %d, %d bytes, delta %d bytes, changed %q", at, c.tx.Generation(), len(b), len(c.tx.IndexDelta()), c.tx.IndexChanged())
+		}
+		if stale(c) {
+			t.Error("the new base has the old overlay")
+		}
+	})
+	// More ids changed than maxDelta allows: a new base, the ids forgotten.
+	f.update(func(c *Catalog) {
+		for i := range maxDelta(len(c.Entries())) + 1 {
+			if err := c.tx.PutOverlay(fmt.Sprintf("id%03d", i), &store.Overlay{Confidence: 0.5}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.SettleDelta(); err != nil {
+			t.Fatal(err)
+		}
+		if _, at := c.tx.Index(); at == c.tx.Generation() {
+			t.Error("SettleDelta built a new base")
+		}
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+		if _, at := c.tx.Index(); at != c.tx.Generation() || c.tx.IndexDelta() != nil || len(c.tx.IndexChanged()) != 0 {
+			t.Errorf("past maxDelta: at %d of %d, delta %d bytes, changed %d", at, c.tx.Generation(), len(c.tx.IndexDelta()), len(c.tx.IndexChanged()))
 		}
 	})
 }

@@ -110,16 +110,37 @@ func (c *Catalog) Rank(q Query) (*Ranked, error) {
 // writer calls it last in its writable transaction, after its own overlay
 // writes, so that the read-only commands and intermem-mcp, which cannot
 // store it, decode the index in place instead of building it at every
-// search. With a read-only transaction it does nothing.
+// search. Usually that stores a delta of the entries changed since the
+// base (see Index); past maxDelta of them, a new base. With a read-only
+// transaction it does nothing.
 func (c *Catalog) Settle() error {
+	if !c.current() {
+		_, err := c.index(true)
+		return err
+	}
+	return nil
+}
+
+// SettleDelta is Settle for a hook (SessionEnd's refresh), whose memory is
+// bounded: it stores the index when a delta over the stored base brings it
+// up to date, and leaves it for the next command's Settle when that takes
+// building a new base (none stored, or too many entries changed).
+func (c *Catalog) SettleDelta() error {
+	if !c.current() {
+		_, err := c.index(false)
+		return err
+	}
+	return nil
+}
+
+// current reports whether there is nothing for Settle to store: the
+// transaction is read-only, or the stored index is at the generation.
+func (c *Catalog) current() bool {
 	if !c.tx.Persistent() {
-		return nil
+		return true
 	}
-	if b, at := c.tx.Index(); b != nil && at == c.tx.Generation() {
-		return nil
-	}
-	_, err := c.Index()
-	return err
+	b, at := c.tx.Index()
+	return b != nil && at == c.tx.Generation()
 }
 
 // SettleStore is Settle for a writable transaction that did not build the
@@ -129,31 +150,46 @@ func SettleStore(tx *store.CatalogTx) error {
 	return (&Catalog{tx: tx}).Settle()
 }
 
-// Index returns the search index over every live entry the catalog holds:
-// the stored one, decoded in place, while it is current; else a new one,
-// stored when the transaction is writable. Its bytes are valid only inside
-// the transaction.
-func (c *Catalog) Index() (*search.Index, error) {
+// maxDelta is how many ids may have changed since the index's base was
+// built before a new base is built instead of a delta: an eighth of the
+// base, so that a delta costs at most about an eighth of a base to build
+// and to read past, and the average field lengths it is normalised by
+// (the base's) are those of most of the collection.
+func maxDelta(base int) int { return base/8 + 64 }
+
+// Index returns the search index over every live entry the catalog holds,
+// its bytes valid only inside the transaction. It is stored in two parts
+// (store.CatalogTx.Index): a base over every entry, and a delta over it
+// of the entries whose ids changed since (search.BuildDelta, search.Stack).
+// While they are at the catalog's generation both are decoded in place;
+// else, when a base decodes and at most maxDelta ids changed, the delta
+// is built again over those ids' entries alone (reading no other entry);
+// else a new base is built over every entry. What is built is stored when
+// the transaction is writable. A part that does not decode is built
+// again, never trusted.
+func (c *Catalog) Index() (*search.Index, error) { return c.index(true) }
+
+// index is Index; without full, a new base is not built (nil, nil).
+func (c *Catalog) index(full bool) (*search.Index, error) {
 	gen := c.tx.Generation()
-	if b, at := c.tx.Index(); b != nil && at == gen && (c.tx.Persistent() || !c.changed) {
-		x, err := search.DecodeShared(b)
-		if err == nil {
-			return x, nil
+	raw, at := c.tx.Index()
+	if raw != nil {
+		if base, err := search.DecodeShared(raw); err == nil {
+			x, err := c.delta(base, at == gen, gen)
+			if x != nil || err != nil {
+				return x, err
+			}
 		}
-		// A damaged index is rebuilt below.
+		// A damaged base, or too much changed: a new base below.
+	}
+	if !full {
+		return nil, nil
 	}
 	var docs []search.Doc
 	err := c.tx.Entries(func(e *store.CatalogEntry) error {
-		if !e.Gone.IsZero() {
-			return nil
+		if e.Gone.IsZero() {
+			docs = append(docs, docOf(c.tx, e))
 		}
-		d := search.FromEntry(&e.Entry)
-		if d.Date.IsZero() {
-			d.Date = e.FirstSeen
-		}
-		o := overlayOf(c.tx, e.ID)
-		d.Confidence, d.Stale = o.Confidence, o.Status == StatusStale
-		docs = append(docs, d)
 		return nil
 	})
 	if err != nil {
@@ -166,4 +202,52 @@ func (c *Catalog) Index() (*search.Index, error) {
 		}
 	}
 	return x, nil
+}
+
+// delta returns base with its delta stacked on it: the stored one when
+// current says it is at the generation and it decodes, else one built
+// over the ids changed since base (stored when the transaction is
+// writable); nil when more than maxDelta ids changed.
+func (c *Catalog) delta(base *search.Index, current bool, gen uint64) (*search.Index, error) {
+	if current {
+		raw := c.tx.IndexDelta()
+		if raw == nil {
+			return base, nil
+		}
+		if d, err := search.DecodeShared(raw); err == nil {
+			return search.Stack(base, d), nil
+		}
+		// A damaged delta is built again.
+	}
+	ids := c.tx.IndexChanged()
+	if len(ids) > maxDelta(base.Len()) {
+		return nil, nil
+	}
+	var docs []search.Doc
+	for _, id := range ids {
+		for _, e := range c.tx.EntriesOf(id) {
+			if e.Gone.IsZero() {
+				docs = append(docs, docOf(c.tx, &e))
+			}
+		}
+	}
+	d := search.BuildDelta(base, docs, ids)
+	if c.tx.Persistent() {
+		if err := c.tx.PutIndexDelta(d.Encode(), gen); err != nil {
+			return nil, fmt.Errorf("catalog: store index delta: %w", err)
+		}
+	}
+	return search.Stack(base, d), nil
+}
+
+// docOf is what the index knows of a live entry: its fields, its date
+// (else when it was first seen), its overlay's confidence and staleness.
+func docOf(tx *store.CatalogTx, e *store.CatalogEntry) search.Doc {
+	d := search.FromEntry(&e.Entry)
+	if d.Date.IsZero() {
+		d.Date = e.FirstSeen
+	}
+	o := overlayOf(tx, e.ID)
+	d.Confidence, d.Stale = o.Confidence, o.Status == StatusStale
+	return d
 }

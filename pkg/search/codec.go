@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"unsafe"
+
+	"github.com/intermem/intermem/pkg/wire"
 )
 
 // ErrCorrupt is returned by Decode for bytes that are not an index Encode
@@ -13,42 +16,46 @@ import (
 var ErrCorrupt = errors.New("search index is corrupt")
 
 // magic starts every encoded index; its last byte is the format version.
-const magic = "IMSX\x01"
+// Version 2 added the average field lengths and the replaced ids (a delta).
+const magic = "IMSX\x02"
 
-// Encode returns the index as bytes that Decode reads back:
+// Encode returns the segment as bytes that Decode reads back (of a stacked
+// index, the delta's own documents: base and delta are stored apart). The
+// tables are package wire's values:
 //
 //	magic
-//	sources: count, then each as length and bytes
-//	documents: count, then each as id (length, bytes), source number,
-//	           day number (zig-zag), confidence (2 bytes), stale (1 byte)
-//	terms, sorted: count, then each as term (length, bytes), postings count,
-//	           postings byte length
-//	postings of each term in term order: document number delta, weight
-//	           (2 bytes)
+//	average field lengths: 4 unsigned, each a float64's bits
+//	replaced ids: strings
+//	sources: strings
+//	documents: count, then each as id (string), source number (unsigned),
+//	           day number (signed), confidence (unsigned, at most 65535),
+//	           stale (bool)
+//	terms, sorted: count, then each as term (string), postings count,
+//	           postings byte length (unsigned)
+//	postings of each term in term order: document number delta (uvarint),
+//	           weight (2 bytes, little-endian)
 //
-// Counts, lengths and numbers are unsigned varints; fixed-size values are
-// little-endian.
+// The postings are the record's rest, read term by term when a query asks
+// (decodePostings), not by the wire.Reader that reads the tables.
 func (x *Index) Encode() []byte {
+	x = x.segment()
 	terms := x.termList()
 	b := []byte(magic)
-	b = binary.AppendUvarint(b, uint64(len(x.sources)))
-	for _, s := range x.sources {
-		b = appendString(b, s)
+	for _, a := range x.avg {
+		b = wire.AppendUint(b, math.Float64bits(a))
 	}
-	b = binary.AppendUvarint(b, uint64(len(x.docs)))
+	b = wire.AppendStrings(b, x.replaced)
+	b = wire.AppendStrings(b, x.sources)
+	b = wire.AppendUint(b, uint64(len(x.docs)))
 	for _, d := range x.docs {
-		b = appendString(b, d.id)
-		b = binary.AppendUvarint(b, uint64(d.source))
-		b = binary.AppendVarint(b, int64(d.days))
-		b = binary.LittleEndian.AppendUint16(b, d.conf)
-		if d.stale {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
+		b = wire.AppendString(b, d.id)
+		b = wire.AppendUint(b, uint64(d.source))
+		b = wire.AppendInt(b, int64(d.days))
+		b = wire.AppendUint(b, uint64(d.conf))
+		b = wire.AppendBool(b, d.stale)
 	}
 	var blob []byte
-	b = binary.AppendUvarint(b, uint64(len(terms)))
+	b = wire.AppendUint(b, uint64(len(terms)))
 	for _, t := range terms {
 		ps := x.postings(t)
 		start := len(blob)
@@ -58,9 +65,9 @@ func (x *Index) Encode() []byte {
 			blob = binary.LittleEndian.AppendUint16(blob, p.w)
 			prev = p.doc
 		}
-		b = appendString(b, t)
-		b = binary.AppendUvarint(b, uint64(len(ps)))
-		b = binary.AppendUvarint(b, uint64(len(blob)-start))
+		b = wire.AppendString(b, t)
+		b = wire.AppendUint(b, uint64(len(ps)))
+		b = wire.AppendUint(b, uint64(len(blob)-start))
 	}
 	return append(b, blob...)
 }
@@ -81,63 +88,6 @@ func (x *Index) termList() []string {
 	return out
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// reader reads an encoded index, remembering the first error.
-type reader struct {
-	s   string
-	off int
-	err error
-}
-
-func (r *reader) fail(what string) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: bad %s at byte %d", ErrCorrupt, what, r.off)
-	}
-}
-
-func (r *reader) uvarint(what string, limit uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := uvarintString(r.s[r.off:])
-	if n <= 0 || v > limit {
-		r.fail(what)
-		return 0
-	}
-	r.off += n
-	return v
-}
-
-func (r *reader) varint(what string) int64 {
-	u := r.uvarint(what, 1<<63-1|1<<63)
-	return int64(u>>1) ^ -int64(u&1)
-}
-
-func (r *reader) str(what string) string {
-	n := r.uvarint(what, uint64(len(r.s)))
-	if r.err != nil || r.off+int(n) > len(r.s) {
-		r.fail(what)
-		return ""
-	}
-	s := r.s[r.off : r.off+int(n)]
-	r.off += int(n)
-	return s
-}
-
-func (r *reader) fixed(what string, n int) string {
-	if r.err != nil || r.off+n > len(r.s) {
-		r.fail(what)
-		return ""
-	}
-	s := r.s[r.off : r.off+n]
-	r.off += n
-	return s
-}
-
 // uvarintString is binary.Uvarint over a string, without copying it.
 func uvarintString(s string) (uint64, int) {
 	var x uint64
@@ -156,11 +106,11 @@ func uvarintString(s string) (uint64, int) {
 	return 0, 0
 }
 
-// Decode reads an index that Encode wrote. It copies data once and keeps
+// Decode reads a segment that Encode wrote. It copies data once and keeps
 // the postings encoded until a query reads them. Any inconsistency is
 // ErrCorrupt; Decode never panics on hostile bytes.
 func Decode(data []byte) (*Index, error) {
-	return decode(string(data))
+	return decode(wire.NewReader(data, magic))
 }
 
 // DecodeShared is Decode without the copy: the index reads data in place,
@@ -170,75 +120,78 @@ func Decode(data []byte) (*Index, error) {
 // instance within the bbolt read transaction it came from.
 func DecodeShared(data []byte) (*Index, error) {
 	if len(data) == 0 {
-		return decode("")
+		return decode(wire.NewStringReader("", magic))
 	}
-	return decode(unsafe.String(&data[0], len(data)))
+	return decode(wire.NewStringReader(unsafe.String(&data[0], len(data)), magic))
 }
 
-func decode(s string) (*Index, error) {
-	r := &reader{s: s}
-	if len(r.s) < len(magic) || r.s[:len(magic)] != magic {
-		return nil, fmt.Errorf("%w: not an index of this version", ErrCorrupt)
-	}
-	r.off = len(magic)
+func decode(r *wire.Reader) (*Index, error) {
 	x := &Index{}
-	nSources := r.uvarint("source count", 1<<16)
-	for i := uint64(0); i < nSources && r.err == nil; i++ {
-		x.sources = append(x.sources, r.str("source name"))
-	}
-	nDocs := r.uvarint("document count", uint64(len(r.s)))
-	if r.err == nil {
-		x.docs = make([]docMeta, 0, nDocs)
-	}
-	for i := uint64(0); i < nDocs && r.err == nil; i++ {
-		var d docMeta
-		d.id = r.str("document id")
-		d.source = uint16(r.uvarint("document source", max(nSources, 1)-1))
-		days := r.varint("document date")
-		if days < -1<<31 || days > 1<<31-1 {
-			r.fail("document date")
+	for f := range x.avg {
+		a := math.Float64frombits(r.Uint("average field length", math.MaxUint64))
+		if r.Err() == nil && !(a >= 1 && !math.IsInf(a, 1)) { // NaN fails too
+			return nil, fmt.Errorf("%w: average field length %v", ErrCorrupt, a)
 		}
-		d.days = int32(days)
-		if c := r.fixed("confidence", 2); c != "" {
-			d.conf = uint16(c[0]) | uint16(c[1])<<8
-		}
-		switch r.fixed("stale flag", 1) {
-		case "\x00":
-		case "\x01":
-			d.stale = true
-		default:
-			r.fail("stale flag")
-		}
-		x.docs = append(x.docs, d)
+		x.avg[f] = a
 	}
-	if nSources == 0 && nDocs > 0 {
-		r.fail("source count")
+	x.replaced = r.Strings("replaced ids")
+	for i := 1; i < len(x.replaced); i++ {
+		if x.replaced[i] <= x.replaced[i-1] {
+			return nil, fmt.Errorf("%w: replaced ids out of order", ErrCorrupt)
+		}
 	}
-	nTerms := r.uvarint("term count", uint64(len(r.s)))
-	if r.err == nil {
+	x.sources = r.Strings("sources")
+	nSources := len(x.sources)
+	if nSources > 1<<16 {
+		return nil, fmt.Errorf("%w: %d sources", ErrCorrupt, nSources)
+	}
+	// A document takes at least 5 bytes: id length, source, day,
+	// confidence, stale.
+	nDocs := r.Count("document count", 5)
+	if r.Err() == nil {
+		if nSources == 0 && nDocs > 0 {
+			return nil, fmt.Errorf("%w: documents without sources", ErrCorrupt)
+		}
+		x.docs = make([]docMeta, nDocs)
+	}
+	for i := 0; i < nDocs && r.Err() == nil; i++ {
+		d := &x.docs[i]
+		d.id = r.String("document id")
+		d.source = uint16(r.Uint("document source", uint64(max(nSources, 1)-1)))
+		d.days = int32(r.Int("document date", math.MinInt32, math.MaxInt32))
+		d.conf = uint16(r.Uint("confidence", math.MaxUint16))
+		d.stale = r.Bool("stale flag")
+	}
+	// A term takes at least 3 bytes: its length, count and size.
+	nTerms := r.Count("term count", 3)
+	if r.Err() == nil {
 		x.dict = make([]termRef, 0, nTerms)
 	}
 	var blobLen uint64
-	for i := uint64(0); i < nTerms && r.err == nil; i++ {
-		t := r.str("term")
-		count := r.uvarint("postings count", nDocs)
-		size := r.uvarint("postings size", uint64(len(r.s)))
+	for i := 0; i < nTerms && r.Err() == nil; i++ {
+		t := r.String("term")
+		count := r.Uint("postings count", uint64(nDocs))
+		size := r.Uint("postings size", math.MaxUint32)
+		if r.Err() != nil {
+			break
+		}
 		if i > 0 && t <= x.dict[i-1].term {
-			r.fail("term order")
+			return nil, fmt.Errorf("%w: terms out of order at %q", ErrCorrupt, t)
 		}
 		if count == 0 || size < 3*count || size > uint64(binary.MaxVarintLen32+2)*count {
-			r.fail("postings size")
+			return nil, fmt.Errorf("%w: term %q has %d postings in %d bytes", ErrCorrupt, t, count, size)
 		}
 		x.dict = append(x.dict, termRef{term: t, off: uint32(blobLen), count: uint32(count)})
 		blobLen += size
 	}
-	if r.err != nil {
-		return nil, r.err
+	blob := r.Rest()
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	if uint64(len(r.s)-r.off) != blobLen || blobLen > 1<<32-1 {
-		return nil, fmt.Errorf("%w: postings are %d bytes, the terms say %d", ErrCorrupt, len(r.s)-r.off, blobLen)
+	if uint64(len(blob)) != blobLen || blobLen > 1<<32-1 {
+		return nil, fmt.Errorf("%w: postings are %d bytes, the terms say %d", ErrCorrupt, len(blob), blobLen)
 	}
-	x.blob = r.s[r.off:]
+	x.blob = blob
 	return x, nil
 }
 

@@ -10,7 +10,9 @@
 //	tf~(t,d) = Σ_f w_f · tf_f(t,d) / (1 − b_f + b_f · len_f(d) / avglen_f)
 //
 // and the score of d for a query is Σ_t idf(t) · tf~ / (k1 + tf~), with
-// k1 = 1.2 and idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)). Terms are
+// k1 = 1.2 and idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)). avglen_f is
+// the average over the collection when its base segment was built (see
+// Segments); N and df are always the collection's as it is. Terms are
 // analysed the same way in documents and queries: words split at anything
 // that is not a letter or digit, camelCase parts, stopwords dropped, Porter2
 // stems, pairs of CJK characters (see analyzer.terms).
@@ -34,10 +36,27 @@
 // term table and leaves postings in the buffer until a query asks for them,
 // so loading a cached index costs a pass over its terms and documents, not
 // an analysis of their text.
+//
+// # Segments
+//
+// A collection that changes a little at a time (a solution document
+// edited) is indexed as a base over every document (Build) and a delta of
+// the documents changed since (BuildDelta), which also names the ids whose
+// documents in the base it replaces, removed ones included. The delta's
+// weights are normalised by the base's average field lengths, so a changed
+// document is weighed as the base weighs the others, and building it
+// costs an analysis of the changed documents alone. Stack puts the two
+// together: the base's replaced documents are dead, and N and each term's
+// df are counted over the documents left at query time, so idf is the
+// collection's. Only avglen lags: it is the base's until a new base is
+// built (the caller bounds the delta: package catalog builds a new base
+// past an eighth of the collection changed). Each segment is encoded
+// apart.
 package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -112,7 +131,8 @@ type posting struct {
 	w   uint16
 }
 
-// Index is an immutable search index over a set of Docs.
+// Index is an immutable search index over a set of Docs: one segment
+// (Build, BuildDelta, Decode), or a delta stacked on its base (Stack).
 type Index struct {
 	docs    []docMeta
 	sources []string
@@ -122,6 +142,17 @@ type Index struct {
 	lists  [][]posting
 	dict   []termRef
 	blob   string
+	// avg is the average length of each field that the postings' weights
+	// were normalised by: the segment's own (Build), or its base's
+	// (BuildDelta).
+	avg [4]float64
+	// replaced are the ids, sorted, whose documents in the base this
+	// segment replaces (a delta; nil for a base).
+	replaced []string
+	// under is the base a delta is stacked on (Stack), and dead marks its
+	// documents that the delta replaces; nil for a single segment.
+	under *Index
+	dead  []bool
 }
 
 // termRef locates a decoded term and its postings in Index.blob.
@@ -130,8 +161,20 @@ type termRef struct {
 	off, count uint32 // byte offset of its postings in blob, and how many
 }
 
-// Len returns the number of documents.
-func (x *Index) Len() int { return len(x.docs) }
+// Len returns the number of documents: of a stacked index, the base's
+// that the delta does not replace and the delta's.
+func (x *Index) Len() int {
+	n := len(x.docs)
+	if x.under != nil {
+		n += len(x.under.docs)
+		for _, d := range x.dead {
+			if d {
+				n--
+			}
+		}
+	}
+	return n
+}
 
 // Build indexes docs. Their order is the index's document order.
 //
@@ -141,8 +184,26 @@ func (x *Index) Len() int { return len(x.docs) }
 // pseudo-frequencies in a dense array indexed by term number and emits one
 // posting per distinct term; a counting sort then groups the postings by
 // term, in document order, in one allocation.
-func Build(docs []Doc) *Index {
-	x := &Index{docs: make([]docMeta, len(docs))}
+func Build(docs []Doc) *Index { return build(docs, nil, nil) }
+
+// BuildDelta indexes docs as a delta over base (Stack): the documents of
+// the ids replaced (sorted or not; every document of base with one of them
+// is dropped) and any new ones, their weights normalised by base's average
+// field lengths, so that a stacked index ranks a changed document as the
+// base ranks the others. With a nil or empty base it is Build that also
+// replaces.
+func BuildDelta(base *Index, docs []Doc, replaced []string) *Index {
+	var avg *[4]float64
+	if base != nil && len(base.docs) > 0 {
+		avg = &base.avg
+	}
+	ids := slices.Clone(replaced)
+	slices.Sort(ids)
+	return build(docs, avg, slices.Compact(ids))
+}
+
+func build(docs []Doc, avgOf *[4]float64, replaced []string) *Index {
+	x := &Index{docs: make([]docMeta, len(docs)), replaced: replaced}
 	srcIndex := map[string]uint16{}
 	a := newAnalyzer(4096)
 	size := 0
@@ -186,6 +247,10 @@ func Build(docs []Doc) *Index {
 	for f := range avg {
 		avg[f] = max(total[f]/float64(max(len(docs), 1)), 1)
 	}
+	if avgOf != nil {
+		avg = *avgOf
+	}
+	x.avg = avg
 	weights := [4]float64{titleWeight, tagsWeight, symptomsWeight, textWeight}
 	bs := [4]float64{titleB, tagsB, symptomsB, textB}
 	// Pseudo-frequencies, document by document, into one flat list of
@@ -279,7 +344,8 @@ type Options struct {
 
 // Hit is one search result.
 type Hit struct {
-	// Doc is the document's position in the slice given to Build.
+	// Doc is the document's position in the slice given to Build (of a
+	// stacked index: the base's documents, then the delta's).
 	Doc int
 	ID  string
 	// Source is the document's source.
@@ -290,6 +356,7 @@ type Hit struct {
 	Relevance  float64
 	Confidence float64
 	Stale      bool
+	days       int32 // the document's day number, for ties
 }
 
 // QueryTerms returns the terms a query is searched by, in order, without
@@ -308,6 +375,33 @@ func QueryTerms(query string) []string {
 	return out
 }
 
+// Stack returns base with delta over it, ranked as one collection: the
+// documents of base whose ids delta replaces are dropped, and N and every
+// term's df are counted over the documents left (see the package comment).
+// base is a single segment (Build or Decode); a hit's Doc numbers base's
+// documents first, then delta's.
+func Stack(base, delta *Index) *Index {
+	y := *delta
+	y.under = base.segment()
+	y.dead = make([]bool, len(y.under.docs))
+	if len(delta.replaced) > 0 {
+		for i := range y.under.docs {
+			_, y.dead[i] = slices.BinarySearch(delta.replaced, y.under.docs[i].id)
+		}
+	}
+	return &y
+}
+
+// segment returns x without what it is stacked on.
+func (x *Index) segment() *Index {
+	if x.under == nil {
+		return x
+	}
+	y := *x
+	y.under, y.dead = nil, nil
+	return &y
+}
+
 // Search returns the documents that hold any of the query's terms, best
 // first, at most opt.Limit of them.
 func (x *Index) Search(query string, opt Options) []Hit {
@@ -319,8 +413,19 @@ func (x *Index) Search(query string, opt Options) []Hit {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	keepSource := x.sourceFilter(opt.Sources)
-	if keepSource == nil {
+	// The segments, base first, and where each one's documents start in
+	// the numbering of hits.
+	segs, first := []*Index{x}, []uint32{0}
+	if x.under != nil {
+		segs, first = []*Index{x.under, x}, []uint32{0, uint32(len(x.under.docs))}
+	}
+	keepSource := make([][]bool, len(segs))
+	kept := false
+	for i, sg := range segs {
+		keepSource[i] = sg.sourceFilter(opt.Sources)
+		kept = kept || keepSource[i] != nil
+	}
+	if !kept {
 		return nil
 	}
 	since, until := int32(math.MinInt32), int32(math.MaxInt32)
@@ -332,28 +437,54 @@ func (x *Index) Search(query string, opt Options) []Hit {
 	}
 	dated := !opt.Since.IsZero() || !opt.Until.IsZero()
 
-	n := float64(len(x.docs))
-	acc := make([]float32, len(x.docs))
+	// live reports whether document doc of segment i counts: a base's
+	// document that the delta replaces does not, for N, df or a hit.
+	live := func(i int, doc uint32) bool { return i > 0 || x.dead == nil || !x.dead[doc] }
+	n := float64(x.Len())
+	total := len(x.docs)
+	if x.under != nil {
+		total += len(x.under.docs)
+	}
+	acc := make([]float32, total)
 	var touched []uint32
+	lists := make([][]posting, len(segs))
 	for _, t := range QueryTerms(query) {
-		ps := x.postings(t)
-		if len(ps) == 0 {
+		df := 0
+		for i, sg := range segs {
+			lists[i] = sg.postings(t)
+			for _, p := range lists[i] {
+				if live(i, p.doc) {
+					df++
+				}
+			}
+		}
+		if df == 0 {
 			continue
 		}
-		df := float64(len(ps))
-		idf := float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
-		for _, p := range ps {
-			if acc[p.doc] == 0 {
-				touched = append(touched, p.doc)
+		idf := float32(math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5)))
+		for i, ps := range lists {
+			for _, p := range ps {
+				if !live(i, p.doc) {
+					continue
+				}
+				d := first[i] + p.doc
+				if acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				acc[d] += idf * float32(p.w) / 65535
 			}
-			acc[p.doc] += idf * float32(p.w) / 65535
 		}
 	}
 	nowDay := dayNumber(now)
 	h := make(hitHeap, 0, limit+1)
 	for _, d := range touched {
-		m := &x.docs[d]
-		if !keepSource[m.source] {
+		i := len(segs) - 1
+		for d < first[i] {
+			i--
+		}
+		sg := segs[i]
+		m := &sg.docs[d-first[i]]
+		if keepSource[i] == nil || !keepSource[i][m.source] {
 			continue
 		}
 		if dated && (m.days == 0 || m.days < since || m.days > until) {
@@ -366,10 +497,10 @@ func (x *Index) Search(query string, opt Options) []Hit {
 			age := float64(max(nowDay-m.days, 0)) * 24 * float64(time.Hour)
 			score *= 1 + 0.1*math.Exp2(-age/float64(recencyHalfLife))
 		}
-		hit := Hit{Doc: int(d), ID: m.id, Source: x.sources[m.source], Score: score, Relevance: rel, Confidence: conf, Stale: m.stale}
-		h.push(hit, x, limit)
+		hit := Hit{Doc: int(d), ID: m.id, Source: sg.sources[m.source], Score: score, Relevance: rel, Confidence: conf, Stale: m.stale, days: m.days}
+		h.push(hit, limit)
 	}
-	return h.sorted(x)
+	return h.sorted()
 }
 
 // sourceFilter returns which source numbers a search keeps, or nil when
@@ -397,15 +528,15 @@ func (x *Index) sourceFilter(names []string) []bool {
 }
 
 // better orders hits: score, then confidence, then date, then id.
-func better(a, b *Hit, x *Index) bool {
+func better(a, b *Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
 	if a.Confidence != b.Confidence {
 		return a.Confidence > b.Confidence
 	}
-	if da, db := x.docs[a.Doc].days, x.docs[b.Doc].days; da != db {
-		return da > db
+	if a.days != b.days {
+		return a.days > b.days
 	}
 	return a.ID < b.ID
 }
@@ -413,20 +544,20 @@ func better(a, b *Hit, x *Index) bool {
 // hitHeap keeps the best limit hits: a min-heap by better, worst on top.
 type hitHeap []Hit
 
-func (h *hitHeap) push(hit Hit, x *Index, limit int) {
+func (h *hitHeap) push(hit Hit, limit int) {
 	s := *h
 	if len(s) == limit {
-		if !better(&hit, &s[0], x) {
+		if !better(&hit, &s[0]) {
 			return
 		}
 		s[0] = hit
-		s.down(0, x)
+		s.down(0)
 		return
 	}
 	s = append(s, hit)
 	for i := len(s) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !better(&s[parent], &s[i], x) {
+		if !better(&s[parent], &s[i]) {
 			break
 		}
 		s[parent], s[i] = s[i], s[parent]
@@ -435,13 +566,13 @@ func (h *hitHeap) push(hit Hit, x *Index, limit int) {
 	*h = s
 }
 
-func (h hitHeap) down(i int, x *Index) {
+func (h hitHeap) down(i int) {
 	for {
 		l, worst := 2*i+1, i
-		if l < len(h) && better(&h[worst], &h[l], x) {
+		if l < len(h) && better(&h[worst], &h[l]) {
 			worst = l
 		}
-		if r := l + 1; r < len(h) && better(&h[worst], &h[r], x) {
+		if r := l + 1; r < len(h) && better(&h[worst], &h[r]) {
 			worst = r
 		}
 		if worst == i {
@@ -452,8 +583,8 @@ func (h hitHeap) down(i int, x *Index) {
 	}
 }
 
-func (h hitHeap) sorted(x *Index) []Hit {
+func (h hitHeap) sorted() []Hit {
 	out := []Hit(h)
-	sort.Slice(out, func(i, j int) bool { return better(&out[i], &out[j], x) })
+	sort.Slice(out, func(i, j int) bool { return better(&out[i], &out[j]) })
 	return out
 }

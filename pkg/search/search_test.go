@@ -139,15 +139,23 @@ func TestEncodeDecode(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add(Build(docs()).Encode())
+	base := Build(docs())
+	f.Add(base.Encode())
 	f.Add(Build(nil).Encode())
+	f.Add(BuildDelta(base, docs()[1:3], []string{"memory", "text", "title"}).Encode())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x, err := Decode(data)
 		if err != nil {
 			return
 		}
-		for _, r := range x.dict {
-			x.Search(r.term, Options{Limit: 3})
+		// Whatever decodes searches without panicking, alone and as a
+		// delta over a base (or a base under one).
+		for _, y := range []*Index{x, Stack(base, x), Stack(x, base)} {
+			for _, r := range x.dict {
+				y.Search(r.term, Options{Limit: 3})
+			}
+			y.Search("stop hook cache", Options{Limit: 3})
+			y.Len()
 		}
 		x.Encode()
 	})
@@ -291,4 +299,76 @@ func BenchmarkBuildCorpus(b *testing.B) {
 	for range b.N {
 		Build(ds)
 	}
+}
+
+// TestStack: a delta over a base ranks as one collection. Every document
+// here has two words in its text, so the base's average length is the
+// union's and a stacked index must score exactly as a Build of what is
+// left: b's old text is gone (delta, c), its new text found (gamma), N and
+// df counted without the replaced documents.
+func TestStack(t *testing.T) {
+	now := day("2026-06-15")
+	base := Build([]Doc{
+		{ID: "a", Source: "compound", Text: "alpha beta", Confidence: 0.5},
+		{ID: "b", Source: "compound", Text: "alpha delta", Confidence: 0.5},
+		{ID: "c", Source: "clavain", Text: "epsilon zeta", Confidence: 0.5},
+		{ID: "d", Source: "clavain", Text: "gamma eta", Confidence: 0.5},
+	})
+	newB := Doc{ID: "b", Source: "compound", Text: "alpha gamma", Confidence: 0.9}
+	delta := BuildDelta(base, []Doc{newB}, []string{"c", "b", "c"})
+	for name, x := range map[string]*Index{"built": Stack(base, delta), "decoded": decodedStack(t, base, delta)} {
+		if x.Len() != 3 {
+			t.Errorf("%s: Len %d, want 3", name, x.Len())
+		}
+		for q, want := range map[string][]string{
+			"alpha":   {"b", "a"}, // equal relevance: b's confidence is higher
+			"gamma":   {"b", "d"},
+			"delta":   nil, // b's old text
+			"epsilon": nil, // c, replaced by nothing
+		} {
+			if got := ids(x.Search(q, Options{Now: now})); !slices.Equal(got, want) {
+				t.Errorf("%s: %q = %q, want %q", name, q, got, want)
+			}
+		}
+		if got := x.Search("zeta", Options{Sources: []string{"clavain"}}); len(got) != 0 {
+			t.Errorf("%s: zeta in clavain = %v", name, got)
+		}
+		union := Build([]Doc{
+			{ID: "a", Source: "compound", Text: "alpha beta", Confidence: 0.5},
+			newB,
+			{ID: "d", Source: "clavain", Text: "gamma eta", Confidence: 0.5},
+		})
+		for _, q := range []string{"alpha", "gamma eta", "alpha beta gamma"} {
+			a, b := x.Search(q, Options{Now: now}), union.Search(q, Options{Now: now})
+			if len(a) != len(b) {
+				t.Fatalf("%s: %q: %d hits stacked, %d in the union", name, q, len(a), len(b))
+			}
+			for i := range a {
+				if a[i].ID != b[i].ID || a[i].Score != b[i].Score || a[i].Relevance != b[i].Relevance {
+					t.Errorf("%s: %q hit %d: stacked %+v, union %+v", name, q, i, a[i], b[i])
+				}
+			}
+		}
+	}
+	// A delta is normalised by its base's average lengths, not its own.
+	long := BuildDelta(base, []Doc{{ID: "e", Text: "alpha beta gamma delta epsilon zeta"}}, nil)
+	if long.avg != base.avg || Build(nil).avg != [4]float64{1, 1, 1, 1} {
+		t.Errorf("delta averages %v, base %v", long.avg, base.avg)
+	}
+}
+
+func decodedStack(t *testing.T, base, delta *Index) *Index {
+	t.Helper()
+	b, err := DecodeShared(base.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(delta.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.replaced, []string{"b", "c"}) || d.avg != base.avg {
+		t.Fatalf("decoded delta: replaced %q, averages %v of %v", d.replaced, d.avg, base.avg)
+	}
+	return Stack(b, d)
 }

@@ -36,8 +36,10 @@ type Refresh struct {
 // RefreshCatalog brings every enabled source but auto-memory up to date in
 // the catalog (package catalog: incrementally, an unchanged file costs a
 // stat), one source per write transaction, so that what one session end
-// did stands when the next one goes on. SessionStart reads what it stored
-// without scanning a file. Auto-memory is left to Sync, which records
+// did stands when the next one goes on, and each stores the search index
+// when a delta of the entries changed brings it up to date
+// (catalog.SettleDelta). SessionStart reads what it stored without
+// scanning a file. Auto-memory is left to Sync, which records
 // what sessions see of it, and to the commands that read it whole.
 // Problems are logged once, when the file content that has them is
 // parsed. It reports whether every source was reached.
@@ -79,7 +81,10 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 				}
 				logged++
 			}
-			return nil
+			// What changed is indexed (a delta over the stored index),
+			// so that the next search decodes the index instead of
+			// building it; a whole new index is left to a command.
+			return c.SettleDelta()
 		}); err != nil {
 			return false, err
 		}

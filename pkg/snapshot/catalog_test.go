@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -78,5 +79,83 @@ func TestRefreshCatalog(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "map[clavain:1 compound:2]" {
 		t.Fatalf("stored entries by source %v, want clavain 1, compound 2 (auto-memory and switched-off interfluence left alone)", got)
+	}
+}
+
+// A session's end after a solution document was edited leaves the search
+// index current: what changed is stored as a delta over the index a
+// command stored, so the next read-only search decodes the index (at the
+// catalog's generation) instead of building it, and finds the document by
+// its new words, not its old ones.
+func TestRefreshCatalogSettlesIndex(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour) // outside the racy window
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("docs/solutions/a/retry.md", "# Retries stormed\n\n## Root Cause\nNo jitter in the billing client.\n")
+	write("docs/solutions/a/cache.md", "# Plugin cache went stale\n\n## Root Cause\nThe cache path changes on publish.\n")
+	write(".clavain/learnings/pay.md", "The pay handler stays idempotent.\n")
+	s, err := store.Open(filepath.Join(root, "intermem.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	env := source.Env{Root: root, MemoryDir: filepath.Join(root, "memory")}
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	cfg := catalog.Config{Env: env, Now: now}
+	// A command stores the catalog and its index (a base).
+	if err := s.Update(func(tx *bolt.Tx) error {
+		c, err := catalog.Build(store.Catalog(tx), cfg)
+		if err != nil {
+			return err
+		}
+		return c.Settle()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	write("docs/solutions/a/retry.md", "# Retries stormed\n\n## Root Cause\nThe invoice renderer retried without backoff.\n")
+	if done, err := RefreshCatalog(s, Refresh{Env: env, Now: now}); err != nil || !done {
+		t.Fatalf("refresh: %v, %v", done, err)
+	}
+	err = s.View(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		if b, at := ct.Index(); b == nil || at != ct.Generation() || ct.IndexDelta() == nil {
+			t.Errorf("after the session's end the index is at generation %d of %d (delta %d bytes): the next search builds it",
+				at, ct.Generation(), len(ct.IndexDelta()))
+		}
+		c, err := catalog.Build(ct, cfg)
+		if err != nil {
+			return err
+		}
+		if c.Changed() {
+			t.Error("the read-only Build found changes the session's end did not store")
+		}
+		for q, want := range map[string]string{"invoice backoff": "docs/solutions/a/retry.md", "jitter billing": ""} {
+			hits, err := c.Search(catalog.Query{Text: q, Now: now})
+			if err != nil {
+				return err
+			}
+			got := ""
+			if len(hits) > 0 {
+				got = hits[0].Path
+			}
+			if got != want {
+				t.Errorf("%q: first hit %q, want %q", q, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

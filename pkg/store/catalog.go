@@ -26,8 +26,9 @@ var (
 	// name one fact in two sources (a memory and its promoted copy carry
 	// the same id), never twice in one.
 	BucketCatEntries = []byte("catalog_entries")
-	// BucketCatMeta holds the generation, the encoded search index and the
-	// generation it was built at, and each source's last scan.
+	// BucketCatMeta holds the generation, the encoded search index (a base
+	// segment, a delta over it, the generation they are current at and
+	// the ids changed since the base), and each source's last scan.
 	BucketCatMeta = []byte("catalog")
 )
 
@@ -86,6 +87,8 @@ var (
 	metaGeneration = []byte("generation")
 	metaIndex      = []byte("index")
 	metaIndexGen   = []byte("index_generation")
+	metaIndexDelta = []byte("index_delta")
+	metaChanged    = "changed\x00" // + entry id → "1": changed since the index's base was stored
 	metaScanned    = "scanned\x00" // + source name → RFC 3339
 	metaState      = "state\x00"   // + source name → the catalog's freshness record
 )
@@ -99,6 +102,9 @@ var (
 type CatalogTx struct {
 	tx  *bolt.Tx
 	mem map[string]map[string][]byte // bucket → key → value; nil value: deleted
+	// based is whether a search index base is stored (0: not looked yet,
+	// 1: no, 2: yes): ids changed are recorded only over a base.
+	based int8
 }
 
 // Catalog returns the catalog's access through tx (nil: no store).
@@ -290,12 +296,18 @@ func (c *CatalogTx) EntriesOf(id string) []CatalogEntry {
 
 // PutEntry stores an entry.
 func (c *CatalogTx) PutEntry(e *CatalogEntry) error {
-	return putJSON(c, BucketCatEntries, entryKey(e.ID, e.Source), e)
+	if err := putJSON(c, BucketCatEntries, entryKey(e.ID, e.Source), e); err != nil {
+		return err
+	}
+	return c.markChanged(e.ID)
 }
 
 // DeleteEntry removes an entry's record (its tombstone too).
 func (c *CatalogTx) DeleteEntry(id, src string) error {
-	return c.del(BucketCatEntries, entryKey(id, src))
+	if err := c.del(BucketCatEntries, entryKey(id, src)); err != nil {
+		return err
+	}
+	return c.markChanged(id)
 }
 
 // Entries calls fn with every entry record, tombstones included, in id
@@ -324,18 +336,78 @@ func (c *CatalogTx) Bump() error {
 	return c.put(BucketCatMeta, string(metaGeneration), []byte(strconv.FormatUint(c.Generation()+1, 10)))
 }
 
-// Index returns the encoded search index and the generation it was built
-// at; the bytes are valid only during the transaction.
+// The search index is stored as a base segment, built over every entry,
+// and a delta over it of the entries changed since (package catalog's
+// Index): the ids whose entries or overlays changed after the base was
+// stored are recorded as they are written (PutEntry, DeleteEntry,
+// PutOverlay), so that the index is brought up to date by indexing those
+// alone.
+
+// Index returns the encoded base of the search index and the generation
+// the base and its delta (IndexDelta) are current at; the bytes are valid
+// only during the transaction.
 func (c *CatalogTx) Index() ([]byte, uint64) {
 	return c.get(BucketCatMeta, string(metaIndex)), c.metaInt(metaIndexGen)
 }
 
-// PutIndex stores the encoded search index built at generation gen.
+// IndexDelta returns the encoded delta over the stored base (nil when
+// none); the bytes are valid only during the transaction.
+func (c *CatalogTx) IndexDelta() []byte { return c.get(BucketCatMeta, string(metaIndexDelta)) }
+
+// PutIndex stores the encoded base of the search index, built at
+// generation gen over every entry: it has no delta, and no id has changed
+// since.
 func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
+	changed := c.IndexChanged()
+	for _, id := range changed {
+		if err := c.del(BucketCatMeta, metaChanged+id); err != nil {
+			return err
+		}
+	}
+	if err := c.del(BucketCatMeta, string(metaIndexDelta)); err != nil {
+		return err
+	}
 	if err := c.put(BucketCatMeta, string(metaIndex), b); err != nil {
 		return err
 	}
+	c.based = 2
 	return c.put(BucketCatMeta, string(metaIndexGen), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// PutIndexDelta stores the encoded delta over the stored base, which
+// together are current at generation gen.
+func (c *CatalogTx) PutIndexDelta(b []byte, gen uint64) error {
+	if err := c.put(BucketCatMeta, string(metaIndexDelta), b); err != nil {
+		return err
+	}
+	return c.put(BucketCatMeta, string(metaIndexGen), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// IndexChanged returns the ids whose entries or overlays changed since
+// the stored base of the search index was built, in order.
+func (c *CatalogTx) IndexChanged() []string {
+	var ids []string
+	_ = c.each(BucketCatMeta, metaChanged, func(key string, _ []byte) error {
+		ids = append(ids, key[len(metaChanged):])
+		return nil
+	})
+	return ids
+}
+
+// markChanged records that id's entries or overlay changed, when a base
+// of the search index is stored (without one, the next index is built
+// over every entry anyway).
+func (c *CatalogTx) markChanged(id string) error {
+	if c.based == 0 {
+		c.based = 1
+		if c.get(BucketCatMeta, string(metaIndex)) != nil {
+			c.based = 2
+		}
+	}
+	if c.based == 1 {
+		return nil
+	}
+	return c.put(BucketCatMeta, metaChanged+id, []byte("1"))
 }
 
 // Scanned returns when a scan last changed what the catalog holds of

@@ -64,11 +64,19 @@ func (c *CatalogTx) PutOverlay(id string, o *Overlay) error {
 	if err := putJSON(c, BucketOverlay, id, o); err != nil {
 		return err
 	}
+	if err := c.markChanged(id); err != nil {
+		return err
+	}
 	return c.Bump()
 }
 
 // DeleteOverlay forgets the overlay of id (its entry is purged).
-func (c *CatalogTx) DeleteOverlay(id string) error { return c.del(BucketOverlay, id) }
+func (c *CatalogTx) DeleteOverlay(id string) error {
+	if err := c.del(BucketOverlay, id); err != nil {
+		return err
+	}
+	return c.markChanged(id)
+}
 
 // Fact returns the latest validated confidence of an auto-memory entry.
 func (c *CatalogTx) Fact(id string) (f Fact, ok bool) {

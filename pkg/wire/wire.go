@@ -26,7 +26,8 @@
 // decoder reads straight through and checks once. Counts of lists are
 // bounded by the bytes left (Count), so a hostile count cannot make a
 // decoder allocate gigabytes. Strings are substrings of one copy of the
-// record, made once by NewReader.
+// record, made once by NewReader (or of the caller's own string,
+// NewStringReader).
 package wire
 
 import (
@@ -85,6 +86,18 @@ func NewReader(b []byte, prefix string) *Reader {
 		return &Reader{err: fmt.Errorf("%w: not a record of this version", ErrCorrupt)}
 	}
 	return &Reader{s: string(b), off: len(prefix)}
+}
+
+// NewStringReader is NewReader over s in place, without the copy: the
+// strings read are substrings of s. A caller whose bytes stay valid and
+// unchanged for as long as what it reads is used (a record read inside the
+// bbolt transaction it came from) makes s with unsafe.String, so that only
+// the pages it reads are ever touched.
+func NewStringReader(s string, prefix string) *Reader {
+	if len(s) < len(prefix) || s[:len(prefix)] != prefix {
+		return &Reader{err: fmt.Errorf("%w: not a record of this version", ErrCorrupt)}
+	}
+	return &Reader{s: s, off: len(prefix)}
 }
 
 // HasPrefix reports whether b starts with prefix (a record's magic).
@@ -181,6 +194,18 @@ func (r *Reader) String(what string) string {
 	}
 	s := r.s[r.off : r.off+int(n)]
 	r.off += int(n)
+	return s
+}
+
+// Rest reads every byte left, for a record that ends in a section its
+// code reads by its own means (a search index's postings, read term by
+// term as queries ask for them); "" after a failure.
+func (r *Reader) Rest() string {
+	if r.err != nil {
+		return ""
+	}
+	s := r.s[r.off:]
+	r.off = len(r.s)
 	return s
 }
 

@@ -76,3 +76,20 @@ func TestHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestStringReader: NewStringReader reads in place what NewReader reads
+// from a copy; Rest takes the bytes left, after which Done holds.
+func TestStringReader(t *testing.T) {
+	b := AppendString([]byte("MAG\x01"), "héllo")
+	b = append(b, "tail"...)
+	r := NewStringReader(string(b), "MAG\x01")
+	if s := r.String("s"); s != "héllo" {
+		t.Errorf("string %q", s)
+	}
+	if rest := r.Rest(); rest != "tail" || r.Done() != nil || r.Rest() != "" {
+		t.Errorf("rest %q, done %v", rest, r.Done())
+	}
+	if r := NewStringReader("MAG\x02", "MAG\x01"); !errors.Is(r.Err(), ErrCorrupt) || r.Rest() != "" {
+		t.Errorf("another version: %v", r.Err())
+	}
+}
