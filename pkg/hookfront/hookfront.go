@@ -199,11 +199,11 @@ func Quiet(env *cli.Env, in payload.Input) bool {
 		return true
 	}
 	path := p.Path(turns.Name)
-	tally, _, ok := turns.Read(path)
+	prev, ok := turns.Lookup(path, in.SessionID)
 	if !ok {
 		return false // the full hook rewrites it
 	}
-	t, due := turns.Stop(tally[in.SessionID], interval)
+	t, due := turns.Stop(prev, interval)
 	if due {
 		return false
 	}

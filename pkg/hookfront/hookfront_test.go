@@ -61,6 +61,7 @@ var allowed = strings.Fields(`
 	github.com/intermem/intermem/pkg/quiet
 	github.com/intermem/intermem/pkg/rendercache
 	github.com/intermem/intermem/pkg/settings
+	github.com/intermem/intermem/pkg/statefile
 	github.com/intermem/intermem/pkg/turns
 `)
 

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -47,7 +49,13 @@ func (d *Dir) FP() (string, error) {
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d:%d:%d", st.Ino, st.Mtim.Nano(), st.Ctim.Nano()), nil
+	var buf [64]byte
+	b := strconv.AppendUint(buf[:0], st.Ino, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, st.Mtim.Nano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, st.Ctim.Nano(), 10)
+	return string(b), nil
 }
 
 // Dirent is one directory entry: its name, its type (fs.ModeType bits,
@@ -84,6 +92,7 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 			return ents, next, true, nil
 		}
 		b := d.buf[:m]
+		ents = slices.Grow(ents, min(records(b), max-n))
 		for len(b) >= 19 {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < 19 || reclen > len(b) {
@@ -114,6 +123,21 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 	return ents, next, false, nil
 }
 
+// records counts the entries getdents returned in b, to size the slice
+// they go to once.
+func records(b []byte) int {
+	n := 0
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		b = b[reclen:]
+		n++
+	}
+	return n
+}
+
 func direntType(t uint8) fs.FileMode {
 	switch t {
 	case unix.DT_REG:
@@ -134,25 +158,50 @@ func direntType(t uint8) fs.FileMode {
 	return ModeUnknown
 }
 
-// stat fingerprints name (relative to the directory, slash separated):
-// lstat, or stat to follow a link. ok is false when there is no such
-// entry.
-func (d *Dir) Stat(name string, follow bool) (fi fs.FileInfo, err error) {
+// Stat is the lstat of name (relative to the directory, slash
+// separated), or its stat to follow a link.
+func (d *Dir) Stat(name string, follow bool) (fs.FileInfo, error) {
 	var st unix.Stat_t
+	if err := d.stat(name, follow, &st); err != nil {
+		return nil, err
+	}
+	return statInfo{name: name, st: st}, nil
+}
+
+func (d *Dir) stat(name string, follow bool, st *unix.Stat_t) error {
 	flags := unix.AT_SYMLINK_NOFOLLOW
 	if follow {
 		flags = 0
 	}
 	for {
-		err = unix.Fstatat(d.fd, name, &st, flags)
+		err := unix.Fstatat(d.fd, name, st, flags)
+		if err == nil {
+			return nil
+		}
 		if !errors.Is(err, unix.EINTR) {
-			break
+			return &fs.PathError{Op: "stat", Path: name, Err: err}
 		}
 	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+}
+
+// file fingerprints the directory entry name of type typ, as FileOf over
+// Stat would, without an fs.FileInfo (whose every value would be an
+// allocation: a quiet turn fingerprints every memory file).
+func (d *Dir) file(name string, typ fs.FileMode) File {
+	var st unix.Stat_t
+	if typ == ModeUnknown {
+		if err := d.stat(name, false, &st); err != nil {
+			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+		}
+		typ = modeOf(st.Mode).Type()
 	}
-	return statInfo{name: name, st: st}, nil
+	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+		return File{Name: name, Skip: "not a regular file"}
+	}
+	if err := d.stat(name, typ&fs.ModeSymlink != 0, &st); err != nil {
+		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+	}
+	return fileFrom(name, st.Size, time.Unix(st.Mtim.Unix()), st.Ino, modeOf(st.Mode))
 }
 
 // statInfo is an fs.FileInfo over a unix.Stat_t, with the mode as package
@@ -167,9 +216,12 @@ func (s statInfo) Size() int64        { return s.st.Size }
 func (s statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
 func (s statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s statInfo) Sys() any           { return s.st.Ino }
-func (s statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.st.Mode & 0o777)
-	switch s.st.Mode & unix.S_IFMT {
+func (s statInfo) Mode() fs.FileMode  { return modeOf(s.st.Mode) }
+
+// modeOf is a stat's mode as package os reports it.
+func modeOf(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	switch mode & unix.S_IFMT {
 	case unix.S_IFBLK:
 		m |= fs.ModeDevice
 	case unix.S_IFCHR:
@@ -183,13 +235,13 @@ func (s statInfo) Mode() fs.FileMode {
 	case unix.S_IFSOCK:
 		m |= fs.ModeSocket
 	}
-	if s.st.Mode&unix.S_ISGID != 0 {
+	if mode&unix.S_ISGID != 0 {
 		m |= fs.ModeSetgid
 	}
-	if s.st.Mode&unix.S_ISUID != 0 {
+	if mode&unix.S_ISUID != 0 {
 		m |= fs.ModeSetuid
 	}
-	if s.st.Mode&unix.S_ISVTX != 0 {
+	if mode&unix.S_ISVTX != 0 {
 		m |= fs.ModeSticky
 	}
 	return m

@@ -73,3 +73,17 @@ func (d *Dir) Stat(name string, follow bool) (fs.FileInfo, error) {
 	}
 	return os.Lstat(p)
 }
+
+// file fingerprints the directory entry name of type typ.
+func (d *Dir) file(name string, typ fs.FileMode) File {
+	if typ == ModeUnknown {
+		fi, err := d.Stat(name, false)
+		if err != nil {
+			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+		}
+		typ = fi.Mode().Type()
+	}
+	return FileOf(name, typ, func() (fs.FileInfo, error) {
+		return d.Stat(name, typ&fs.ModeSymlink != 0)
+	})
+}

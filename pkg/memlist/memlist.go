@@ -147,29 +147,28 @@ func SubName(s string) bool {
 	return strings.Contains(s, "/") && !strings.HasPrefix(s, "../") && !path.IsAbs(s) && !strings.ContainsRune(s, 0)
 }
 
-// file fingerprints one directory entry of type typ: info returns its
+// FileOf fingerprints one directory entry of type typ: info returns its
 // lstat, or its stat when it is a link.
 func FileOf(name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File {
-	f := File{Name: name}
-	var fi fs.FileInfo
-	var err error
-	switch {
-	case typ.IsRegular(), typ&fs.ModeSymlink != 0:
-		fi, err = info()
-	default:
-		f.Skip = "not a regular file"
-		return f
+	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+		return File{Name: name, Skip: "not a regular file"}
 	}
+	fi, err := info()
 	if err != nil {
-		f.Skip = "cannot be read: " + ErrText(err)
-		return f
+		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
 	}
-	f.FP, f.Mod = Fingerprint(fi), fi.ModTime()
+	return fileFrom(name, fi.Size(), fi.ModTime(), inode(fi), fi.Mode())
+}
+
+// fileFrom is the one place a File is made from what a stat says of it
+// (FileOf's, and dir_linux.go's without an fs.FileInfo).
+func fileFrom(name string, size int64, mod time.Time, ino uint64, mode fs.FileMode) File {
+	f := File{Name: name, FP: fingerprint(size, mod, ino, mode), Mod: mod}
 	switch {
-	case !fi.Mode().IsRegular():
+	case !mode.IsRegular():
 		f.Skip = "not a regular file"
-	case fi.Size() > MaxFileBytes:
-		f.Skip = fmt.Sprintf("%d bytes, over the %d-byte limit", fi.Size(), MaxFileBytes)
+	case size > MaxFileBytes:
+		f.Skip = fmt.Sprintf("%d bytes, over the %d-byte limit", size, MaxFileBytes)
 	}
 	return f
 }
@@ -184,25 +183,34 @@ func ErrText(err error) string {
 	return err.Error()
 }
 
-// fingerprint is what must stay equal for a file's derived state to stand:
-// size, modification time, inode and mode ("size:mtime-ns:inode:mode in
-// octal"). Built without fmt: a sweep takes 4,096 a turn.
+// Fingerprint is what must stay equal for a file's derived state to
+// stand: size, modification time, inode and mode ("size:mtime-ns:inode:mode
+// in octal").
 func Fingerprint(fi fs.FileInfo) string {
-	var ino uint64
+	return fingerprint(fi.Size(), fi.ModTime(), inode(fi), fi.Mode())
+}
+
+func inode(fi fs.FileInfo) uint64 {
 	switch st := fi.Sys().(type) {
 	case *syscall.Stat_t:
-		ino = uint64(st.Ino)
+		return uint64(st.Ino)
 	case uint64: // statInfo's
-		ino = st
+		return st
 	}
+	return 0
+}
+
+// fingerprint is Fingerprint's string, built without fmt: a sweep takes
+// 4,096 a turn.
+func fingerprint(size int64, mod time.Time, ino uint64, mode fs.FileMode) string {
 	var buf [64]byte
-	b := strconv.AppendInt(buf[:0], fi.Size(), 10)
+	b := strconv.AppendInt(buf[:0], size, 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
+	b = strconv.AppendInt(b, mod.UnixNano(), 10)
 	b = append(b, ':')
 	b = strconv.AppendUint(b, ino, 10)
 	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(uint32(fi.Mode())), 8)
+	b = strconv.AppendUint(b, uint64(uint32(mode)), 8)
 	return string(b)
 }
 
@@ -278,7 +286,12 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 	}
 	l.Start = sw
 	left := ChunkEntries
-	var have map[string]bool // the names listed, made once their number is known
+	// Whether the index was among the directory's entries, and the
+	// sub-folder files listed (a sub-folder file's name holds a slash, a
+	// directory entry's never does: the two cannot meet, and only
+	// pointers can name a file twice).
+	var haveIndex bool
+	var haveSub map[string]bool
 	if !sw.DirDone {
 		ents, next, eof, err := d.Read(sw.Cookie, left)
 		if err != nil && sw.Cookie != 0 {
@@ -293,23 +306,19 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 		}
 		left -= len(ents)
 		l.Files = make([]File, 0, len(ents)+1)
-		have = make(map[string]bool, len(ents)+len(subs)+1)
 		for _, e := range ents {
 			if !MemoryName(e.Name) {
 				continue
 			}
-			f := direntFile(d, e.Name, e.Type)
+			f := d.file(e.Name, e.Type)
 			f.At, f.Pos = AtDirent, e.Next
-			have[f.Name] = true
+			haveIndex = haveIndex || f.Name == Index
 			l.Files = append(l.Files, f)
 		}
 		sw.Cookie, sw.DirDone = next, eof
 		if eof {
 			sw.Sub, sw.Subs = 0, subsSum
 		}
-	}
-	if have == nil {
-		have = make(map[string]bool, len(subs)+1)
 	}
 	if sw.DirDone {
 		if sw.Subs != subsSum {
@@ -319,16 +328,19 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 			s := subs[sw.Sub]
 			sw.Sub++
 			f, ok := SubFile(dir, s)
-			if !ok || have[f.Name] {
+			if !ok || haveSub[f.Name] {
 				continue
 			}
-			have[f.Name] = true
+			if haveSub == nil {
+				haveSub = make(map[string]bool, len(subs)-sw.Sub+1)
+			}
+			haveSub[f.Name] = true
 			f.At, f.Pos = AtSub, int64(sw.Sub)
 			l.Files = append(l.Files, f)
 		}
 	}
 	l.Last = sw.DirDone && sw.Sub >= len(subs)
-	if !have[Index] {
+	if !haveIndex {
 		if fi, err := d.Stat(Index, false); err == nil {
 			f := FileOf(Index, fi.Mode().Type(), func() (fs.FileInfo, error) {
 				if fi.Mode()&fs.ModeSymlink != 0 {
@@ -368,23 +380,6 @@ const Index = "MEMORY.md"
 // automem.Scan reads them: *.md, no leading dot.
 func MemoryName(name string) bool {
 	return strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".")
-}
-
-// direntFile fingerprints the directory entry name of type typ.
-func direntFile(d *Dir, name string, typ fs.FileMode) File {
-	if typ == ModeUnknown {
-		fi, err := d.Stat(name, false)
-		if err != nil {
-			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
-		}
-		typ = fi.Mode().Type()
-	}
-	return FileOf(name, typ, func() (fs.FileInfo, error) {
-		if typ&fs.ModeSymlink != 0 {
-			return d.Stat(name, true)
-		}
-		return d.Stat(name, false)
-	})
 }
 
 // ListingFP sums every file's name, fingerprint and skip: equal sums mean

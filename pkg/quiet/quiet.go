@@ -47,7 +47,6 @@ package quiet
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -57,6 +56,7 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/memlist"
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // Name is the quiet-turn file in the state directory.
@@ -202,18 +202,10 @@ func Read(path, stat, session string) (Session, bool) {
 }
 
 // Load reads and decodes the file: a regular file, never through a
-// link, at most MaxBytes bytes.
+// link, at most MaxBytes bytes (package statefile).
 func Load(path string) (File, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	b, err := statefile.Read(path, MaxBytes)
 	if err != nil {
-		return File{}, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxBytes {
-		return File{}, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil || len(b) > MaxBytes {
 		return File{}, false
 	}
 	return Decode(b)

@@ -31,12 +31,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"strconv"
 	"syscall"
+
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // Name is the turn-count file in the state directory.
@@ -75,20 +76,11 @@ func Stop(t Turn, interval int) (Turn, bool) {
 // MaxBytes); an unusable file is an empty tally, for the full hook to
 // rewrite.
 func Read(path string) (m map[string]Turn, size int64, ok bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, missing, ok := read(path)
+	if missing {
 		return map[string]Turn{}, 0, true
 	}
-	if err != nil {
-		return map[string]Turn{}, 0, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxRead {
-		return map[string]Turn{}, 0, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
-	if err != nil || len(b) > MaxRead {
+	if !ok {
 		return map[string]Turn{}, 0, false
 	}
 	m, ok = Decode(b)
@@ -98,36 +90,137 @@ func Read(path string) (m map[string]Turn, size int64, ok bool) {
 	return m, int64(len(b)), len(b) <= MaxBytes
 }
 
+// Lookup reads the file at path for one session: its record (the zero
+// Turn when the file has none) and whether the file is usable as it is,
+// under Read's condition: every line of the file is checked as Decode
+// checks it, so a file Read finds unusable is unusable here too. It keeps
+// nothing but the session's last line: no map, no allocation per line
+// (the hook front counts a quiet turn with it).
+func Lookup(path, session string) (Turn, bool) {
+	b, missing, ok := read(path)
+	if missing {
+		return Turn{}, true
+	}
+	if !ok || len(b) > MaxBytes {
+		return Turn{}, false
+	}
+	return Find(b, session)
+}
+
+// read reads the file as hostile input (package statefile): its content,
+// whether it is missing, and whether it could be read at all.
+func read(path string) (b []byte, missing, ok bool) {
+	b, err := statefile.Read(path, MaxRead)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, true
+	}
+	return b, false, err == nil
+}
+
 // Decode parses a tally strictly; a last line without its newline is
 // ignored.
 func Decode(b []byte) (map[string]Turn, bool) {
 	m := map[string]Turn{}
-	rest, ok := bytes.CutPrefix(b, []byte(magic))
+	ok := scan(b, func(session []byte, t Turn) { m[string(session)] = t })
 	if !ok {
 		return nil, false
+	}
+	return m, true
+}
+
+// Find is session's record in a tally (the zero Turn when it has none),
+// with Decode's strictness: false when any line of b is not a record.
+func Find(b []byte, session string) (Turn, bool) {
+	var found Turn
+	ok := scan(b, func(s []byte, t Turn) {
+		if string(s) == session {
+			found = t
+		}
+	})
+	if !ok {
+		return Turn{}, false
+	}
+	return found, true
+}
+
+// scan calls each with every record of the tally b in order (a later line
+// of a session replaces an earlier one) and reports whether b is a tally
+// whose every line is a record; on false the caller discards what it was
+// given. A last line without its newline (an append cut short) is
+// ignored.
+func scan(b []byte, each func(session []byte, t Turn)) bool {
+	rest, ok := bytes.CutPrefix(b, []byte(magic))
+	if !ok {
+		return false
 	}
 	for len(rest) > 0 {
 		line, after, found := bytes.Cut(rest, []byte("\n"))
 		if !found {
-			break // an append cut short
+			break
 		}
 		rest = after
-		f := bytes.Split(line, []byte("\t"))
-		if len(f) != 5 || len(f[0]) == 0 || (string(f[4]) != "0" && string(f[4]) != "1") {
-			return nil, false
+		s, t, ok := parseLine(line)
+		if !ok {
+			return false
 		}
-		var t Turn
-		var err1, err2, err3 error
-		t.Turns, err1 = strconv.Atoi(string(f[1]))
-		t.Last, err2 = strconv.Atoi(string(f[2]))
-		t.Seen, err3 = strconv.ParseInt(string(f[3]), 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || t.Turns < 0 || t.Last < 0 {
-			return nil, false
-		}
-		t.Ended = f[4][0] == '1'
-		m[string(f[0])] = t
+		each(s, t)
 	}
-	return m, true
+	return true
+}
+
+// parseLine parses one record, its newline cut: five tab-separated fields,
+// a non-empty session, two counts (non-negative), a time in unix seconds
+// and 0 or 1. It allocates nothing: a number's field is at most a few
+// dozen bytes, converted on the stack.
+func parseLine(line []byte) (session []byte, t Turn, ok bool) {
+	var f [5][]byte
+	for i := range f {
+		if i == len(f)-1 {
+			if bytes.IndexByte(line, '\t') >= 0 {
+				return nil, Turn{}, false
+			}
+			f[i] = line
+			break
+		}
+		field, after, found := bytes.Cut(line, []byte("\t"))
+		if !found {
+			return nil, Turn{}, false
+		}
+		f[i], line = field, after
+	}
+	if len(f[0]) == 0 || (string(f[4]) != "0" && string(f[4]) != "1") {
+		return nil, Turn{}, false
+	}
+	var err1, err2, err3 error
+	t.Turns, err1 = atoi(f[1])
+	t.Last, err2 = atoi(f[2])
+	t.Seen, err3 = parseInt(f[3])
+	if err1 != nil || err2 != nil || err3 != nil || t.Turns < 0 || t.Last < 0 {
+		return nil, Turn{}, false
+	}
+	t.Ended = f[4][0] == '1'
+	return f[0], t, true
+}
+
+// maxNumber bounds a number's field: longer is no number strconv takes
+// (an int64 has at most 19 digits and a sign), refused without converting
+// (the conversion's buffer stays on the stack).
+const maxNumber = 32
+
+var errNumber = errors.New("turns: not a number")
+
+func atoi(b []byte) (int, error) {
+	if len(b) > maxNumber {
+		return 0, errNumber
+	}
+	return strconv.Atoi(string(b))
+}
+
+func parseInt(b []byte) (int64, error) {
+	if len(b) > maxNumber {
+		return 0, errNumber
+	}
+	return strconv.ParseInt(string(b), 10, 64)
 }
 
 // appendLine appends session's record as one line.
@@ -159,29 +252,46 @@ func validSession(s string) bool {
 
 // Append records session's turn t: one line appended to the file at
 // path, which is created with its header when missing. The caller made
-// sure the state directory is intermem's own.
+// sure the state directory is intermem's own. The descriptor is the
+// system call's own, not an os.File (package statefile says why).
 func Append(path, session string, t Turn) error {
 	if !validSession(session) {
 		return ErrBadSession
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("turns: %w", err)
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+		if err != syscall.EINTR {
+			break
+		}
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("turns: %w", err)
+		return fmt.Errorf("turns: %w", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || (ok && int(st.Uid) != os.Geteuid()) {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("turns: %w", &fs.PathError{Op: "fstat", Path: path, Err: err})
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Geteuid() {
 		return ErrNotRegular
 	}
-	var b []byte
-	if fi.Size() == 0 {
+	var buf [160]byte
+	b := buf[:0]
+	if st.Size == 0 {
 		b = append(b, magic...)
 	}
-	if _, err := f.Write(appendLine(b, session, t)); err != nil {
-		return fmt.Errorf("turns: %w", err)
+	b = appendLine(b, session, t)
+	for len(b) > 0 {
+		n, err := syscall.Write(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("turns: %w", &fs.PathError{Op: "write", Path: path, Err: err})
+		}
+		b = b[n:]
 	}
 	return nil
 }
