@@ -791,3 +791,41 @@ func TestIndexDelta(t *testing.T) {
 		}
 	})
 }
+
+// A change is indexed by reading what changed: with 400 learnings stored
+// and indexed, the Settle after one learning was edited reads and writes
+// a handful of records (the changed id, its entry and overlay, the
+// index's parts), not the 400 entries a new index reads.
+func TestSettleReadsTheChange(t *testing.T) {
+	f := newFixture(t)
+	for i := range 400 {
+		f.write(fmt.Sprintf(".clavain/learnings/l%03d.md", i), fmt.Sprintf("Learning %d: the worker pool drains queue %d before shutdown.\n", i, i))
+	}
+	f.update(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.write(".clavain/learnings/l007.md", "Learning 7: the invoice renderer retries with backoff.\n")
+	f.update(func(c *Catalog) {
+		if !c.Changed() {
+			t.Fatal("the edit was not found")
+		}
+		before := store.Accesses()
+		if err := c.SettleDelta(); err != nil {
+			t.Fatal(err)
+		}
+		if n := store.Accesses() - before; n > 30 {
+			t.Errorf("settling one changed entry made %d record accesses, want at most 30", n)
+		}
+		if _, at := c.tx.Index(); at != c.tx.Generation() {
+			t.Errorf("index at %d of %d", at, c.tx.Generation())
+		}
+	})
+	f.view(func(c *Catalog) {
+		hits, err := c.Search(Query{Text: "invoice renderer backoff", Now: f.now})
+		if err != nil || len(hits) == 0 || hits[0].Path != ".clavain/learnings/l007.md" {
+			t.Fatalf("hits %v %+v", err, hits)
+		}
+	})
+}

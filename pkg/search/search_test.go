@@ -372,3 +372,45 @@ func decodedStack(t *testing.T, base, delta *Index) *Index {
 	}
 	return Stack(b, d)
 }
+
+// BenchmarkDelta20k is what a change costs over a stored 20,000-document
+// base: decode the base, index one changed document as a delta, stack
+// them (what a session's end stores, and a search's index when no writer
+// stored it).
+func BenchmarkDelta20k(b *testing.B) {
+	ds := synthetic(b, 20000)
+	data := Build(ds).Encode()
+	changed := ds[10]
+	changed.Text += " invoice renderer backoff"
+	defer cpuTime(b)()
+	for range b.N {
+		base, err := DecodeShared(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Stack(base, BuildDelta(base, []Doc{changed}, []string{changed.ID})).Encode()
+	}
+}
+
+// BenchmarkStackSearch20k is a query over a decoded base with a one-
+// document delta, against BenchmarkDecodeSearch20k's base alone.
+func BenchmarkStackSearch20k(b *testing.B) {
+	ds := synthetic(b, 20000)
+	data := Build(ds).Encode()
+	changed := ds[10]
+	changed.Text += " invoice renderer backoff"
+	base, _ := DecodeShared(data)
+	delta := BuildDelta(base, []Doc{changed}, []string{changed.ID}).Encode()
+	defer cpuTime(b)()
+	for i := range b.N {
+		base, err := DecodeShared(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := DecodeShared(delta)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Stack(base, d).Search(benchQueries[i%len(benchQueries)], Options{Limit: 10})
+	}
+}

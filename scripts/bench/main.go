@@ -228,11 +228,61 @@ func run(bin, work, demo string, runs int) error {
 					return runCLI(bin, env, "intermem-synthesize", "plan", "--project", pr.Root, "--max", "20")
 				}},
 		)
+		// A solution document edited, then a session's end (its catalog
+		// refresh), each run another session's, over the catalog and
+		// index a writer stored: the session's end, and the first search
+		// after one, which decodes the index the session's end left.
+		if pr.Changed["compound"] == "" {
+			continue
+		}
+		ended := sessionEnds(bin, env, pr, payload)
+		rows = append(rows,
+			row{name: "SessionEnd, a solution doc changed, " + label, bin: stop, env: env, runs: cliRuns, hook: true,
+				setup: ended.setup, before: ended.turn, next: ended.end},
+			row{name: "intermem search after a source changed, " + label, bin: "intermem", args: []string{"search", "--project", pr.Root, "invoice render retry"},
+				env: env, runs: cliRuns, ratio: true, setup: ended.setup,
+				before: func() {
+					ended.turn()
+					if err := runHook(bin, env, "intermem-snapshot", ended.end()); err != nil {
+						panic(err)
+					}
+				}},
+		)
 	}
 	if !hooksOnly {
 		rows = append(rows, cliRows(bin, work, baseEnv, projects, cliRuns)...)
 	}
 	return report(bin, work, demo, baseEnv, rows, runs, fileRuns, cliRuns, projects, hooksOnly)
+}
+
+// ended is what the rows of a session's end after a source changed run:
+// setup stores the catalog and index (a writer, plan); turn edits a
+// solution document and runs a new session's turn (its first Stop); end
+// is that session's SessionEnd payload.
+type ended struct {
+	setup func() error
+	turn  func()
+	end   func() []byte
+}
+
+func sessionEnds(bin string, env []string, pr *benchgen.Project, payload func(cwd, event, session string) []byte) ended {
+	n := 0
+	session := func() string { return fmt.Sprintf("ended-%d-%d", time.Now().UnixNano(), n) }
+	id := session()
+	return ended{
+		setup: func() error {
+			return runCLI(bin, env, "intermem-synthesize", "plan", "--project", pr.Root, "--max", "20")
+		},
+		turn: func() {
+			n++
+			id = session()
+			touchAppend(pr.Changed["compound"])
+			if err := runHook(bin, env, "intermem-snapshot", payload(pr.Root, "Stop", id)); err != nil {
+				panic(err)
+			}
+		},
+		end: func() []byte { return payload(pr.Root, "SessionEnd", id) },
+	}
 }
 
 // cliRows are the rows of plan and apply.
