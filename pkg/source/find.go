@@ -120,7 +120,10 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 			}
 		}
 		k := &walker{w: w, realRoot: realRoot, realRootPrefixed: realRoot + string(filepath.Separator),
-			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, matched: &matched, probs: &probs}
+			realBase: realBase, base: base, pat: pat, pats: s.Patterns(), seen: seen, probs: &probs}
+		if seen == nil && len(s.Patterns()) > 1 {
+			k.matched = &matched // for the next pattern's seen
+		}
 		k.visit = func(f File, relPath, prob string) error {
 			if prob != "" {
 				probs = append(probs, Problem{Path: relPath, Message: prob})

@@ -96,9 +96,14 @@ type walker struct {
 	// this walk skips; nil for the first pattern, whose walk meets each
 	// path once, and which records its matches in matched instead (a
 	// map of thousands of paths built for nothing, most sources having
-	// one pattern or patterns that never meet).
+	// one pattern or patterns that never meet) — when a pattern follows
+	// it (nil matched: none does).
 	seen    map[string]bool
 	matched *[]string
+	// run is the candidates' buffer, which every directory of the walk
+	// uses in turn (a directory's run is judged and visited before the
+	// walk goes into a subdirectory).
+	run []candidate
 	// visit takes each file pat matches, in walk order, as judge judged
 	// it.
 	visit            func(f File, relPath, prob string) error
@@ -137,9 +142,14 @@ func (k *walker) walk() error {
 // dir visits the entries of the directory at real, whose path relative to
 // the project root is relPath.
 func (k *walker) dir(real, relPath string, entries []DirEntry) error {
-	// The files of a run of entries are judged together (judgeAll) and
-	// visited in order before the walk goes into a subdirectory.
-	run := make([]candidate, 0, len(entries))
+	// The files of a run of entries (at most maxRun) are judged together
+	// (judgeAll) and visited in order before the next run and before the
+	// walk goes into a subdirectory.
+	if n := min(len(entries), maxRun); cap(k.run) < n {
+		k.run = make([]candidate, 0, n)
+	}
+	run := k.run[:0]
+	defer func() { k.run = run[:0] }()
 	flush := func() error {
 		judgeAll(k.realRoot, real, run)
 		for i := range run {
@@ -163,6 +173,7 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 			if err := flush(); err != nil {
 				return err
 			}
+			k.run = run // empty: the subdirectory's walk uses it
 			fi, err := os.Lstat(childReal)
 			var sub []DirEntry
 			if err == nil && fi.IsDir() {
@@ -176,6 +187,7 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 			if err := k.dir(childReal, childRel, sub); err != nil {
 				return err
 			}
+			run = k.run[:0]
 			continue
 		}
 		if k.seen != nil && k.seen[childRel] {
@@ -186,13 +198,24 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 		}
 		if k.seen != nil {
 			k.seen[childRel] = true
-		} else {
+		} else if k.matched != nil {
 			*k.matched = append(*k.matched, childRel)
 		}
 		run = append(run, candidate{real: childReal, rel: childRel, link: e.Link})
+		if len(run) == maxRun {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 	}
 	return flush()
 }
+
+// maxRun is the most candidates judged together: a directory of
+// thousands of files is judged in runs of this many, so the buffer they
+// are judged in stays small (a fresh process pays a page fault for every
+// page of heap it first touches).
+const maxRun = 256
 
 // candidate is a name a pattern matched, to judge.
 type candidate struct {

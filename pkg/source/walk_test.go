@@ -238,3 +238,55 @@ func TestFindOverlappingPatterns(t *testing.T) {
 		}
 	}
 }
+
+// A directory of more files than one run (maxRun) is judged run by run,
+// and a subdirectory met between two runs is walked with the runs'
+// buffer and left empty: every file is found once, and each problem is
+// reported once, in walk order.
+func TestFindRunsAndSubdirectories(t *testing.T) {
+	root := t.TempDir()
+	var names, want []string
+	for i := range 2*maxRun + 40 {
+		dir := "docs/"
+		if i%3 == 0 {
+			dir = "docs/m/" // "docs/m" sorts among the files of docs/
+		}
+		n := dir + "k" + strconv.Itoa(1000+i) + ".md"
+		if i < 300 {
+			n = dir + "a" + strconv.Itoa(1000+i) + ".md"
+		}
+		names = append(names, n)
+		want = append(want, n)
+	}
+	for i := range maxRun + 10 {
+		// After docs/m, in docs/ again: more than a run.
+		n := "docs/p" + strconv.Itoa(1000+i) + ".md"
+		names, want = append(names, n), append(want, n)
+	}
+	names = append(names, "docs/m/z.txt", "docs/zz/x.md")
+	want = append(want, "docs/zz/x.md")
+	tree(t, root, names...)
+	for _, gone := range []string{"docs/a1001.md", "docs/m/k1303.md", "docs/p1257.md"} {
+		p := filepath.Join(root, gone)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("/nonexistent", p); err != nil {
+			t.Fatal(err)
+		}
+		want = slices.DeleteFunc(want, func(s string) bool { return s == gone })
+	}
+	slices.Sort(want)
+	s := fake{name: "f", pats: []string{"docs/**/*.md"}}
+	files, probs, _ := FindWalk(root, s, &Walk{Window: time.Second})
+	if got := filePaths(files); !slices.Equal(got, want) {
+		t.Errorf("files: %d of %d", len(got), len(want))
+	}
+	var probPaths []string
+	for _, p := range probs {
+		probPaths = append(probPaths, p.Path)
+	}
+	if !slices.Equal(probPaths, []string{"docs/a1001.md", "docs/m/k1303.md", "docs/p1257.md"}) {
+		t.Errorf("problems %v, want the three dangling links in walk order", probs)
+	}
+}
