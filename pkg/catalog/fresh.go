@@ -199,45 +199,55 @@ func appendFP(b []byte, fp source.Fingerprint) []byte {
 type witness struct {
 	stats map[string]string
 	racy  map[string]bool // judged when stat'd
+	st    *statter
+	buf   []byte // a stat's text, built
 }
 
-func newWitness() *witness { return &witness{stats: map[string]string{}, racy: map[string]bool{}} }
+func newWitness(st *statter, n int) *witness {
+	return &witness{stats: make(map[string]string, n), racy: map[string]bool{}, st: st}
+}
 
 // stat stats abs unless w holds it.
 func (w *witness) stat(abs string) {
 	if _, ok := w.stats[abs]; ok {
 		return
 	}
-	var parts []string
-	for i, st := range []func(string) (fs.FileInfo, error){os.Lstat, os.Stat} {
-		fi, err := st(abs)
-		if err != nil {
-			parts = append(parts, "absent")
+	// As fmt's "%v\x00%+v" of the mode and fp wrote each stat, joined
+	// by NULs, which keys were made of.
+	b := w.buf[:0]
+	now := time.Now()
+	for i, follow := range []bool{false, true} {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		mode, fp, ok := w.st.stat(abs, follow)
+		if !ok {
+			b = append(b, "absent"...)
 			continue
 		}
-		fp := source.FingerprintOf(fi)
-		// As fmt's "%v\x00%+v" of the mode and fp wrote it, which keys
-		// were made of.
-		parts = append(parts, fi.Mode().String()+"\x00"+string(appendFP(nil, fp)))
+		b = appendFP(append(append(b, mode.String()...), 0), fp)
 		s := stamp{trusted: true}
-		s.judge(fp, time.Now())
+		s.judge(fp, now)
 		if !s.trusted {
 			w.racy[abs] = true
 		}
-		if i == 0 && fi.Mode()&fs.ModeSymlink == 0 {
+		if i == 0 && mode&fs.ModeSymlink == 0 {
 			// Not a link: followed, it is the same stat.
-			parts = append(parts, parts[0])
+			b = append(append(b, 0), b...)
 			break
 		}
 	}
-	w.stats[abs] = strings.Join(parts, "\x00")
+	w.stats[abs] = string(b)
+	w.buf = b
 }
 
 // covered returns base and, for each touched path, the path and its
 // parents: what a key over touched covers.
 func covered(base string, touched []string) []string {
-	seen := map[string]bool{base: true}
-	out := []string{base}
+	seen := make(map[string]bool, len(touched)+1)
+	seen[base] = true
+	out := make([]string, 1, len(touched)+1)
+	out[0] = base
 	for _, t := range touched {
 		p := filepath.Join(base, filepath.FromSlash(t))
 		for !seen[p] {
@@ -272,10 +282,14 @@ func wholeKey(env source.Env, base string, touched []string, w *witness, judge b
 
 // statNow returns a witness of what touched covers, stat'd now.
 func statNow(base string, touched []string) *witness {
-	w := newWitness()
-	for _, p := range covered(base, touched) {
+	st := openStatter(base)
+	defer st.close()
+	paths := covered(base, touched)
+	w := newWitness(st, len(paths))
+	for _, p := range paths {
 		w.stat(p)
 	}
+	w.st = nil
 	return w
 }
 
