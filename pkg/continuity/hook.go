@@ -133,7 +133,7 @@ func Checkpoint(ctx context.Context, h *hookio.Hook) error {
 }
 
 // writeTurn records session's turn t in the tally at path: one appended
-// line, or, when the file was unusable or has grown past turns.MaxBytes,
+// line, or, when the file was unusable or has grown past turns.CompactBytes,
 // the whole tally rewritten compacted. A cache: a crash may lose the last
 // count, which only shifts the next checkpoint by a turn.
 func writeTurn(stateDir, path string, tally map[string]turns.Turn, usable bool, session string, t turns.Turn) error {

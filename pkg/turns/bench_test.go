@@ -10,8 +10,9 @@ import (
 	"github.com/intermem/intermem/pkg/atomicfile"
 )
 
-// BenchmarkCountTurn is what a quiet Stop pays to count its turn: read the
-// tally, append a line (with 32 sessions in the file).
+// BenchmarkCountTurn is what a quiet Stop pays to count its turn through
+// the hook front: look the session up in the tally, append a line (with 32
+// sessions in the file, compacted as a full hook compacts it).
 func BenchmarkCountTurn(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, Name)
@@ -22,11 +23,11 @@ func BenchmarkCountTurn(b *testing.B) {
 	os.WriteFile(path, Encode(m), 0o600)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if i%350 == 0 { // compaction, as the full hook does past MaxBytes
+		if i%100 == 0 { // compaction, as a full hook's turn does past CompactBytes
 			os.WriteFile(path, Encode(m), 0o600)
 		}
-		tally, _, _ := Read(path)
-		t, _ := Stop(tally["00000001-0000-4000-8000-000000000000"], 10)
+		prev, _ := Lookup(path, "00000001-0000-4000-8000-000000000000")
+		t, _ := Stop(prev, 10)
 		if err := Append(path, "00000001-0000-4000-8000-000000000000", t); err != nil {
 			b.Fatal(err)
 		}

@@ -51,7 +51,7 @@ func TestLookupHostile(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: Lookup %+v %v, want %+v %v", c.name, got, ok, c.want, c.ok)
 		}
-		m, _, rok := Read(path)
+		m, _, rok := Read(path) // these files are all under CompactBytes
 		if rok != ok || m["s1"] != got {
 			t.Errorf("%s: Read %+v %v, Lookup %+v %v", c.name, m["s1"], rok, got, ok)
 		}
@@ -86,9 +86,21 @@ func TestLookupFiles(t *testing.T) {
 		t.Error("directory read as usable")
 	}
 	os.Remove(path)
-	// Past MaxBytes: the full hook compacts it (Read says so too).
+	// Past CompactBytes: the full hook rewrites it compacted (Read returns
+	// its records, not usable as it is), the front still counts on it.
 	var b bytes.Buffer
 	b.WriteString(magic)
+	for b.Len() <= CompactBytes {
+		b.WriteString("s1\t1\t0\t1\t0\n")
+	}
+	os.WriteFile(path, b.Bytes(), 0o600)
+	if tr, ok := Lookup(path, "s1"); !ok || tr.Turns != 1 {
+		t.Errorf("a file past CompactBytes, within MaxBytes: %+v %v", tr, ok)
+	}
+	if m, _, ok := Read(path); ok || len(m) != 1 {
+		t.Errorf("Read of a file past CompactBytes: %d sessions, usable %v (want its records, not usable)", len(m), ok)
+	}
+	// Past MaxBytes: the front hands the turn over.
 	for b.Len() <= MaxBytes {
 		b.WriteString("s1\t1\t0\t1\t0\n")
 	}

@@ -15,10 +15,11 @@
 //
 // A session's last line is its record. A writer appends one line per
 // turn (O_APPEND: concurrent sessions' lines never interleave); once the
-// file is over MaxBytes, the full hook rewrites it compacted (Encode, the
-// MaxSessions sessions most recently seen) and the front leaves the turn
-// to the full hook. A last line without its newline (an append cut
-// short) is ignored.
+// file is over CompactBytes, the full hook rewrites it compacted (Encode,
+// the MaxSessions sessions most recently seen) at its next turn (a
+// checkpoint turn at least every settings.Interval turns), and a front
+// that finds it over MaxBytes leaves the turn to the full hook. A last
+// line without its newline (an append cut short) is ignored.
 //
 // The file is hostile input like every file in the state directory:
 // opened with O_NOFOLLOW|O_NONBLOCK, used only when it is a regular file of
@@ -46,8 +47,15 @@ const Name = "turns"
 // MaxSessions bounds the sessions a compacted file remembers.
 const MaxSessions = 64
 
-// MaxBytes is the size past which the file is compacted: about 350
-// counted turns (a quiet turn reads the whole tally).
+// CompactBytes is the size past which the full hook rewrites the file
+// compacted (Read reports it not usable as it is): about 70 counted turns
+// of one session, or the lines of about 64 sessions. The hook front reads
+// the whole tally at every quiet turn, so it is kept small.
+const CompactBytes = 4 << 10
+
+// MaxBytes is the size past which the hook front leaves a turn to the full
+// hook (Lookup reports the file not usable): about 350 counted turns, the
+// slack between a full hook's turns that the front counts on its own.
 const MaxBytes = 16 << 10
 
 // MaxRead bounds what is read of the file: a file grown beyond it (by
@@ -73,8 +81,9 @@ func Stop(t Turn, interval int) (Turn, bool) {
 
 // Read reads the file at path: each session's record, the file's size,
 // and whether the file is usable as it is (missing, or a tally of at most
-// MaxBytes); an unusable file is an empty tally, for the full hook to
-// rewrite.
+// CompactBytes); a file that is no tally is an empty one, for the full
+// hook to rewrite, and a tally past CompactBytes is returned for the full
+// hook to rewrite compacted.
 func Read(path string) (m map[string]Turn, size int64, ok bool) {
 	b, missing, ok := read(path)
 	if missing {
@@ -87,13 +96,13 @@ func Read(path string) (m map[string]Turn, size int64, ok bool) {
 	if !ok {
 		return map[string]Turn{}, int64(len(b)), false
 	}
-	return m, int64(len(b)), len(b) <= MaxBytes
+	return m, int64(len(b)), len(b) <= CompactBytes
 }
 
 // Lookup reads the file at path for one session: its record (the zero
-// Turn when the file has none) and whether the file is usable as it is,
-// under Read's condition: every line of the file is checked as Decode
-// checks it, so a file Read finds unusable is unusable here too. It keeps
+// Turn when the file has none) and whether the file is usable as it is:
+// missing, or a tally of at most MaxBytes, every line of it checked as
+// Decode checks it (a file that is no tally to Read is none here either). It keeps
 // nothing but the session's last line: no map, no allocation per line
 // (the hook front counts a quiet turn with it).
 func Lookup(path, session string) (Turn, bool) {
