@@ -178,12 +178,13 @@ func (x *Index) Len() int {
 
 // Build indexes docs. Their order is the index's document order.
 //
-// Two passes: the first analyses every field of every document into term
-// numbers (one slice for the whole collection) and sums field lengths; the
-// second, once the average lengths are known, accumulates each document's
-// pseudo-frequencies in a dense array indexed by term number and emits one
-// posting per distinct term; a counting sort then groups the postings by
-// term, in document order, in one allocation.
+// Three passes: the first analyses every field of every document into
+// term numbers (one slice for the whole collection) and sums field
+// lengths; the second counts each term's documents, which places every
+// term's postings in one flat array; the third, once the average lengths
+// are known, accumulates each document's pseudo-frequencies in a dense
+// array indexed by term number and writes one posting per distinct term
+// into its term's run, in document order.
 func Build(docs []Doc) *Index { return build(docs, nil, nil) }
 
 // BuildDelta indexes docs as a delta over base (Stack): the documents of
@@ -253,18 +254,33 @@ func build(docs []Doc, avgOf *[4]float64, replaced []string) *Index {
 	x.avg = avg
 	weights := [4]float64{titleWeight, tagsWeight, symptomsWeight, textWeight}
 	bs := [4]float64{titleB, tagsB, symptomsB, textB}
-	// Pseudo-frequencies, document by document, into one flat list of
-	// (term, posting); then a counting sort by term makes every term's
-	// postings one contiguous run, in document order.
-	type pair struct {
-		term int32
-		p    posting
-	}
-	acc := make([]float64, len(a.vocab))
+	// Each term's document frequency first (seen[t] is the last document
+	// that held t, plus one), so that the postings are one flat array,
+	// sized exactly, each term's run starting at the sum of the df before
+	// it; then the pseudo-frequencies, document by document, written
+	// straight into their term's run, in document order.
 	df := make([]uint32, len(a.vocab)+1)
-	var touched []int32
-	pairs := make([]pair, 0, len(toks)) // at most one per token
+	seen := make([]uint32, len(a.vocab))
 	off := 0
+	for i := range docs {
+		n := int(lens[i][0] + lens[i][1] + lens[i][2] + lens[i][3])
+		for _, id := range toks[off : off+n] {
+			if seen[id] != uint32(i)+1 {
+				seen[id] = uint32(i) + 1
+				df[id+1]++
+			}
+		}
+		off += n
+	}
+	for i := 1; i < len(df); i++ {
+		df[i] += df[i-1] // df[t] is now where term t's postings start
+	}
+	flat := make([]posting, df[len(a.vocab)])
+	next := seen // reused: where term t's next posting goes
+	copy(next, df[:len(a.vocab)])
+	acc := make([]float64, len(a.vocab))
+	var touched []int32
+	off = 0
 	for i := range docs {
 		for f := range 4 {
 			n := int(lens[i][f])
@@ -279,20 +295,11 @@ func build(docs []Doc, avgOf *[4]float64, replaced []string) *Index {
 		}
 		for _, id := range touched {
 			v := acc[id]
-			pairs = append(pairs, pair{id, posting{doc: uint32(i), w: quantise(v / (k1 + v))}})
-			df[id+1]++
+			flat[next[id]] = posting{doc: uint32(i), w: quantise(v / (k1 + v))}
+			next[id]++
 			acc[id] = 0
 		}
 		touched = touched[:0]
-	}
-	for i := 1; i < len(df); i++ {
-		df[i] += df[i-1] // df[t] is now where term t's postings start
-	}
-	flat := make([]posting, len(pairs))
-	next := append([]uint32(nil), df[:len(a.vocab)]...)
-	for _, p := range pairs {
-		flat[next[p.term]] = p.p
-		next[p.term]++
 	}
 	x.lists = make([][]posting, len(a.vocab))
 	for t := range x.lists {
