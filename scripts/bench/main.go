@@ -360,7 +360,7 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 	fmt.Printf("(×floor: the row's p50 and p95 over the floor's, timed in runs interleaved with the row's (one before each);\n")
 	fmt.Printf("cpu: the child's user+system time, p50; ")
 	fmt.Printf("faults: the child's minor page faults, p50; rss: peak resident set of one run)\n\n")
-	fmt.Printf("%-52s %5s %10s %10s %8s %8s %10s %7s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "faults", "rss")
+	fmt.Printf("%-56s %5s %10s %10s %8s %8s %10s %7s %8s\n", "row", "runs", "p50", "p95", "p50×fl", "p95×fl", "cpu", "faults", "rss")
 	floor := results[0]
 	for _, r := range results {
 		r50, r95 := "", ""
@@ -372,7 +372,7 @@ func report(bin, work, demo string, baseEnv []string, rows []row, runs, fileRuns
 			r50 = fmt.Sprintf("%.2f×", float64(r.p50)/float64(f50))
 			r95 = fmt.Sprintf("%.2f×", float64(r.p95)/float64(f95))
 		}
-		fmt.Printf("%-52s %5d %10s %10s %8s %8s %10s %7d %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), r.faults, float64(r.rssKB)/1024)
+		fmt.Printf("%-56s %5d %10s %10s %8s %8s %10s %7d %6.1fMB\n", r.row.name, r.n, ms(r.p50), ms(r.p95), r50, r95, ms(r.cpu50), r.faults, float64(r.rssKB)/1024)
 	}
 	fmt.Printf("\nbinary sizes\n\n")
 	ents, err := os.ReadDir(bin)
