@@ -6,22 +6,59 @@ package proof
 
 import (
 	"bytes"
-	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// hangLimit ends a command that has not finished: not a performance
-// bound, a last-resort hang detector (commands finish in seconds even on
-// a 100,000-line memory; a read of a FIFO is caught by watchFIFOs first).
-const hangLimit = 2 * time.Minute
+// A command is hung when it has used no CPU time for stallLimit: blocked
+// for good (a read of a FIFO is caught by watchFIFOs first; a lock never
+// released, a wait on nothing). Never merely slow: a command over a
+// 100,000-line MEMORY.md runs for minutes on a loaded machine (intermem
+// validate took 97 s at load 4, and past the former wall-clock limit of
+// 2 minutes at load 10), which is no hang. hangLimit is the last resort
+// whatever the CPU, for a loop that never ends. Neither is a performance
+// bound.
+const (
+	stallLimit = 30 * time.Second
+	hangLimit  = 15 * time.Minute
+	// stallTicks is the CPU time, in clock ticks (1/100 s), that counts as
+	// running: a blocked Go process's runtime still takes a tick now and then.
+	stallTicks = 5
+)
+
+// cpuTicks returns the user and system CPU time process pid has used, in
+// clock ticks (/proc/PID/stat), or -1 where it cannot be read.
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold anything: the state is the first, utime the 12th, stime the 13th.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return u + st
+}
 
 // watchFIFOs watches FIFOs while a command runs. A FIFO that a command
 // opens for reading blocks it until someone writes, which in real life is
@@ -81,12 +118,12 @@ var cliCommands = [][]string{
 	{"intermem-recover"},
 }
 
-// runLimited runs a binary like fixture.run, but ends it at hangLimit.
+// runLimited runs a binary like fixture.run, but ends it when it is hung:
+// no CPU time used for stallLimit, or still running at hangLimit; why is
+// in r.hung.
 func (f *fixture) runLimited(stdin string, extraEnv []string, bin string, args ...string) (r result, wall time.Duration, hung bool) {
 	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, bin), args...)
+	cmd := exec.Command(filepath.Join(binDir, bin), args...)
 	cmd.WaitDelay = time.Second
 	cmd.Dir = f.root
 	cmd.Env = f.env(extraEnv...)
@@ -94,12 +131,43 @@ func (f *fixture) runLimited(stdin string, extraEnv []string, bin string, args .
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	t0 := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		f.t.Fatalf("run %s: %v", bin, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	ran, ranAt := cpuTicks(cmd.Process.Pid), t0
+	var err error
+	why := ""
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case now := <-tick.C:
+			if c := cpuTicks(cmd.Process.Pid); c < 0 || c-ran >= stallTicks {
+				ran, ranAt = c, now
+			}
+			switch {
+			case ran >= 0 && now.Sub(ranAt) >= stallLimit:
+				why = fmt.Sprintf("no CPU time used for %v", stallLimit)
+			case now.Sub(t0) >= hangLimit:
+				why = fmt.Sprintf("no exit after %v", hangLimit)
+			default:
+				continue
+			}
+			cmd.Process.Kill()
+			err = <-done
+			break wait
+		}
+	}
 	wall = time.Since(t0)
-	r = result{stdout: out.String(), stderr: errb.String()}
+	r = result{stdout: out.String(), stderr: errb.String(), hung: why}
 	var ee *exec.ExitError
 	switch {
-	case ctx.Err() != nil:
+	case why != "":
 		return r, wall, true
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
@@ -179,7 +247,7 @@ func checkCLI(t *testing.T, what string, r result, hung, mustWork bool) {
 	crashed := strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "fatal error") || strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "internal error")
 	switch {
 	case hung:
-		t.Errorf("%s hung: no exit after %v (stderr so far %q)", what, hangLimit, clip(r.stderr))
+		t.Errorf("%s hung: %s (stderr so far %q)", what, r.hung, clip(r.stderr))
 	case crashed:
 		t.Errorf("%s crashed (exit %d):\n%s", what, r.code, clip(r.stderr))
 	case r.code == 0 && strings.Contains(r.stderr, "intermem: error"):
@@ -215,7 +283,7 @@ func runHooks(t *testing.T, f *fixture, timeouts map[string]time.Duration, sessi
 		}
 		switch {
 		case hung:
-			t.Errorf("%s hung", what)
+			t.Errorf("%s hung: %s", what, r.hung)
 		case r.code != 0:
 			t.Errorf("%s exits %d:\n%s", what, r.code, clip(r.stderr))
 		case r.stderr != "":

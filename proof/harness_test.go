@@ -92,6 +92,7 @@ type result struct {
 	code   int
 	stdout string
 	stderr string
+	hung   string // why runLimited ended the process ("" when it exited)
 }
 
 func (f *fixture) run(stdin string, extraEnv []string, bin string, args ...string) result {
@@ -109,7 +110,7 @@ func (f *fixture) run(stdin string, extraEnv []string, bin string, args ...strin
 	} else if err != nil {
 		f.t.Fatalf("run %s: %v", bin, err)
 	}
-	return result{code, out.String(), errb.String()}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 // must runs a binary and fails the test unless it exits 0.

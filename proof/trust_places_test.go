@@ -38,7 +38,7 @@ func (f *fixture) runIn(dir, stdin string, extraEnv []string, bin string, args .
 	} else if err != nil {
 		f.t.Fatalf("run %s: %v", bin, err)
 	}
-	return result{code, out.String(), errb.String()}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 // hookPayload is a minimal payload of event for a session and a cwd.
