@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -28,23 +30,28 @@ import (
 //     path a stored key names, and only at files that have a stored parse:
 //     one that cannot be stored (a link holding a secret) is not read at
 //     every session end for nothing.
-//   - It finds them in a read transaction (whose mapped pages are given
-//     back as it reads, store/mapped.go) by decoding each stored parse as
-//     the session start does; a parse that decodes as the file's own is
-//     current and never rewritten.
+//   - It finds them in a read transaction, in key order (whose mapped
+//     pages are given back as it reads, store/mapped.go), by decoding each
+//     stored parse as the session start does; a parse that decodes as the
+//     file's own is current and never rewritten.
 //   - It reads each such file as a pass reads a changed one — readFile,
 //     the parse stored unscreened at the fingerprint the open file had
 //     before the read, racy within RacyWindow of its modification —, in
-//     write transactions of at most rerecordBytes of files read, each
-//     file's record looked at again first (another writer may have
-//     stored a current one meanwhile).
+//     write transactions of at most rerecordFiles files and rerecordBytes
+//     of them read, each file's record looked at again first (another
+//     writer may have stored a current one meanwhile), the pages each
+//     mapped given back after it.
 //   - No file is started past the deadline, nor once a command waits for
 //     the store; a later session end finds the rest again.
 
-// rerecordBytes bounds the bytes of memory files one write transaction of
-// Rerecord reads, so that the pages it dirties stay few (a hook's peak
-// resident set is held under 30 MB).
-const rerecordBytes = 1 << 20
+// rerecordBytes and rerecordFiles bound the bytes and the memory files
+// one write transaction of Rerecord reads, so that the pages it dirties
+// and maps stay few (a hook's peak resident set is held under 30 MB;
+// variables for tests).
+var (
+	rerecordBytes = 1 << 20
+	rerecordFiles = 256
+)
 
 // Rerecord stores again the parse of every file of l whose stored parse is
 // of another version or does not decode, until deadline (zero: none). It
@@ -53,15 +60,21 @@ func Rerecord(s *store.Store, l *Listing, now, deadline time.Time, logf func(str
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	var todo []File
+	// The files in the order of their keys: the lookups share their pages
+	// (store/mapped.go: a store read at random costs a page fault a record).
+	files := make([]keyed, 0, len(l.Files))
+	for _, f := range l.Files {
+		if f.Skip == "" {
+			files = append(files, keyed{key: parseKey(f.Name), f: f})
+		}
+	}
+	slices.SortFunc(files, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	var todo []keyed
 	if err := s.View(func(tx *bolt.Tx) error {
 		ct := store.Catalog(tx)
-		for _, f := range l.Files {
-			if f.Skip != "" {
-				continue
-			}
-			if b := ct.Blob(parseKey(f.Name)); b != nil && !currentParse(f.Name, b) {
-				todo = append(todo, f)
+		for _, k := range files {
+			if b := ct.Blob(k.key); b != nil && !currentParse(k.f.Name, b) {
+				todo = append(todo, k)
 			}
 		}
 		return nil
@@ -75,10 +88,11 @@ func Rerecord(s *store.Store, l *Listing, now, deadline time.Time, logf func(str
 		if err := s.Update(func(tx *bolt.Tx) error {
 			ct := store.Catalog(tx)
 			read := 0
-			for len(todo) > 0 && read < rerecordBytes && !late() {
-				f := todo[0]
+			for done := 0; len(todo) > 0 && read < rerecordBytes && done < rerecordFiles && !late(); done++ {
+				k := todo[0]
+				f := k.f
 				todo = todo[1:]
-				if b := ct.Blob(parseKey(f.Name)); b == nil || currentParse(f.Name, b) {
+				if b := ct.Blob(k.key); b == nil || currentParse(f.Name, b) {
 					continue
 				}
 				content, fp, err := readFile(filepath.Join(l.Dir, filepath.FromSlash(f.Name)))
@@ -106,8 +120,17 @@ func Rerecord(s *store.Store, l *Listing, now, deadline time.Time, logf func(str
 		}); err != nil {
 			return n, false, err
 		}
+		// A write transaction keeps every page it read mapped: give them
+		// back before the next (store.Shed).
+		_ = s.View(func(tx *bolt.Tx) error { store.Shed(tx); return nil })
 	}
 	return n, len(todo) == 0, nil
+}
+
+// keyed is a listed file with the catalog's key of its stored parse.
+type keyed struct {
+	key string
+	f   File
 }
 
 // parseKey is the catalog's key of the stored parse of the memory file

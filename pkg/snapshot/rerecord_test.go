@@ -14,8 +14,11 @@ import (
 // TestRerecordBounded: Rerecord starts no file past its deadline and
 // leaves the rest for the next call; it renews only stored parses of
 // another version (or damaged), never reads a file with no stored parse
-// or a current one, and a parse it stores is current.
+// or a current one, and a parse it stores is current, one file a
+// transaction here.
 func TestRerecordBounded(t *testing.T) {
+	defer func(n int) { rerecordFiles = n }(rerecordFiles)
+	rerecordFiles = 1
 	m := newMemDir(t)
 	m.write("MEMORY.md", "# Memory\n- The index fact.\n")
 	for i := range 3 {
