@@ -10,7 +10,7 @@
 // both use, so the two cannot drift):
 //
 //   - Stop and SubagentStop with nothing to record: the quiet turn
-//     (quiet.Check: the stop.quiet copy bound to the store's stat, the
+//     (quiet.Check: the stop.quiet copy bound to the store's binding, the
 //     memory directory's whole listing with the session's fingerprint, an
 //     empty spool), and at a Stop the turn counted (turns.Stop and
 //     turns.Append) unless it is a checkpoint turn; in meta mode

@@ -214,6 +214,7 @@ func TestHandOverMissingFullHook(t *testing.T) {
 func TestHostileStateFilesAreHandedOver(t *testing.T) {
 	for _, file := range []struct{ name, event, full string }{
 		{"stop.quiet", "Stop", "intermem-snapshot"},
+		{"intermem.db", "Stop", "intermem-snapshot"}, // its meta pages are read
 		{"turns", "Stop", "intermem-snapshot"},
 		{"context.render", "SessionStart", "intermem-inject"},
 	} {

@@ -5,3 +5,5 @@ package memlist
 import "syscall"
 
 func Ctime(st *syscall.Stat_t) int64 { return syscall.TimespecToNsec(st.Ctimespec) }
+
+func Mtime(st *syscall.Stat_t) int64 { return syscall.TimespecToNsec(st.Mtimespec) }

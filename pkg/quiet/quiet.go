@@ -12,11 +12,12 @@
 // that fingerprint takes opening the store (a lock, a map, a transaction).
 // Name (stop.quiet) is a copy of what that comparison reads of the store — per
 // session, its recorded fingerprint, whether its end is recorded, and the
-// sub-folder files pointers name (Subs) — together with the stat of the
-// store file taken before it was read. While the store file's stat is
-// what the copy says, the store holds what the copy holds, and the same
-// comparison is made from the copy: a stat of the store, one small read,
-// the listing.
+// sub-folder files pointers name (Subs) — together with the binding of
+// the store file it was read at: the file's stat and the id of its last
+// committed transaction (txid.go: two reads of its meta pages, no lock).
+// While the store file's binding is what the copy says, the store holds
+// what the copy holds, and the same comparison is made from the copy: a
+// stat and two small reads of the store, one small read, the listing.
 //
 // Invariants:
 //   - The early exit's condition does not change: the listing is whole,
@@ -24,15 +25,14 @@
 //     recorded when this is its SessionEnd, and the spool is empty. Only
 //     where the recorded values are read from does.
 //   - The copy is written only by a turn that read those values from the
-//     store (lastPass), with the store's stat taken before that read, and
-//     only when the store was last modified more than Racy before the
-//     read: any later write to the store (a commit of any process: this
-//     session's next pass, another session's, a command) then leaves a
-//     different stat — size, modification and change time (never set back
-//     by a writer), inode — and the copy is not used. A write within a
-//     clock tick of the recorded one could leave the times as they were,
-//     which the wait rules out; a file system that keeps whole seconds
-//     (its times have no fraction) waits CoarseRacy.
+//     store (lastPass) in the transaction the binding names: the binding
+//     taken before the read, and the read's transaction id the binding's.
+//     Any later commit to the store (of any process: this session's next
+//     pass or checkpoint, another session's, a command) has a higher
+//     transaction id, whatever the clock (two commits within one tick of
+//     the file's times included), and the copy is not used; a file put in
+//     the store's place is another inode, or, copied over it, has another
+//     change time (never set back).
 //   - It is hostile input like every file in the state directory: opened
 //     with O_NOFOLLOW|O_NONBLOCK, a regular file of at most MaxBytes bytes,
 //     decoded strictly (every line as expected). Anything else —
@@ -41,7 +41,7 @@
 //     needs write access to .intermem, which holds the store itself; a
 //     wrong one can only skip a turn's sightings, never write anywhere.
 //   - It is a cache: written without fsync; at most MaxSessions
-//     sessions, all read against the same stat of the store.
+//     sessions, all read against the same binding of the store.
 
 package quiet
 
@@ -53,7 +53,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/statefile"
@@ -65,8 +64,6 @@ const Name = "stop.quiet"
 const (
 	MaxBytes    = 64 << 10
 	MaxSessions = 16
-	Racy        = 50 * time.Millisecond // well beyond a kernel clock tick
-	CoarseRacy  = 3 * time.Second       // beyond a 2-second file system clock
 )
 
 // File is the file's content. Its format is lines, not JSON (decoding
@@ -78,7 +75,7 @@ const (
 //
 // A session id holds no control character (hookio), so no tab.
 type File struct {
-	Store    string // StoreStat before the read
+	Store    string // the store's binding (StoreStat) the record was read at
 	Sessions map[string]Session
 }
 
@@ -155,36 +152,42 @@ func Decode(b []byte) (File, bool) {
 	return q, q.Store != ""
 }
 
-// StoreStat is the store file's stat as the copy is bound to it, and
-// whether it is settled (last modified long enough ago); "" when the file
-// is not a regular file or its change time cannot be read.
-func StoreStat(path string, now time.Time) (stat string, settled bool) {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", false
+// StoreStat is the binding of the store file at path that a copy is
+// written and read against (Binding), and the id of the store's last
+// committed transaction; "" when the file is not a regular file or its
+// transaction id cannot be read (the turn is a full one).
+func StoreStat(path string) (binding string, txid uint64) {
+	fd, err := openStore(path)
+	if err != nil {
+		return "", 0
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return "", 0
+	}
+	txid, ok := lastTxid(fd)
 	if !ok {
-		return "", false
+		return "", 0
 	}
-	mod, ctime := fi.ModTime(), time.Unix(0, memlist.Ctime(st))
-	b := make([]byte, 0, 80)
+	return Binding(&st, txid), txid
+}
+
+// Binding is the binding of a store file of stat st whose last committed
+// transaction is txid: "inode:size:mtime:ctime:txid", times in
+// nanoseconds.
+func Binding(st *syscall.Stat_t, txid uint64) string {
+	b := make([]byte, 0, 96)
 	b = strconv.AppendUint(b, uint64(st.Ino), 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = strconv.AppendInt(b, st.Size, 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, mod.UnixNano(), 10)
+	b = strconv.AppendInt(b, memlist.Mtime(st), 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, ctime.UnixNano(), 10)
-	last := mod
-	if ctime.After(last) {
-		last = ctime
-	}
-	wait := Racy
-	if mod.Nanosecond() == 0 && ctime.Nanosecond() == 0 {
-		wait = CoarseRacy
-	}
-	return string(b), now.Sub(last) > wait
+	b = strconv.AppendInt(b, memlist.Ctime(st), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, txid, 10)
+	return string(b)
 }
 
 // Read returns the copy's record of session when the copy is bound
@@ -239,12 +242,12 @@ func Nothing(l *memlist.Listing, fp string, ended, ending bool, stateDir string)
 }
 
 // Early is what a Stop turn learns before it opens the store: the store
-// file's stat (and whether it is settled), the copy's record of the
-// session when the copy is bound to that stat, the listing taken to
-// compare with it, and whether that settles the turn as quiet.
+// file's binding, the copy's record of the session when the copy is bound
+// to it, the listing taken to compare with it, and whether that settles
+// the turn as quiet.
 type Early struct {
 	Stat    string
-	Settled bool
+	Txid    uint64 // the store's last committed transaction, in Stat
 	Copy    Session
 	CopyOK  bool
 	Listing *memlist.Listing // nil when the copy was not usable or the listing failed
@@ -256,7 +259,7 @@ type Early struct {
 // is set for the session's SessionEnd.
 func Check(stateDir, dbPath, memDir, session string, ending bool) Early {
 	var e Early
-	e.Stat, e.Settled = StoreStat(dbPath, time.Now())
+	e.Stat, e.Txid = StoreStat(dbPath)
 	e.Copy, e.CopyOK = Read(filepath.Join(stateDir, Name), e.Stat, session)
 	if !e.CopyOK {
 		return e

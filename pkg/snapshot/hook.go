@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -47,7 +48,39 @@ To see what it has recorded, run: intermem status
 
 // Main is the whole of cmd/intermem-snapshot.
 func Main(env *cli.Env, args []string) int {
-	return hookio.Run(env, args, HookOptions, continuity.WithCheckpoint(Hook))
+	return hookio.Run(env, args, HookOptions, keepQuiet(continuity.WithCheckpoint(Hook)))
+}
+
+// keepQuiet runs body (the turn, then its checkpoint), then brings the
+// quiet copy up to date for the session when the store was written since
+// the copy was (refreshQuiet): a checkpoint turn writes the store after
+// its quiet check, and a turn that found a change writes it too, so that
+// otherwise the next turn would find the copy bound to the store as it
+// was and take the full hook as well. Meta mode writes nothing.
+func keepQuiet(body hookio.Body) hookio.Body {
+	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
+		out, err := body(ctx, h)
+		if err == nil && ctx.Err() == nil && !continuity.Meta(h.Env, h.Project.StateDir) {
+			refreshQuiet(h.Project.StateDir, h.Project.Path("intermem.db"), h.Input.SessionID)
+		}
+		return out, err
+	}
+}
+
+// refreshQuiet writes session's record in the quiet copy anew, read from
+// the store at its binding, unless the copy already holds it for that
+// binding.
+func refreshQuiet(stateDir, dbPath, session string) {
+	stat, txid := quiet.StoreStat(dbPath)
+	if stat == "" {
+		return
+	}
+	if _, ok := quiet.Read(filepath.Join(stateDir, quiet.Name), stat, session); ok {
+		return
+	}
+	if sess, subs, known, read := lastPass(dbPath, session); known && read == txid {
+		saveQuiet(stateDir, stat, session, sess, subs)
+	}
 }
 
 // StopBudget bounds what one Stop, SubagentStop or SessionEnd spends
@@ -71,7 +104,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	if early.Quiet {
 		return nil, nil
 	}
-	sess, subs, known := lastPass(dbPath, h.Input.SessionID)
+	sess, subs, known, read := lastPass(dbPath, h.Input.SessionID)
 	l := early.Listing
 	if l == nil || sess.Sweep != nil || !slices.Equal(subs, early.Copy.Subs) {
 		// Not the listing the copy's check took (a whole directory's
@@ -82,7 +115,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		}
 	}
 	if known && quiet.Nothing(l, sess.Fingerprint, sess.Ended, ending, p.StateDir) {
-		if early.Settled {
+		if early.Stat != "" && read == early.Txid {
 			saveQuiet(p.StateDir, early.Stat, h.Input.SessionID, sess, subs)
 		}
 		return nil, nil
@@ -167,18 +200,20 @@ func passBudget(ctx context.Context) time.Duration {
 }
 
 // lastPass reads the session's record and the sub-folder files pointers
-// named, with a read-only open that waits briefly. known is false when
-// either cannot be read: the writer path sorts it out.
-func lastPass(dbPath, sessionID string) (sess store.Session, subs []string, known bool) {
+// named, with a read-only open that waits briefly, and the id of the
+// transaction it read them in (the store's last committed one). known is
+// false when either cannot be read: the writer path sorts it out.
+func lastPass(dbPath, sessionID string) (sess store.Session, subs []string, known bool, txid uint64) {
 	s, err := store.Open(dbPath, store.Options{ReadOnly: true, Timeout: readWait, Yield: true})
 	if err != nil {
-		return sess, nil, false
+		return sess, nil, false, 0
 	}
 	defer s.Close()
 	_ = s.View(func(tx *bolt.Tx) error {
 		known, _ = store.Get(tx, store.BucketSessions, sessionID, &sess)
 		subs = Subs(tx)
+		txid = uint64(tx.ID())
 		return nil
 	})
-	return sess, subs, known
+	return sess, subs, known, txid
 }

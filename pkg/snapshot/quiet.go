@@ -9,9 +9,9 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// saveQuiet records what lastPass read of session at the store's stat
-// (taken before the read, and settled), keeping the other sessions the
-// copy holds for the same stat. A failure costs the next turn the store's
+// saveQuiet records what lastPass read of session at the store's binding
+// stat (taken before the read, and naming the transaction read), keeping
+// the other sessions the copy holds for the same binding. A failure costs the next turn the store's
 // read, nothing else: it is not reported.
 func saveQuiet(stateDir, stat, session string, sess store.Session, subs []string) {
 	if stat == "" || sess.Fingerprint == "" || sess.Sweep != nil {
