@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,10 @@ import (
 type Dir struct {
 	fd  int
 	buf []byte
+	// fps holds the fingerprints of the files listed (file), each File's
+	// FP a substring of it: one buffer for a listing's fingerprints, not
+	// an allocation each (a Builder never changes what it has written).
+	fps strings.Builder
 }
 
 // dirBuf is the getdents buffer: about 700 entries of memory-file names.
@@ -93,6 +98,7 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 		}
 		b := d.buf[:m]
 		ents = slices.Grow(ents, min(records(b), max-n))
+		d.fps.Grow(min(records(b), max-n) * 48) // a fingerprint is about 45 bytes
 		for len(b) >= 19 {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < 19 || reclen > len(b) {
@@ -201,7 +207,11 @@ func (d *Dir) file(name string, typ fs.FileMode) File {
 	if err := d.stat(name, typ&fs.ModeSymlink != 0, &st); err != nil {
 		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
 	}
-	return fileFrom(name, st.Size, time.Unix(st.Mtim.Unix()), st.Ino, modeOf(st.Mode))
+	mod, mode := time.Unix(st.Mtim.Unix()), modeOf(st.Mode)
+	var buf [64]byte
+	start := d.fps.Len()
+	d.fps.Write(appendFingerprint(buf[:0], st.Size, mod, st.Ino, mode))
+	return fileFrom(name, d.fps.String()[start:], st.Size, mod, mode)
 }
 
 // statInfo is an fs.FileInfo over a unix.Stat_t, with the mode as package

@@ -157,13 +157,15 @@ func FileOf(name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File
 	if err != nil {
 		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
 	}
-	return fileFrom(name, fi.Size(), fi.ModTime(), inode(fi), fi.Mode())
+	size, mod, mode := fi.Size(), fi.ModTime(), fi.Mode()
+	return fileFrom(name, fingerprint(size, mod, inode(fi), mode), size, mod, mode)
 }
 
 // fileFrom is the one place a File is made from what a stat says of it
-// (FileOf's, and dir_linux.go's without an fs.FileInfo).
-func fileFrom(name string, size int64, mod time.Time, ino uint64, mode fs.FileMode) File {
-	f := File{Name: name, FP: fingerprint(size, mod, ino, mode), Mod: mod}
+// (FileOf's, and dir_linux.go's without an fs.FileInfo): fp is the
+// fingerprint of those facts (appendFingerprint).
+func fileFrom(name, fp string, size int64, mod time.Time, mode fs.FileMode) File {
+	f := File{Name: name, FP: fp, Mod: mod}
 	switch {
 	case !mode.IsRegular():
 		f.Skip = "not a regular file"
@@ -204,14 +206,18 @@ func inode(fi fs.FileInfo) uint64 {
 // 4,096 a turn.
 func fingerprint(size int64, mod time.Time, ino uint64, mode fs.FileMode) string {
 	var buf [64]byte
-	b := strconv.AppendInt(buf[:0], size, 10)
+	return string(appendFingerprint(buf[:0], size, mod, ino, mode))
+}
+
+// appendFingerprint appends the fingerprint of those facts to b.
+func appendFingerprint(b []byte, size int64, mod time.Time, ino uint64, mode fs.FileMode) []byte {
+	b = strconv.AppendInt(b, size, 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, mod.UnixNano(), 10)
 	b = append(b, ':')
 	b = strconv.AppendUint(b, ino, 10)
 	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(uint32(mode)), 8)
-	return string(b)
+	return strconv.AppendUint(b, uint64(uint32(mode)), 8)
 }
 
 func SortFiles(fs []File) {
