@@ -36,6 +36,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/inject"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
 )
@@ -257,8 +258,8 @@ func run(bin, work, demo string, runs int) error {
 
 // ended is what the rows of a session's end after a source changed run:
 // setup stores the catalog and index (a writer, plan); turn edits a
-// solution document and runs a new session's turn (its first Stop); end
-// is that session's SessionEnd payload.
+// solution document, runs a new session's turn (its first Stop) and waits
+// out the catalog's racy window; end is that session's SessionEnd payload.
 type ended struct {
 	setup func() error
 	turn  func()
@@ -280,6 +281,10 @@ func sessionEnds(bin string, env []string, pr *benchgen.Project, payload func(cw
 			if err := runHook(bin, env, "intermem-snapshot", payload(pr.Root, "Stop", id)); err != nil {
 				panic(err)
 			}
+			// The session ends a while after the edit: a file modified
+			// within the catalog's racy window of its stat is read again
+			// by every later build until one stats it past the window.
+			time.Sleep(catalog.RacyWindow + 200*time.Millisecond)
 		},
 		end: func() []byte { return payload(pr.Root, "SessionEnd", id) },
 	}
