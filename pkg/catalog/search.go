@@ -185,17 +185,20 @@ func (c *Catalog) index(full bool) (*search.Index, error) {
 	if !full {
 		return nil, nil
 	}
-	var docs []search.Doc
+	// Each entry analysed as it is read: the texts of every entry are
+	// never held at once.
+	b := search.NewBuilder()
 	err := c.tx.Entries(func(e *store.CatalogEntry) error {
 		if e.Gone.IsZero() {
-			docs = append(docs, docOf(c.tx, e))
+			d := docOf(c.tx, e)
+			b.Add(&d)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("catalog: index: %w", err)
 	}
-	x := search.Build(docs)
+	x := b.Index()
 	if c.tx.Persistent() {
 		if err := c.tx.PutIndex(x.Encode(), gen); err != nil {
 			return nil, fmt.Errorf("catalog: store index: %w", err)

@@ -180,12 +180,20 @@ func (x *Index) Len() int {
 //
 // Three passes: the first analyses every field of every document into
 // term numbers (one slice for the whole collection) and sums field
-// lengths; the second counts each term's documents, which places every
-// term's postings in one flat array; the third, once the average lengths
-// are known, accumulates each document's pseudo-frequencies in a dense
-// array indexed by term number and writes one posting per distinct term
-// into its term's run, in document order.
-func Build(docs []Doc) *Index { return build(docs, nil, nil) }
+// lengths (Builder.Add, as each document comes); the second counts each
+// term's documents, which places every term's postings in one flat array;
+// the third, once the average lengths are known, accumulates each
+// document's pseudo-frequencies in a dense array indexed by term number
+// and writes one posting per distinct term into its term's run, in
+// document order.
+func Build(docs []Doc) *Index {
+	b := NewBuilder()
+	b.size(docs)
+	for i := range docs {
+		b.Add(&docs[i])
+	}
+	return b.Index()
+}
 
 // BuildDelta indexes docs as a delta over base (Stack): the documents of
 // the ids replaced (sorted or not; every document of base with one of them
@@ -194,62 +202,95 @@ func Build(docs []Doc) *Index { return build(docs, nil, nil) }
 // base ranks the others. With a nil or empty base it is Build that also
 // replaces.
 func BuildDelta(base *Index, docs []Doc, replaced []string) *Index {
-	var avg *[4]float64
+	b := NewBuilder()
 	if base != nil && len(base.docs) > 0 {
-		avg = &base.avg
+		b.avgOf = &base.avg
 	}
 	ids := slices.Clone(replaced)
 	slices.Sort(ids)
-	return build(docs, avg, slices.Compact(ids))
+	b.x.replaced = slices.Compact(ids)
+	b.size(docs)
+	for i := range docs {
+		b.Add(&docs[i])
+	}
+	return b.Index()
 }
 
-func build(docs []Doc, avgOf *[4]float64, replaced []string) *Index {
-	x := &Index{docs: make([]docMeta, len(docs)), replaced: replaced}
-	srcIndex := map[string]uint16{}
-	a := newAnalyzer(4096)
-	size := 0
+// Builder is Build one document at a time, for a caller that reads the
+// documents from a store: each is analysed as it is added and only its
+// term numbers are kept, never its text, so the collection is never held
+// whole (at 20,000 entries its texts are most of what a build would hold).
+type Builder struct {
+	x        *Index
+	srcIndex map[string]uint16
+	a        *analyzer
+	toks     []int32
+	lens     [][4]uint32
+	total    [4]float64
+	avgOf    *[4]float64
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder() *Builder {
+	return &Builder{x: &Index{}, srcIndex: map[string]uint16{}, a: newAnalyzer(4096)}
+}
+
+// size makes room for docs: their metadata, and their terms at about one
+// in six bytes of text.
+func (b *Builder) size(docs []Doc) {
+	n := 0
 	for i := range docs {
-		size += min(len(docs[i].Text), maxFieldBytes) + len(docs[i].Title)
+		n += min(len(docs[i].Text), maxFieldBytes) + len(docs[i].Title)
 	}
-	toks := make([]int32, 0, size/6+16)
-	lens := make([][4]uint32, len(docs))
-	var total [4]float64
-	add := func(id int32) { toks = append(toks, id) }
-	for i := range docs {
-		d := &docs[i]
-		s, ok := srcIndex[d.Source]
-		if !ok {
-			s = uint16(len(x.sources))
-			srcIndex[d.Source] = s
-			x.sources = append(x.sources, d.Source)
-		}
-		x.docs[i] = docMeta{id: d.ID, source: s, days: dayNumber(d.Date), conf: quantise(d.Confidence), stale: d.Stale}
-		for f := range 4 {
-			start := len(toks)
-			switch f {
-			case 0:
-				a.terms(d.Title, add)
-			case 1:
-				for _, t := range d.Tags {
-					a.terms(t, add)
-				}
-			case 2:
-				for _, t := range d.Symptoms {
-					a.terms(t, add)
-				}
-			case 3:
-				a.terms(d.Text, add)
+	b.toks = slices.Grow(b.toks, n/6+16)
+	b.lens = slices.Grow(b.lens, len(docs))
+	b.x.docs = slices.Grow(b.x.docs, len(docs))
+}
+
+// Add indexes d as the next document; d is not kept.
+func (b *Builder) Add(d *Doc) {
+	x := b.x
+	s, ok := b.srcIndex[d.Source]
+	if !ok {
+		s = uint16(len(x.sources))
+		b.srcIndex[d.Source] = s
+		x.sources = append(x.sources, d.Source)
+	}
+	x.docs = append(x.docs, docMeta{id: d.ID, source: s, days: dayNumber(d.Date), conf: quantise(d.Confidence), stale: d.Stale})
+	add := func(id int32) { b.toks = append(b.toks, id) }
+	var lens [4]uint32
+	for f := range 4 {
+		start := len(b.toks)
+		switch f {
+		case 0:
+			b.a.terms(d.Title, add)
+		case 1:
+			for _, t := range d.Tags {
+				b.a.terms(t, add)
 			}
-			lens[i][f] = uint32(len(toks) - start)
-			total[f] += float64(len(toks) - start)
+		case 2:
+			for _, t := range d.Symptoms {
+				b.a.terms(t, add)
+			}
+		case 3:
+			b.a.terms(d.Text, add)
 		}
+		lens[f] = uint32(len(b.toks) - start)
+		b.total[f] += float64(lens[f])
 	}
+	b.lens = append(b.lens, lens)
+}
+
+// Index returns the index of the documents added; the Builder is not used
+// after.
+func (b *Builder) Index() *Index {
+	x, a, toks, lens, total, docs := b.x, b.a, b.toks, b.lens, b.total, b.x.docs
 	var avg [4]float64
 	for f := range avg {
 		avg[f] = max(total[f]/float64(max(len(docs), 1)), 1)
 	}
-	if avgOf != nil {
-		avg = *avgOf
+	if b.avgOf != nil {
+		avg = *b.avgOf
 	}
 	x.avg = avg
 	weights := [4]float64{titleWeight, tagsWeight, symptomsWeight, textWeight}
