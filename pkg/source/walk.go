@@ -160,10 +160,17 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 		run = run[:0]
 		return nil
 	}
+	// Below the root's real path, a name's path relative to the root is
+	// the tail of its real path (a separator is "/" there): one string
+	// for both.
+	tail := filepath.Separator == '/' && relPath != "." && len(real) == len(k.realRootPrefixed)+len(relPath) &&
+		strings.HasPrefix(real, k.realRootPrefixed) && real[len(k.realRootPrefixed):] == relPath
 	for _, e := range entries {
 		childReal := real + string(filepath.Separator) + e.Name
 		childRel := e.Name
-		if relPath != "." {
+		if tail {
+			childRel = childReal[len(k.realRootPrefixed):]
+		} else if relPath != "." {
 			childRel = relPath + "/" + e.Name
 		}
 		if e.Dir {
