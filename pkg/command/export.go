@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -84,7 +84,7 @@ type ExportedMemory struct {
 }
 
 // exportName is the name pattern of the Markdown files export writes.
-var exportName = regexp.MustCompile(`^[a-z0-9-]*-[0-9a-f]{16}\.md$`)
+var exportName = lazyre.New(`^[a-z0-9-]*-[0-9a-f]{16}\.md$`)
 
 func runExport(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
@@ -350,7 +350,7 @@ func exportMarkdown(e *catalog.Entry) []byte {
 }
 
 // yamlKey is a field name written as a frontmatter key as it is.
-var yamlKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
+var yamlKey = lazyre.New(`^[a-z][a-z0-9_]{0,40}$`)
 
 func originOf(e *catalog.Entry) string {
 	if e.Line > 0 {

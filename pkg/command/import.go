@@ -9,11 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -85,8 +85,8 @@ const PythonOrigin = "intermem (Python)"
 const maxStability = 64 << 20
 
 var (
-	hex8  = regexp.MustCompile(`^[0-9a-f]{8}$`)
-	hex16 = regexp.MustCompile(`^[0-9a-f]{16}$`)
+	hex8  = lazyre.New(`^[0-9a-f]{8}$`)
+	hex16 = lazyre.New(`^[0-9a-f]{16}$`)
 )
 
 func runImport(ctx context.Context, env *cli.Env, args []string) error {
