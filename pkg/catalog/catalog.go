@@ -16,6 +16,7 @@
 //	c.Entries()                      // every live entry of the enabled sources
 //	c.Get(id)                        // one entry (live, else its tombstone) with its overlay
 //	c.Search(q)                      // ranked hits (pkg/search over the cached index)
+//	c.Rank(q)                        // the same, each hit read when asked for (Ranked.Hit)
 //	c.Settle()                       // a writer, last: store the index if it is stale
 //	c.Sources()                      // each source: on/off, files, entries, last scan, problems
 //	c.Fresh()                        // problems found by this Build (report them once)
