@@ -36,6 +36,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/jsonscan"
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // StateDirName is the per-project directory holding intermem's private state.
@@ -285,10 +286,14 @@ func MemoryDir(env *cli.Env, root string) (string, error) {
 }
 
 // settingsMemoryDir reads autoMemoryDirectory from a settings file; a
-// missing, unreadable or malformed file simply has none.
+// missing, unreadable or malformed file simply has none. The file may be a
+// link (a dotfiles repository's), but what it leads to is read only when
+// it is a regular file of at most 1 MiB, never waited on: a project's
+// .claude/settings.local.json is the repository's, and a link there to a
+// FIFO or to /dev/zero would hold or fill every hook.
 func settingsMemoryDir(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 || !jsonscan.Valid(b) {
+	b, err := statefile.ReadLinked(path, 1<<20)
+	if err != nil || !jsonscan.Valid(b) {
 		return ""
 	}
 	return strings.TrimSpace(jsonscan.Get(b, "autoMemoryDirectory").String())

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/intermem/intermem/pkg/cli"
@@ -167,6 +168,29 @@ func TestMemoryDir(t *testing.T) {
 	got, _ = MemoryDir(env("INTERMEM_MEMORY_DIR=~/override"), root)
 	if want := filepath.Join(home, "override"); got != want {
 		t.Errorf("INTERMEM_MEMORY_DIR: got %s want %s", got, want)
+	}
+	// A settings file kept elsewhere behind a link is read; a link to
+	// what is no regular file (a repository's settings.local.json to
+	// /dev/zero, a FIFO) is never read or waited on: the default.
+	os.WriteFile(filepath.Join(home, "dotfiles.json"), []byte(`{"autoMemoryDirectory":"/abs/mem-linked"}`), 0o644)
+	local := filepath.Join(root, ".claude", "settings.local.json")
+	os.Symlink(filepath.Join(home, "dotfiles.json"), local)
+	got, _ = MemoryDir(env(), root)
+	if want := "/abs/mem-linked"; got != want {
+		t.Errorf("linked settings: got %s want %s", got, want)
+	}
+	fifo := filepath.Join(home, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	def := filepath.Join(home, ".claude", "projects", Encode(root), "memory")
+	for _, target := range []string{"/dev/zero", fifo} {
+		os.Remove(local)
+		os.Symlink(target, local)
+		got, _ = MemoryDir(env(), root) // must neither block nor read without end
+		if got != def {
+			t.Errorf("settings linked to %s: got %s want %s", target, got, def)
+		}
 	}
 }
 

@@ -33,7 +33,19 @@ var ErrTooLarge = errors.New("file too large")
 // is ErrNotRegular; a file over max bytes, or one that grew past max while
 // it was read, is ErrTooLarge.
 func Read(path string, max int64) ([]byte, error) {
-	fd, err := open(path)
+	return read(path, max, syscall.O_NOFOLLOW)
+}
+
+// ReadLinked is Read for a file that may be a link, followed (a user's
+// settings file kept in a dotfiles repository): what it leads to must
+// still be a regular file of at most max bytes, opened without blocking,
+// so that a link to a FIFO or to /dev/zero costs nothing.
+func ReadLinked(path string, max int64) ([]byte, error) {
+	return read(path, max, 0)
+}
+
+func read(path string, max int64, flags int) ([]byte, error) {
+	fd, err := open(path, flags)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
@@ -75,11 +87,11 @@ func Read(path string, max int64) ([]byte, error) {
 	}
 }
 
-// open opens path for reading: never through a link, never blocking, not
-// inherited by a process the caller starts.
-func open(path string) (int, error) {
+// open opens path for reading with flags: never blocking, not inherited
+// by a process the caller starts.
+func open(path string, flags int) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flags, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}

@@ -49,3 +49,26 @@ func TestRead(t *testing.T) {
 		t.Errorf("a file whose size the stat does not say: read nothing")
 	}
 }
+
+// ReadLinked follows a link, and still takes only a regular file, never
+// waiting on a FIFO nor reading a device without end.
+func TestReadLinked(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "target"), []byte("x"), 0o600)
+	link := filepath.Join(dir, "link")
+	os.Symlink("target", link)
+	if b, err := ReadLinked(link, 10); err != nil || string(b) != "x" {
+		t.Errorf("link to a file: %q %v", b, err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{fifo, "/dev/zero", dir} {
+		os.Remove(link)
+		os.Symlink(target, link)
+		if _, err := ReadLinked(link, 10); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("link to %s: %v", target, err)
+		}
+	}
+}
