@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/intermem/intermem/pkg/search"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -511,6 +512,60 @@ func TestSettle(t *testing.T) {
 			t.Fatal("Settle in a read-only transaction stored the index")
 		}
 	})
+}
+
+// TestSettleReplacesUndecodableIndex: an index stored at the current
+// generation that does not decode (an older intermem's format, a damaged
+// one; a delta likewise) is replaced by a writer's Settle, so that
+// read-only searches decode it instead of building it every time.
+func TestSettleReplacesUndecodableIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		base, delta string
+	}{
+		{name: "older format", base: "IMSX\x01\x00\x00\x00"},
+		{name: "damaged base", base: "IMSX\x02\xff\xff\xff\xff"},
+		{name: "damaged delta", delta: "IMSX\x02\xff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.update(func(c *Catalog) {
+				if err := c.Settle(); err != nil {
+					t.Fatal(err)
+				}
+				gen := c.tx.Generation()
+				if tc.base != "" {
+					if err := c.tx.PutIndex([]byte(tc.base), gen); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tc.delta != "" {
+					if err := c.tx.PutIndexDelta([]byte(tc.delta), gen); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+			f.update(func(c *Catalog) {
+				if err := c.Settle(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			f.view(func(c *Catalog) {
+				b, at := c.tx.Index()
+				if at != c.tx.Generation() {
+					t.Fatalf("index at %d of generation %d", at, c.tx.Generation())
+				}
+				if _, err := search.DecodeShared(b); err != nil {
+					t.Errorf("after Settle the stored base does not decode: %v", err)
+				}
+				if d := c.tx.IndexDelta(); d != nil {
+					if _, err := search.DecodeShared(d); err != nil {
+						t.Errorf("after Settle the stored delta does not decode: %v", err)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestSettleStore: a writable transaction that did not build the catalog

@@ -134,13 +134,28 @@ func (c *Catalog) SettleDelta() error {
 }
 
 // current reports whether there is nothing for Settle to store: the
-// transaction is read-only, or the stored index is at the generation.
+// transaction is read-only, or the stored index is at the generation and
+// decodes. An index at the generation that does not decode — one an older
+// intermem stored in another format, or a damaged one — is not current:
+// a read-only search cannot replace it and would build the whole index
+// at every search (a second at 20,000 entries) until an entry changed.
 func (c *Catalog) current() bool {
 	if !c.tx.Persistent() {
 		return true
 	}
 	b, at := c.tx.Index()
-	return b != nil && at == c.tx.Generation()
+	if b == nil || at != c.tx.Generation() {
+		return false
+	}
+	if _, err := search.DecodeShared(b); err != nil {
+		return false
+	}
+	if d := c.tx.IndexDelta(); d != nil {
+		if _, err := search.DecodeShared(d); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // SettleStore is Settle for a writable transaction that did not build the
