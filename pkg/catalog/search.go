@@ -114,7 +114,7 @@ func (c *Catalog) Rank(q Query) (*Ranked, error) {
 // base (see Index); past maxDelta of them, a new base. With a read-only
 // transaction it does nothing.
 func (c *Catalog) Settle() error {
-	if !c.current() {
+	if !c.current(true) {
 		_, err := c.index(true)
 		return err
 	}
@@ -126,7 +126,7 @@ func (c *Catalog) Settle() error {
 // up to date, and leaves it for the next command's Settle when that takes
 // building a new base (none stored, or too many entries changed).
 func (c *Catalog) SettleDelta() error {
-	if !c.current() {
+	if !c.current(false) {
 		_, err := c.index(false)
 		return err
 	}
@@ -134,18 +134,24 @@ func (c *Catalog) SettleDelta() error {
 }
 
 // current reports whether there is nothing for Settle to store: the
-// transaction is read-only, or the stored index is at the generation and
-// decodes. An index at the generation that does not decode — one an older
-// intermem stored in another format, or a damaged one — is not current:
-// a read-only search cannot replace it and would build the whole index
-// at every search (a second at 20,000 entries) until an entry changed.
-func (c *Catalog) current() bool {
+// transaction is read-only, or the stored index is at the generation —
+// and, when deep, decodes. An index at the generation that does not
+// decode — one an older intermem stored in another format, or a damaged
+// one — is not current for a command's Settle: a read-only search cannot
+// replace it and would build the whole index at every search (a second at
+// 20,000 entries) until an entry changed. A hook's SettleDelta does not
+// decode it (it runs in every source's transaction at a session's end,
+// and could not build the new base such an index needs anyway).
+func (c *Catalog) current(deep bool) bool {
 	if !c.tx.Persistent() {
 		return true
 	}
 	b, at := c.tx.Index()
 	if b == nil || at != c.tx.Generation() {
 		return false
+	}
+	if !deep {
+		return true
 	}
 	if _, err := search.DecodeShared(b); err != nil {
 		return false
