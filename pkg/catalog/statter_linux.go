@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/source"
 )
 
@@ -56,34 +57,5 @@ func (s *statter) stat(abs string, follow bool) (fs.FileMode, source.Fingerprint
 		return 0, source.Fingerprint{}, false
 	}
 	fp := source.Fingerprint{Size: st.Size, ModTime: st.Mtim.Nano(), Inode: st.Ino, Change: st.Ctim.Nano()}
-	return fileMode(st.Mode), fp, true
-}
-
-// fileMode is the fs.FileMode os reports for a stat's st_mode.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	switch m & unix.S_IFMT {
-	case unix.S_IFBLK:
-		mode |= fs.ModeDevice
-	case unix.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFDIR:
-		mode |= fs.ModeDir
-	case unix.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case unix.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case unix.S_IFSOCK:
-		mode |= fs.ModeSocket
-	}
-	if m&unix.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&unix.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&unix.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
+	return memlist.ModeOf(st.Mode), fp, true
 }

@@ -199,7 +199,7 @@ func (d *Dir) file(name string, typ fs.FileMode) File {
 		if err := d.stat(name, false, &st); err != nil {
 			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
 		}
-		typ = modeOf(st.Mode).Type()
+		typ = ModeOf(st.Mode).Type()
 	}
 	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
 		return File{Name: name, Skip: "not a regular file"}
@@ -207,7 +207,7 @@ func (d *Dir) file(name string, typ fs.FileMode) File {
 	if err := d.stat(name, typ&fs.ModeSymlink != 0, &st); err != nil {
 		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
 	}
-	mod, mode := time.Unix(st.Mtim.Unix()), modeOf(st.Mode)
+	mod, mode := time.Unix(st.Mtim.Unix()), ModeOf(st.Mode)
 	var buf [64]byte
 	start := d.fps.Len()
 	d.fps.Write(appendFingerprint(buf[:0], st.Size, mod, st.Ino, mode))
@@ -226,10 +226,12 @@ func (s statInfo) Size() int64        { return s.st.Size }
 func (s statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
 func (s statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s statInfo) Sys() any           { return s.st.Ino }
-func (s statInfo) Mode() fs.FileMode  { return modeOf(s.st.Mode) }
+func (s statInfo) Mode() fs.FileMode  { return ModeOf(s.st.Mode) }
 
-// modeOf is a stat's mode as package os reports it.
-func modeOf(mode uint32) fs.FileMode {
+// ModeOf is a stat's st_mode as package os reports it (os.Lstat's
+// FileInfo.Mode), for a stat taken by a system call without an
+// os.FileInfo: here and in package catalog's walk.
+func ModeOf(mode uint32) fs.FileMode {
 	m := fs.FileMode(mode & 0o777)
 	switch mode & unix.S_IFMT {
 	case unix.S_IFBLK:
