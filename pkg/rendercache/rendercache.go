@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // Deps records every filesystem fact Gather relied on — each stat, lstat,
@@ -397,22 +399,12 @@ func Load(path string, k Key, session string, now time.Time) (string, bool) {
 }
 
 // readRegular reads path when it is a regular file of at most max bytes,
-// never through a link, never waiting on a FIFO.
+// never through a link, never waiting on a FIFO (statefile.Read: one read
+// into a buffer sized by its fstat, on the descriptor, so that a session
+// start answered from the cache never starts the network poller).
 func readRegular(path string, max int64) ([]byte, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil || int64(len(b)) > max {
-		return nil, false
-	}
-	return b, true
+	b, err := statefile.Read(path, max)
+	return b, err == nil
 }
 
 // Encode is the cache file for text rendered under key k, valid until
