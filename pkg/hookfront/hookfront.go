@@ -222,19 +222,15 @@ func Start(env *cli.Env, in payload.Input, o Options) ([]byte, bool) {
 	if p == nil {
 		return nil, false
 	}
-	exe, err := o.full(Inject)
-	if err != nil {
-		return nil, false
-	}
-	// The key names the renderer as its os.Executable names it: resolved.
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+	exe := o.renderer()
+	if exe == "" {
 		return nil, false
 	}
 	now, err := env.Now()
 	if err != nil {
 		now = time.Now().UTC()
 	}
-	text, ok := rendercache.Load(p.Path(rendercache.Name), Key(env, p, in, rendercache.ExeID(exe)), in.SessionID, now)
+	text, ok := rendercache.Load(p.Path(rendercache.Name), Key(env, p, in, exe), in.SessionID, now)
 	if !ok {
 		return nil, false
 	}
@@ -243,6 +239,26 @@ func Start(env *cli.Env, in payload.Input, o Options) ([]byte, bool) {
 	}
 	out, err := payload.SessionStartOutput(text)
 	return out, err == nil
+}
+
+// renderer is the rendercache.ExeID of intermem-inject as its
+// os.Executable names it (resolved), "" when it cannot be known. Beside
+// the front's own executable, whose directory the kernel gives resolved,
+// one lstat of it says as much (rendercache.RendererID); a path given in
+// Options is resolved whole.
+func (o Options) renderer() string {
+	if o.Inject != "" {
+		exe, err := filepath.EvalSymlinks(o.Inject)
+		if err != nil {
+			return ""
+		}
+		return rendercache.ExeID(exe)
+	}
+	exe, err := o.full(Inject)
+	if err != nil {
+		return ""
+	}
+	return rendercache.RendererID(exe)
 }
 
 // Key is the render cache key intermem-inject makes for in (inject.EnvFor

@@ -8,6 +8,24 @@
 // (package inject, which records the facts and writes the file) and by
 // the hook front (package hookfront, which serves a hit without starting
 // the full hook), and so links nothing heavy: no store, no JSON library.
+//
+// What a hit costs is what a session start answered by the front costs,
+// so Load checks each fact as it decodes it (load.go): the file streamed
+// through one buffer, nothing built per fact, the first fact that no
+// longer holds ending the check. The stats and lstats, most of the facts
+// (every memory file kept, every cited file), are grouped in the file by
+// directory, each group checked with fstatat on the directory opened once
+// (O_PATH), so the kernel does not walk the whole path again for each.
+// A fact keeps its meaning exactly: a stat follows a link and an lstat
+// does not, and a path's directory is resolved, links and all, as the
+// absolute path's own resolution would resolve it.
+//
+// The file sits in the repository's .intermem/ and is hostile input: read
+// without following a link and without blocking, only when a regular file
+// of at most MaxBytes; every record's path is absolute and clean (a
+// group's member is one name), every field bounded; anything else is a
+// miss, never an error nor a wait (a listing or a read of a path the file
+// names opens it without blocking, as a directory or a regular file).
 package rendercache
 
 import (
@@ -17,14 +35,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
-	"time"
-
-	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // Deps records every filesystem fact Gather relied on — each stat, lstat,
@@ -121,9 +135,11 @@ func (d *Deps) Info(path string, de fs.DirEntry) (fs.FileInfo, error) {
 	return fi, err
 }
 
-// ReadDir is os.ReadDir, recorded as the names and types it listed.
+// ReadDir is os.ReadDir, recorded as the names and types it listed; what
+// is not a directory (a FIFO put in its place) is an error at once, never
+// opened for reading (readDir).
 func (d *Deps) ReadDir(path string) ([]fs.DirEntry, error) {
-	ents, err := os.ReadDir(path)
+	ents, err := readDir(path)
 	d.add('d', path, listingVal(ents, err))
 	return ents, err
 }
@@ -135,11 +151,34 @@ func (d *Deps) Names(path string) {
 	d.add('D', path, namesVal(path))
 }
 
+// openDir opens path as a directory to list it, never waiting:
+// O_DIRECTORY refuses anything else (os.Open of a FIFO waits for a
+// writer), and a link to a directory is followed, as os.ReadDir follows it.
+func openDir(path string) (*os.File, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// readDir is os.ReadDir (the entries sorted by name) opened by openDir.
+func readDir(path string) ([]fs.DirEntry, error) {
+	f, err := openDir(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
+}
+
 // namesVal is the count of the entries of a directory and the sum of the
 // FNV-1a hashes of their names and types: the same for the same names in
 // any order.
 func namesVal(path string) string {
-	f, err := os.Open(path)
+	f, err := openDir(path)
 	if err != nil {
 		return "!"
 	}
@@ -186,9 +225,10 @@ func (d *Deps) EvalSymlinks(path string) (string, error) {
 	return real, err
 }
 
-// ReadHead reads the first KiB of a small git file, recorded by content.
+// ReadHead reads the first KiB of a small git file, recorded by content
+// (readHead: a regular file, opened without blocking).
 func (d *Deps) ReadHead(path string) ([]byte, error) {
-	b, err := readHead(path)
+	b, err := readHead(path, make([]byte, headBytes))
 	if err != nil {
 		d.add('h', path, "!")
 	} else {
@@ -197,91 +237,47 @@ func (d *Deps) ReadHead(path string) ([]byte, error) {
 	return b, err
 }
 
-// Hold reports whether every recorded fact is still true. The facts are
-// re-checked in parallel: each is a system call, and on a small machine
-// their latency, not CPU, is what a session start waits for.
-func (d *Deps) Hold() bool {
-	const chunk = 48
-	if len(d.list) <= chunk {
-		return holdAll(d.list)
+// headBytes is how much of a git file ReadHead reads.
+const headBytes = 1024
+
+// errNotRegular is readHead's error for what is not a regular file.
+var errNotRegular = fmt.Errorf("not a regular file")
+
+// readHead reads the start of a small git file into buf: one read of a
+// regular file, opened without blocking (a FIFO put in the place of
+// .git/HEAD must not hold a session start), the file's type checked on
+// the descriptor.
+func readHead(path string, buf []byte) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
 	}
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for i := 0; i < len(d.list); i += chunk {
-		part := d.list[i:min(i+chunk, len(d.list))]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !failed.Load() && !holdAll(part) {
-				failed.Store(true)
-			}
-		}()
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, err
 	}
-	wg.Wait()
-	return !failed.Load()
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, errNotRegular
+	}
+	n, err := syscall.Read(fd, buf)
+	if n <= 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
-func holdAll(list []dep) bool {
-	for _, x := range list {
-		if !x.holds() {
-			return false
-		}
+// MarkSecret records that a recorded path holds a secret (a memory file
+// named after one): the cache, which lists every path, is then not
+// written.
+func (d *Deps) MarkSecret() {
+	if d != nil {
+		d.secret = true
 	}
-	return true
 }
-
-func (x dep) holds() bool {
-	var now string
-	switch x.Kind {
-	case 's', 'l':
-		var st syscall.Stat_t
-		var err error
-		if x.Kind == 's' {
-			err = syscall.Stat(x.Path, &st)
-		} else {
-			err = syscall.Lstat(x.Path, &st)
-		}
-		if err != nil {
-			return x.Val == "!"
-		}
-		var buf [64]byte
-		return string(statVal(buf[:0], &st)) == x.Val
-	case 'd':
-		now = listingVal(os.ReadDir(x.Path))
-	case 'D':
-		now = namesVal(x.Path)
-	case 'r':
-		if real, err := filepath.EvalSymlinks(x.Path); err != nil {
-			now = "!"
-		} else {
-			now = real
-		}
-	case 'h':
-		if b, err := readHead(x.Path); err != nil {
-			now = "!"
-		} else {
-			now = string(b)
-		}
-	default:
-		return false
-	}
-	return now == x.Val
-}
-
-// The render cache file is plain text with NUL-delimited dependency
-// records, so that reading it needs neither reflection nor unquoting (a
-// session start has a few milliseconds in all; no path or recorded value
-// contains a NUL, and a file that does is simply not trusted):
-//
-//	intermem-render 4
-//	key <key>
-//	until <unix nanoseconds, 0 for none>
-//	sessions <quoted SessionRule.Skipped> <quoted SessionRule.Chosen>
-//	deps <n>
-//	<kind><path>NUL<value>NUL            (n records, no separators between)
-//	text <byte length>
-//	<the rendering>
-const renderMagic = "intermem-render 4\n"
 
 // Name is the render cache file inside .intermem.
 const Name = "context.render"
@@ -298,21 +294,63 @@ type Key struct {
 	Budget, Threshold                     int
 }
 
-// String is the key as the cache file records it.
-func (k Key) String() string {
-	return strconv.Quote(fmt.Sprintf("%s|%s|%s|%s|%s|%s|%t|%q|%d|%d", k.Exe, k.Root, k.MemoryDir, k.Cwd, k.ConfigDir, k.Home,
-		k.Resume, k.Identity, k.Budget, k.Threshold))
+// String is the key as the cache file records it (its line, without
+// "key ").
+func (k Key) String() string { return string(k.append(nil)) }
+
+// append appends the key's line: each string quoted (no field can end
+// another early, whatever it holds), the rest as numbers.
+func (k Key) append(b []byte) []byte {
+	for _, s := range [...]string{k.Exe, k.Root, k.MemoryDir, k.Cwd, k.ConfigDir, k.Home, k.Identity} {
+		b = strconv.AppendQuote(b, s)
+		b = append(b, ' ')
+	}
+	b = strconv.AppendBool(b, k.Resume)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(k.Budget), 10)
+	b = append(b, ' ')
+	return strconv.AppendInt(b, int64(k.Threshold), 10)
 }
 
 // ExeID identifies the executable at path (resolved, as os.Executable
 // gives it): its path, size and modification time; "" when it cannot be
 // known (then no cache is trusted).
 func ExeID(path string) string {
-	fi, err := os.Stat(path)
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return ""
+	}
+	return exeID(path, &st)
+}
+
+func exeID(path string, st *syscall.Stat_t) string {
+	b := make([]byte, 0, len(path)+48)
+	b = append(b, path...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.Size, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+	return string(b)
+}
+
+// RendererID is ExeID(filepath.EvalSymlinks(path)) for a path in a
+// directory that is already resolved (os.Executable's, which the kernel
+// gives with no link in it): when path itself is not a link, one lstat
+// says both that it resolves to itself and what ExeID needs of it; a link
+// is resolved as before.
+func RendererID(path string) string {
+	var st syscall.Stat_t
+	if syscall.Lstat(path, &st) != nil {
+		return ""
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFLNK {
+		return exeID(path, &st)
+	}
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
+	return ExeID(real)
 }
 
 // SessionCwd is the directory a session start works from: the payload's
@@ -329,114 +367,6 @@ func SessionCwd(cwd, root string) string {
 // continues its own history.
 func GetsResume(source string) bool { return source != "resume" && source != "compact" }
 
-// MaxBytes bounds the cache file.
-const MaxBytes = 4 << 20
-
-// Load returns the cached rendering when it is still exactly what a fresh
-// one would be for the start of session with key k. The file is hostile
-// input like everything in the state directory: opened without following
-// a link and without blocking (a FIFO put there must not hang a session
-// start), read only when it is a regular file of at most MaxBytes, and
-// decoded strictly.
-func Load(path string, k Key, session string, now time.Time) (string, bool) {
-	if k.Exe == "" {
-		return "", false
-	}
-	b, ok := readRegular(path, MaxBytes)
-	if !ok {
-		return "", false
-	}
-	s, ok := strings.CutPrefix(string(b), renderMagic)
-	if !ok {
-		return "", false
-	}
-	line := func() string {
-		l, rest, _ := strings.Cut(s, "\n")
-		s = rest
-		return l
-	}
-	if line() != "key "+k.String() {
-		return "", false
-	}
-	until, err := strconv.ParseInt(strings.TrimPrefix(line(), "until "), 10, 64)
-	if err != nil || (until != 0 && now.UnixNano() >= until) {
-		return "", false
-	}
-	var rule SessionRule
-	if _, err := fmt.Sscanf(line(), "sessions %q %q", &rule.Skipped, &rule.Chosen); err != nil || !rule.Holds(session) {
-		return "", false
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(line(), "deps "))
-	if err != nil || n < 0 || n > 100000 {
-		return "", false
-	}
-	d := &Deps{list: make([]dep, 0, n)}
-	for i := 0; i < n; i++ {
-		if len(s) < 1 {
-			return "", false
-		}
-		kind := s[0]
-		p, rest, ok1 := strings.Cut(s[1:], "\x00")
-		v, rest, ok2 := strings.Cut(rest, "\x00")
-		if !ok1 || !ok2 {
-			return "", false
-		}
-		d.list = append(d.list, dep{Kind: kind, Path: p, Val: v})
-		s = rest
-	}
-	if !strings.HasPrefix(s, "\n") {
-		return "", false
-	}
-	s = s[1:]
-	size, err := strconv.Atoi(strings.TrimPrefix(line(), "text "))
-	if err != nil || size != len(s) {
-		return "", false
-	}
-	if !d.Hold() {
-		return "", false
-	}
-	return s, true
-}
-
-// readRegular reads path when it is a regular file of at most max bytes,
-// never through a link, never waiting on a FIFO (statefile.Read: one read
-// into a buffer sized by its fstat, on the descriptor, so that a session
-// start answered from the cache never starts the network poller).
-func readRegular(path string, max int64) ([]byte, bool) {
-	b, err := statefile.Read(path, max)
-	return b, err == nil
-}
-
-// Encode is the cache file for text rendered under key k, valid until
-// until (zero: no time limit) for the sessions rule holds for, while the
-// facts d recorded hold; nil when it must not be written (a recorded path
-// holds a secret, or a NUL).
-func Encode(k Key, until time.Time, rule SessionRule, d *Deps, text string) []byte {
-	var b strings.Builder
-	b.WriteString(renderMagic)
-	b.WriteString("key " + k.String() + "\n")
-	u := int64(0)
-	if !until.IsZero() {
-		u = until.UnixNano()
-	}
-	fmt.Fprintf(&b, "until %d\nsessions %q %q\ndeps %d\n", u, rule.Skipped, rule.Chosen, len(d.list))
-	if d.secret {
-		return nil // no cache rather than a secret in it
-	}
-	for _, x := range d.list {
-		if strings.ContainsRune(x.Path, 0) || strings.ContainsRune(x.Val, 0) {
-			return nil // cannot be recorded: no cache rather than a wrong one
-		}
-		b.WriteByte(x.Kind)
-		b.WriteString(x.Path)
-		b.WriteByte(0)
-		b.WriteString(x.Val)
-		b.WriteByte(0)
-	}
-	fmt.Fprintf(&b, "\ntext %d\n%s", len(text), text)
-	return []byte(b.String())
-}
-
 // SessionRule is how the resume note depends on the session starting: the
 // latest checkpoint is chosen among those of other sessions, so the same
 // store gives another session the same note exactly when none of the
@@ -450,28 +380,4 @@ type SessionRule struct {
 // Holds reports whether a start of session gets the same resume note.
 func (r SessionRule) Holds(session string) bool {
 	return (r.Skipped == "" || r.Skipped == session) && (r.Chosen == "" || r.Chosen != session)
-}
-
-// MarkSecret records that a recorded path holds a secret (a memory file
-// named after one): the cache, which lists every path, is then not
-// written.
-func (d *Deps) MarkSecret() {
-	if d != nil {
-		d.secret = true
-	}
-}
-
-// readHead reads the first 1 KiB of a small git file.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1024)
-	n, err := f.Read(buf)
-	if n == 0 && err != nil {
-		return nil, err
-	}
-	return buf[:n], nil
 }
