@@ -346,3 +346,28 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// RendererID names the renderer as ExeID of its resolved path: the file
+// itself when it is not a link, what the link leads to when it is.
+func TestRendererID(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "intermem-inject")
+	os.WriteFile(exe, []byte("binary"), 0o755)
+	if got, want := rendercache.RendererID(exe), rendercache.ExeID(exe); got != want || !strings.HasPrefix(got, exe+" 6 ") {
+		t.Errorf("a file: RendererID = %q, ExeID = %q", got, want)
+	}
+	os.Mkdir(filepath.Join(dir, "real"), 0o755)
+	real := filepath.Join(dir, "real", "intermem-inject")
+	os.Rename(exe, real)
+	os.Symlink(real, exe)
+	if got := rendercache.RendererID(exe); got != rendercache.ExeID(real) || !strings.HasPrefix(got, real+" 6 ") {
+		t.Errorf("a link: RendererID = %q, want ExeID of %s", got, real)
+	}
+	os.Remove(real)
+	if got := rendercache.RendererID(exe); got != "" {
+		t.Errorf("a dangling link: RendererID = %q", got)
+	}
+}
