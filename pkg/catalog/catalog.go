@@ -220,6 +220,10 @@ type Catalog struct {
 	on      map[string]bool
 	fresh   []source.Problem
 	changed bool
+	// ahead are the per-file sources' states and listings, taken on
+	// goroutines of their own while Build goes through the sources
+	// (walkAhead).
+	ahead map[string]*ahead
 }
 
 // Build brings the catalog up to date with the files and returns it,
@@ -236,6 +240,8 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 	for _, s := range cfg.Registry.Enabled(cfg.Switches) {
 		c.on[s.Name()] = true
 	}
+	c.walkAhead(cfg.Registry.Enabled(cfg.Switches))
+	defer c.walked()
 	for _, s := range cfg.Registry.All() {
 		info := SourceInfo{Name: s.Name(), On: c.on[s.Name()], Patterns: s.Patterns(), Base: base(cfg.Env, s)}
 		if info.On {

@@ -51,7 +51,11 @@ type sourceState struct {
 // form of statecodec.go; one an older intermem stored as JSON is read as
 // JSON.
 func (c *Catalog) loadState(src string) sourceState {
-	b := c.tx.State(src)
+	return readState(c.tx.State(src))
+}
+
+// readState decodes b, a stored state (see loadState).
+func readState(b []byte) sourceState {
 	if len(b) == 0 {
 		return sourceState{}
 	}
@@ -177,6 +181,33 @@ func listingKey(env source.Env, files []source.File, probs []source.Problem, at 
 		s.add(fmt.Sprintf("%+v", p), source.Fingerprint{}, at)
 	}
 	return s.key()
+}
+
+// sumKey is listingKey of the files source.FindWalk would list for
+// per-file source s, summed as source.SumWalk finds them (no File made),
+// with the listings a next walk may use; false when the walk could not be
+// summed (a Locator's files are not walked; a problem would be part of
+// the key): the caller lists the files instead. The key is list's.
+func sumKey(env source.Env, s source.Source, prev source.Dirs) (string, source.Dirs, bool) {
+	if _, ok := s.(source.Locator); ok {
+		return "", nil, false
+	}
+	at := time.Now()
+	st := newStamp("files", env)
+	dirs, ok := source.SumWalk(env.Root, s, &source.Walk{Prev: prev, Window: RacyWindow}, func(path, real []byte, fp source.Fingerprint) {
+		st.buf = append(append(append(append(st.buf, path...), 0), real...), 0)
+		st.buf = append(appendFP(st.buf, fp), 0)
+		st.spill()
+		st.judge(fp, at)
+	})
+	if !ok {
+		return "", nil, false
+	}
+	key := st.key()
+	if r, ok := s.(source.Recorder); ok && key != "" {
+		key += "+" + hex.EncodeToString([]byte(r.RecordVersion()))
+	}
+	return key, dirs, true
 }
 
 // appendFP appends fp to b as fmt's %+v writes it ("{Size:1 ModTime:2
@@ -311,33 +342,50 @@ func preWitness(base string, prev []string) *witness {
 // cost of a stat per file, and if so fills b's SourceInfo from it. A
 // per-file source's listing is left in b for the scan when it is not.
 func (c *Catalog) unchanged(s source.Source, b *builder) bool {
-	st := c.loadState(s.Name())
+	var (
+		st     sourceState
+		key    string
+		dirs   source.Dirs
+		walked bool // a per-file source's listing taken (dirs)
+	)
+	if a := c.ahead[s.Name()]; a != nil {
+		<-a.done
+		st, key, dirs, walked, b.listed = a.st, a.key, a.dirs, true, a.listed
+	} else {
+		st = c.loadState(s.Name())
+	}
 	if st.Key == "" {
 		return false
 	}
 	env := c.cfg.Env
-	var key string
-	if _, ok := s.(source.Whole); ok {
+	if walked {
+		// Taken ahead.
+	} else if _, ok := s.(source.Whole); ok {
 		dir := base(env, s)
 		if dir == "" {
 			return false
 		}
 		key = wholeKey(env, dir, st.Touched, statNow(dir, st.Touched), false)
 	} else {
-		b.listed = list(env, s, st.Dirs)
-		key = b.listed.key
+		var ok bool
+		if key, dirs, ok = sumKey(env, s, st.Dirs); !ok || key != st.Key {
+			// Changed (or not to be summed): the listing, for the scan.
+			b.listed = list(env, s, st.Dirs)
+			key, dirs = b.listed.key, b.listed.dirs
+		}
+		walked = true
 	}
 	if key != st.Key {
 		return false
 	}
 	b.info.Files, b.info.Entries, b.info.Problems = st.Files, st.Entries, st.Problems
 	resave := c.tx.Persistent() && oldState(c.tx.State(s.Name()))
-	if b.listed != nil && c.tx.Persistent() && !sameDirs(b.listed.dirs, st.Dirs) {
+	if walked && c.tx.Persistent() && !sameDirs(dirs, st.Dirs) {
 		// A directory read again (racy at the last walk, or changed and
 		// back to the same files): a writer keeps its listing for the
 		// next walk. (A reader would hold it for nothing, after judging
 		// its names for secrets.)
-		st.Dirs = b.listed.dirs
+		st.Dirs = dirs
 		resave = true
 	}
 	if resave {
@@ -348,6 +396,72 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		}
 	}
 	return true
+}
+
+// ahead is what a goroutine of walkAhead found of one per-file source:
+// its stored state and, once done is closed, its key as the files are
+// now, the listings its walk took, and its listing when the key is not
+// the stored one (for the scan).
+type ahead struct {
+	done   chan struct{}
+	st     sourceState
+	key    string
+	dirs   source.Dirs
+	listed *listing
+}
+
+// walkAhead starts, for every per-file source of srcs when there are
+// several, a goroutine that decodes its stored state and walks its files
+// (what unchanged would do in turn), so that the walks — a stat per file,
+// most of what a search of unchanged sources costs — run on every CPU
+// while Build goes through the sources in order; unchanged takes each
+// result as it comes to the source. The key, the listing and everything
+// derived are those of the walk in turn: the same walk, only sooner.
+// A goroutine reads nothing of the transaction: the state's bytes are
+// taken here (they stay valid while the transaction is open, and Build
+// waits for every goroutine, walked, before it returns).
+func (c *Catalog) walkAhead(srcs []source.Source) {
+	var perFile []source.Source
+	for _, s := range srcs {
+		if _, ok := s.(source.Whole); !ok {
+			perFile = append(perFile, s)
+		}
+	}
+	if len(perFile) < aheadMin {
+		return
+	}
+	env := c.cfg.Env
+	c.ahead = make(map[string]*ahead, len(perFile))
+	for _, s := range perFile {
+		a := &ahead{done: make(chan struct{})}
+		c.ahead[s.Name()] = a
+		raw := c.tx.State(s.Name())
+		go func() {
+			defer close(a.done)
+			a.st = readState(raw)
+			if a.st.Key == "" {
+				a.listed = list(env, s, a.st.Dirs) // for the scan
+				a.key, a.dirs = a.listed.key, a.listed.dirs
+				return
+			}
+			var ok bool
+			if a.key, a.dirs, ok = sumKey(env, s, a.st.Dirs); !ok || a.key != a.st.Key {
+				a.listed = list(env, s, a.st.Dirs)
+				a.key, a.dirs = a.listed.key, a.listed.dirs
+			}
+		}()
+	}
+}
+
+// aheadMin is the fewest per-file sources walkAhead walks ahead: one is
+// walked in turn (a goroutine would only be waited for).
+var aheadMin = 2
+
+// walked waits for walkAhead's goroutines.
+func (c *Catalog) walked() {
+	for _, a := range c.ahead {
+		<-a.done
+	}
 }
 
 // sameDirs reports whether a and b hold the same directories at the same

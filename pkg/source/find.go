@@ -96,6 +96,9 @@ func findUnder(root string, s Source, w *Walk) ([]File, []Problem) {
 	// near enough: the slice is made once instead of grown by copying.
 	hint := 0
 	for _, d := range w.Prev {
+		if w.sum != nil {
+			break // (a SumWalk makes no File)
+		}
 		hint += len(d.Entries)
 	}
 	files := make([]File, 0, min(hint, MaxFiles))

@@ -7,4 +7,4 @@ func dirFD(string) int { return -1 }
 
 func closeFD(int) {}
 
-func statAt(int, string, string) (bool, File, error) { panic("statAt without dirFD") }
+func statAt(int, string, *[]byte) (bool, Fingerprint, error) { panic("statAt without dirFD") }

@@ -76,6 +76,8 @@ type Walk struct {
 	Reads int
 
 	next Dirs
+	// sum, set by SumWalk, takes each file found instead of a File.
+	sum *summer
 }
 
 // FindWalk is Find, taking listings of unchanged directories from w.Prev;
@@ -85,6 +87,97 @@ func FindWalk(root string, s Source, w *Walk) ([]File, []Problem, Dirs) {
 	w.next = Dirs{}
 	files, probs := findUnder(root, s, w)
 	return files, probs, w.next
+}
+
+// SumWalk walks s's files as FindWalk does, for a caller that only sums
+// what the walk finds (the catalog's key of an unchanged source): no File
+// is made, nor a path string per file. sum receives each file's path
+// relative to root, its real path and its fingerprint, in the order of
+// FindWalk's files (by path), in buffers the walk reuses: valid only
+// during the call. It returns the listings a next walk may use, and false
+// when the walk met anything FindWalk would report or could not give the
+// files in that order without making them — a problem (an unreadable
+// directory, a link, a file that is not regular, more than MaxFiles
+// files), two patterns whose walks could meet the same path, a path out
+// of order: the caller then takes FindWalk's listing instead. What sum
+// was given by then is to be discarded.
+func SumWalk(root string, s Source, w *Walk, sum func(path, real []byte, fp Fingerprint)) (Dirs, bool) {
+	if !apart(s.Patterns()) {
+		return nil, false
+	}
+	w.next = Dirs{}
+	w.sum = &summer{fn: sum}
+	defer func() { w.sum = nil }()
+	_, probs := findUnder(root, s, w)
+	return w.next, len(probs) == 0 && !w.sum.failed
+}
+
+// errUnsummed stops a SumWalk that cannot go on (summer.failed).
+var errUnsummed = errors.New("walk: cannot be summed")
+
+// summer is what a SumWalk keeps between the files it gives its caller.
+type summer struct {
+	fn         func(path, real []byte, fp Fingerprint)
+	path, last []byte // the file's path; the previous file's
+	real       []byte
+	n          int
+	failed     bool
+}
+
+// file gives the caller the file name in the directory at realDir,
+// relDir relative to the root ("." for the root itself), with
+// fingerprint fp; false when it comes out of order or past MaxFiles.
+func (m *summer) file(relDir, realDir, name string, fp Fingerprint) bool {
+	p := m.path[:0]
+	if relDir != "." {
+		p = append(append(p, relDir...), '/')
+	}
+	p = append(p, name...)
+	r := append(append(append(m.real[:0], realDir...), filepath.Separator), name...)
+	m.path, m.real = p, r
+	return m.give(fp)
+}
+
+// whole gives the caller a file whose path and real path are made.
+func (m *summer) whole(path, real string, fp Fingerprint) bool {
+	m.path = append(m.path[:0], path...)
+	m.real = append(m.real[:0], real...)
+	return m.give(fp)
+}
+
+func (m *summer) give(fp Fingerprint) bool {
+	m.n++
+	if m.n > MaxFiles || m.n > 1 && string(m.path) <= string(m.last) {
+		m.failed = true
+		return false
+	}
+	m.fn(m.path, m.real, fp)
+	m.path, m.last = m.last, m.path
+	return true
+}
+
+// apart reports whether no two of pats can match the same path in a
+// walk: their static bases are distinct directories neither of which
+// holds another (a walk takes a path once, by the first pattern that
+// matches it, which a SumWalk does not track).
+func apart(pats []string) bool {
+	if len(pats) < 2 {
+		return true
+	}
+	bases := make([]string, len(pats))
+	for i, p := range pats {
+		bases[i] = staticBase(p)
+		if bases[i] == "." {
+			return false
+		}
+		for _, b := range bases[:i] {
+			a := bases[i]
+			if a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // walker is one pattern's walk below realBase.
@@ -128,6 +221,12 @@ func (k *walker) walk() error {
 	if !fi.IsDir() {
 		if ok, _ := doublestar.Match(k.pat, k.base); ok {
 			f, prob := judge(k.realRoot, k.realBase, k.base, fi.Mode()&fs.ModeSymlink != 0)
+			if m := k.w.sum; m != nil && prob == "" {
+				if !m.whole(f.Path, f.real, f.FP) {
+					return errUnsummed
+				}
+				return nil
+			}
 			return k.visit(f, k.base, prob)
 		}
 		return nil
@@ -150,11 +249,27 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 	}
 	run := k.run[:0]
 	defer func() { k.run = run[:0] }()
+	sum := k.w.sum
 	flush := func() error {
-		judgeAll(k.realRoot, real, run)
+		judgeAll(k.realRoot, real, relPath, run, sum != nil)
 		for i := range run {
-			if err := k.visit(run[i].f, run[i].rel, run[i].prob); err != nil {
-				return err
+			c := &run[i]
+			if sum == nil {
+				if err := k.visit(c.f, c.rel, c.prob); err != nil {
+					return err
+				}
+				continue
+			}
+			switch {
+			case c.prob != "":
+				sum.failed = true
+			case c.judged:
+				sum.whole(c.f.Path, c.f.real, c.f.FP)
+			default:
+				sum.file(relPath, real, c.name, c.fp)
+			}
+			if sum.failed {
+				return errUnsummed
 			}
 		}
 		run = run[:0]
@@ -165,7 +280,23 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 	// for both.
 	tail := filepath.Separator == '/' && relPath != "." && len(real) == len(k.realRootPrefixed)+len(relPath) &&
 		strings.HasPrefix(real, k.realRootPrefixed) && real[len(k.realRootPrefixed):] == relPath
+	var names nameMatcher
+	if sum != nil {
+		names = newNameMatcher(k.pat, relPath)
+	}
 	for _, e := range entries {
+		if sum != nil && !e.Dir {
+			// A sum makes no path: the name decides.
+			if names.match(relPath, e.Name) {
+				run = append(run, candidate{name: e.Name, link: e.Link})
+			}
+			if len(run) == maxRun {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		childReal := real + string(filepath.Separator) + e.Name
 		childRel := e.Name
 		if tail {
@@ -208,7 +339,7 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 		} else if k.matched != nil {
 			*k.matched = append(*k.matched, childRel)
 		}
-		run = append(run, candidate{real: childReal, rel: childRel, link: e.Link})
+		run = append(run, candidate{name: e.Name, real: childReal, rel: childRel, link: e.Link})
 		if len(run) == maxRun {
 			if err := flush(); err != nil {
 				return err
@@ -218,17 +349,73 @@ func (k *walker) dir(real, relPath string, entries []DirEntry) error {
 	return flush()
 }
 
+// nameMatcher decides whether a walk's pattern matches the path of a
+// file of one directory from the file's name, without making the path
+// (SumWalk): below the root, a pattern whose last segment has no "**"
+// matches dir/name exactly when its segments before the last match dir
+// and its last matches name, so the directory is matched once and each
+// name alone. A pattern with braces, classes or escapes (whose meta
+// characters could span a "/"), or a "**" in its last segment, is
+// matched against the path, made.
+type nameMatcher struct {
+	how  int    // one of the match* constants
+	last string // what a name is matched against (matchName)
+	pat  string // the whole pattern (matchPath)
+}
+
+// How a nameMatcher matches.
+const (
+	matchNone = iota // no name of the directory
+	matchName        // last against the name
+	matchPath        // the pattern against the path, made
+)
+
+func newNameMatcher(pat, dir string) nameMatcher {
+	if dir == "." {
+		return nameMatcher{how: matchName, last: pat} // the path is the name
+	}
+	i := strings.LastIndexByte(pat, '/')
+	if strings.ContainsAny(pat, "{[\\") || strings.Contains(pat[i+1:], "**") {
+		return nameMatcher{how: matchPath, pat: pat}
+	}
+	if i < 0 {
+		return nameMatcher{how: matchNone} // one segment: never a path below the root
+	}
+	if ok, _ := doublestar.Match(pat[:i], dir); ok {
+		return nameMatcher{how: matchName, last: pat[i+1:]}
+	}
+	return nameMatcher{how: matchNone}
+}
+
+// match reports whether the pattern matches dir/name (name alone when
+// dir is the root).
+func (m nameMatcher) match(dir, name string) bool {
+	switch m.how {
+	case matchName:
+		ok, _ := doublestar.Match(m.last, name)
+		return ok
+	case matchPath:
+		ok, _ := doublestar.Match(m.pat, dir+"/"+name)
+		return ok
+	}
+	return false
+}
+
 // maxRun is the most candidates judged together: a directory of
 // thousands of files is judged in runs of this many, so the buffer they
 // are judged in stays small (a fresh process pays a page fault for every
 // page of heap it first touches).
 const maxRun = 256
 
-// candidate is a name a pattern matched, to judge.
+// candidate is a name a pattern matched, to judge. A SumWalk's has no
+// real or rel path unless judge made them (a link: judged).
 type candidate struct {
+	name      string
 	real, rel string
 	link      bool
 	f         File
+	fp        Fingerprint // its fingerprint, stat'd for a SumWalk
+	judged    bool        // f is judge's
 	prob      string
 }
 
@@ -237,9 +424,11 @@ type candidate struct {
 // and the stats of a large directory are independent.
 const parallelJudge = 64
 
-// judgeAll judges every candidate of cs, files of the directory at dir,
-// on every CPU when there are many.
-func judgeAll(realRoot, dir string, cs []candidate) {
+// judgeAll judges every candidate of cs, files of the directory at dir
+// (relDir relative to the root), on every CPU when there are many. A
+// SumWalk's (summing) are stat'd and no File made, unless judge judges
+// them.
+func judgeAll(realRoot, dir, relDir string, cs []candidate, summing bool) {
 	if len(cs) == 0 {
 		return
 	}
@@ -247,26 +436,36 @@ func judgeAll(realRoot, dir string, cs []candidate) {
 	if fd >= 0 {
 		defer closeFD(fd)
 	}
-	one := func(c *candidate) {
+	one := func(c *candidate, buf *[]byte) {
 		if fd < 0 || c.link {
+			if summing { // (no paths made yet)
+				c.real = dir + string(filepath.Separator) + c.name
+				c.rel = c.name
+				if relDir != "." {
+					c.rel = relDir + "/" + c.name
+				}
+			}
 			c.f, c.prob = judge(realRoot, c.real, c.rel, c.link)
+			c.judged = true
 			return
 		}
-		regular, f, err := statAt(fd, c.real[len(dir)+1:], c.real)
+		regular, fp, err := statAt(fd, c.name, buf)
 		switch {
 		case err != nil:
-			c.prob = fmt.Sprintf("cannot be read: %v", err)
+			c.prob = fmt.Sprintf("cannot be read: %v", &fs.PathError{Op: "stat", Path: dir + string(filepath.Separator) + c.name, Err: err})
 		case !regular:
 			c.prob = "is not a regular file; not read"
+		case summing:
+			c.fp = fp
 		default:
-			f.Path = c.rel
-			c.f = f
+			c.f = File{Path: c.rel, Size: fp.Size, ModTime: time.Unix(0, fp.ModTime), FP: fp, real: c.real}
 		}
 	}
 	n := min(runtime.GOMAXPROCS(0), len(cs)/parallelJudge)
 	if n <= 1 {
+		var buf []byte
 		for i := range cs {
-			one(&cs[i])
+			one(&cs[i], &buf)
 		}
 		return
 	}
@@ -274,12 +473,13 @@ func judgeAll(realRoot, dir string, cs []candidate) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
+			var buf []byte
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(cs) {
 					return
 				}
-				one(&cs[i])
+				one(&cs[i], &buf)
 			}
 		})
 	}
@@ -295,7 +495,7 @@ func (k *walker) list(real, relPath string, fi fs.FileInfo) ([]DirEntry, error) 
 	at := time.Now()
 	fp := FingerprintOf(fi)
 	key := k.key(real)
-	if prev, ok := k.w.Prev[key]; ok && prev.FP == fp && prev.Path == relPath {
+	if prev, ok := k.w.Prev[key]; ok && prev.FP == fp && prev.Path == relPath && plainNames(prev.Entries) {
 		k.w.next[key] = prev
 		return prev.Entries, nil
 	}
@@ -312,6 +512,18 @@ func (k *walker) list(real, relPath string, fi fs.FileInfo) ([]DirEntry, error) 
 		k.w.next[key] = DirList{FP: fp, Path: relPath, Entries: entries}
 	}
 	return entries, err
+}
+
+// plainNames reports whether every name of a stored listing (read as
+// hostile) names an entry of its directory: not empty, "." or "..", and
+// no separator or NUL in it. A listing that does not is read again.
+func plainNames(es []DirEntry) bool {
+	for _, e := range es {
+		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\x00"+string(filepath.Separator)) {
+			return false
+		}
+	}
+	return true
 }
 
 // looks reports whether a walk of any of the source's patterns looks at

@@ -1,0 +1,5 @@
+package source
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_NEWFSTATAT
