@@ -33,9 +33,11 @@
 package instructions
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/intermem/intermem/pkg/cite"
@@ -72,7 +74,13 @@ func (Source) Locate(env source.Env) ([]source.File, []source.Problem) {
 			if err != nil {
 				return struct{}{}, loaded.Meta{}, false
 			}
-			return struct{}{}, loaded.Meta{Imports: mdoc.Parse(b).Imports(), Scoped: loaded.HasPathsKey(b)}, true
+			var imports []string
+			if bytes.IndexByte(b, '@') >= 0 {
+				// (Without an '@' a file imports nothing: it is not
+				// parsed for that alone, at every search.)
+				imports = mdoc.Parse(b).Imports()
+			}
+			return struct{}{}, loaded.Meta{Imports: imports, Scoped: loaded.HasPathsKey(b)}, true
 		})
 	var out []source.File
 	var probs []source.Problem
@@ -94,20 +102,36 @@ func (Source) Locate(env source.Env) ([]source.File, []source.Problem) {
 	return out, probs
 }
 
+// readBounded reads the file at path, at most loaded.MaxBytes, into a
+// buffer sized by its stat (a file grown since is still read whole, up to
+// the bound): one allocation, not a buffer grown over a dozen reads.
 func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, loaded.MaxBytes+1))
-	if err != nil {
-		return nil, err
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() < loaded.MaxBytes {
+		size = int(fi.Size()) + 1 // the +1 reads EOF without growing
 	}
-	if len(b) > loaded.MaxBytes {
-		return nil, source.ErrTooLarge
+	b := make([]byte, 0, size)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if len(b) > loaded.MaxBytes {
+			return nil, source.ErrTooLarge
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(len(b), loaded.MaxBytes+1-len(b)))
+		}
 	}
-	return b, nil
 }
 
 // Parse returns the file's hand-written statements in document order.

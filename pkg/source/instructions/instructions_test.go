@@ -1,12 +1,14 @@
 package instructions
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/sourcetest"
 )
@@ -67,4 +69,30 @@ func FuzzParse(f *testing.F) {
 		es, _ := Source{}.Parse("CLAUDE.md", data)
 		sourcetest.CheckEntries(t, es, "CLAUDE.md")
 	})
+}
+
+// An instruction file is read whole up to loaded.MaxBytes, and refused
+// past it, whatever its size was when the buffer was sized.
+func TestReadBounded(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 4096, loaded.MaxBytes - 1, loaded.MaxBytes, loaded.MaxBytes + 1, 3 * loaded.MaxBytes} {
+		p := filepath.Join(dir, "CLAUDE.md")
+		want := strings.Repeat("x", n)
+		if err := os.WriteFile(p, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := readBounded(p)
+		if n > loaded.MaxBytes {
+			if !errors.Is(err, source.ErrTooLarge) {
+				t.Errorf("%d bytes: %v, want ErrTooLarge", n, err)
+			}
+			continue
+		}
+		if err != nil || string(b) != want {
+			t.Errorf("%d bytes: read %d, %v", n, len(b), err)
+		}
+	}
+	if _, err := readBounded(filepath.Join(dir, "missing.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
 }
