@@ -10,9 +10,9 @@
 // both use, so the two cannot drift):
 //
 //   - Stop and SubagentStop with nothing to record: the quiet turn
-//     (quiet.Check: the stop.quiet copy bound to the store's binding, the
-//     memory directory's whole listing with the session's fingerprint, an
-//     empty spool), and at a Stop the turn counted (turns.Stop and
+//     (quiet.Quick, quiet.Check's decision: the stop.quiet copy bound to
+//     the store's binding, the memory directory's whole listing with the
+//     session's fingerprint, an empty spool), and at a Stop the turn counted (turns.Stop and
 //     turns.Append) unless it is a checkpoint turn; in meta mode
 //     (settings.Meta) a Stop does nothing, as the full hook.
 //   - SessionStart whose render cache still holds (rendercache.Load, with
@@ -189,7 +189,7 @@ func Quiet(env *cli.Env, in payload.Input) bool {
 	if settings.Meta(env.Get, func() string { return config.Mode(p.StateDir) }) {
 		return true
 	}
-	if !quiet.Check(p.StateDir, p.Path("intermem.db"), p.MemoryDir, in.SessionID, false).Quiet {
+	if !quiet.Quick(p.StateDir, p.Path("intermem.db"), p.MemoryDir, in.SessionID) {
 		return false
 	}
 	// continuity.Checkpoint's count: a Stop (not one continuing a turn a

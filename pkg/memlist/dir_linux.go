@@ -3,11 +3,11 @@
 package memlist
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +33,12 @@ type Dir struct {
 	fps strings.Builder
 }
 
-// dirBuf is the getdents buffer: about 700 entries of memory-file names.
-const dirBuf = 32 << 10
+// dirBuf is the getdents buffer, reused for every read of a listing:
+// about 170 entries of memory-file names. The kernel fills what it
+// returns, and every page it fills is a fresh page of the process's (a
+// fault): a quiet turn over 401 files touched five pages of a 32 KiB
+// buffer, it now touches two, for two more getdents calls.
+const dirBuf = 8 << 10
 
 func OpenDir(dir string) (*Dir, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
@@ -74,12 +78,25 @@ type Dirent struct {
 // ModeUnknown marks an entry whose type the filesystem did not give.
 const ModeUnknown = fs.ModeIrregular
 
-// read returns up to max entries from cookie on (0: the start), the
+// Read returns up to max entries from cookie on (0: the start), the
 // cookie after the last one returned, and whether the directory's end was
 // reached. "." and ".." are not returned but count.
 func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, err error) {
+	next, eof, err = d.scan(cookie, max, func(name []byte, typ fs.FileMode, off int64) {
+		ents = append(ents, Dirent{Name: string(name), Type: typ, Next: off})
+	})
+	return ents, next, eof, err
+}
+
+// scan calls each with every entry from cookie on, up to max entries
+// ("." and ".." are not given but count), in one buffer reused for every
+// getdents: name is valid only during the call, and a NUL follows it in
+// the buffer (so that it can be passed to the kernel as it is). It
+// returns the cookie after the last entry given and whether the
+// directory's end was reached.
+func (d *Dir) scan(cookie int64, max int, each func(name []byte, typ fs.FileMode, next int64)) (next int64, eof bool, err error) {
 	if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
-		return nil, cookie, false, fmt.Errorf("seek directory: %w", err)
+		return cookie, false, fmt.Errorf("seek directory: %w", err)
 	}
 	if d.buf == nil {
 		d.buf = make([]byte, dirBuf)
@@ -91,57 +108,46 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			return ents, next, false, fmt.Errorf("read directory: %w", err)
+			return next, false, fmt.Errorf("read directory: %w", err)
 		}
 		if m == 0 {
-			return ents, next, true, nil
+			return next, true, nil
 		}
 		b := d.buf[:m]
-		ents = slices.Grow(ents, min(records(b), max-n))
-		d.fps.Grow(min(records(b), max-n) * 48) // a fingerprint is about 45 bytes
 		for len(b) >= 19 {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < 19 || reclen > len(b) {
-				return ents, next, false, errors.New("read directory: malformed entry")
+				return next, false, errors.New("read directory: malformed entry")
 			}
 			off := int64(binary.NativeEndian.Uint64(b[8:16]))
 			typ := b[18]
 			name := b[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			end := bytes.IndexByte(name, 0)
+			if end < 0 {
+				// The kernel always ends a name with a NUL within its
+				// record; one that does not is no entry to trust.
+				return next, false, errors.New("read directory: malformed entry")
 			}
+			name = name[:end]
 			b = b[reclen:]
 			next = off
 			n++
-			if s := string(name); s != "." && s != ".." {
-				ents = append(ents, Dirent{Name: s, Type: direntType(typ), Next: off})
+			if !dots(name) {
+				each(name, direntType(typ), off)
 			}
 			if n >= max {
 				// What getdents returned beyond this entry is read again
 				// from its cookie next time.
-				return ents, next, false, nil
+				return next, false, nil
 			}
 		}
 	}
-	return ents, next, false, nil
+	return next, false, nil
 }
 
-// records counts the entries getdents returned in b, to size the slice
-// they go to once.
-func records(b []byte) int {
-	n := 0
-	for len(b) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-		if reclen < 19 || reclen > len(b) {
-			break
-		}
-		b = b[reclen:]
-		n++
-	}
-	return n
+// dots reports whether name is "." or "..".
+func dots(name []byte) bool {
+	return len(name) > 0 && len(name) <= 2 && name[0] == '.' && (len(name) == 1 || name[1] == '.')
 }
 
 func direntType(t uint8) fs.FileMode {
@@ -175,12 +181,8 @@ func (d *Dir) Stat(name string, follow bool) (fs.FileInfo, error) {
 }
 
 func (d *Dir) stat(name string, follow bool, st *unix.Stat_t) error {
-	flags := unix.AT_SYMLINK_NOFOLLOW
-	if follow {
-		flags = 0
-	}
 	for {
-		err := unix.Fstatat(d.fd, name, st, flags)
+		err := unix.Fstatat(d.fd, name, st, statFlags(follow))
 		if err == nil {
 			return nil
 		}
@@ -190,28 +192,69 @@ func (d *Dir) stat(name string, follow bool, st *unix.Stat_t) error {
 	}
 }
 
-// file fingerprints the directory entry name of type typ, as FileOf over
-// Stat would, without an fs.FileInfo (whose every value would be an
-// allocation: a quiet turn fingerprints every memory file).
-func (d *Dir) file(name string, typ fs.FileMode) File {
+func statFlags(follow bool) int {
+	if follow {
+		return 0
+	}
+	return unix.AT_SYMLINK_NOFOLLOW
+}
+
+// look stats the directory entry name (as scan gives it: a NUL follows
+// it) of type typ as FileOf over Stat would — its lstat, its stat when it
+// is a link, its type from an lstat when the directory did not give it —
+// without an fs.FileInfo or a copy of the name (whose every value would
+// be an allocation: a quiet turn looks at every memory file).
+func (d *Dir) look(name []byte, typ fs.FileMode) facts {
 	var st unix.Stat_t
 	if typ == ModeUnknown {
-		if err := d.stat(name, false, &st); err != nil {
-			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+		if err := d.statz(name, false, &st); err != nil {
+			return facts{skip: "cannot be read: " + err.Error()}
 		}
 		typ = ModeOf(st.Mode).Type()
 	}
 	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
-		return File{Name: name, Skip: "not a regular file"}
+		return facts{skip: "not a regular file"}
 	}
-	if err := d.stat(name, typ&fs.ModeSymlink != 0, &st); err != nil {
-		return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+	if err := d.statz(name, typ&fs.ModeSymlink != 0, &st); err != nil {
+		return facts{skip: "cannot be read: " + err.Error()}
 	}
-	mod, mode := time.Unix(st.Mtim.Unix()), ModeOf(st.Mode)
+	return facts{ok: true, size: st.Size, mod: time.Unix(st.Mtim.Unix()), ino: st.Ino, mode: ModeOf(st.Mode)}
+}
+
+// statz is fstatat of name relative to the directory: name[:len(name)+1]
+// is name and its NUL.
+func (d *Dir) statz(name []byte, follow bool, st *unix.Stat_t) error {
+	z := name[:len(name)+1]
+	if z[len(name)] != 0 {
+		return unix.EINVAL
+	}
+	for {
+		err := fstatatz(d.fd, z, st, statFlags(follow))
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// file fingerprints the directory entry name of type typ (look), as
+// FileOf over Stat would.
+func (d *Dir) file(name string, typ fs.FileMode) File {
+	z := append([]byte(name), 0)
+	return d.fileOf(z[:len(name)], name, typ)
+}
+
+// fileOf is the File of the entry name (look's) named s, its fingerprint
+// a substring of d.fps: one buffer for a listing's fingerprints, not an
+// allocation each.
+func (d *Dir) fileOf(name []byte, s string, typ fs.FileMode) File {
+	f := d.look(name, typ)
+	if !f.ok {
+		return File{Name: s, Skip: f.skip}
+	}
 	var buf [64]byte
 	start := d.fps.Len()
-	d.fps.Write(appendFingerprint(buf[:0], st.Size, mod, st.Ino, mode))
-	return fileFrom(name, d.fps.String()[start:], st.Size, mod, mode)
+	d.fps.Write(f.fingerprint(buf[:0]))
+	return fileFrom(s, d.fps.String()[start:], f.size, f.mod, f.mode)
 }
 
 // statInfo is an fs.FileInfo over a unix.Stat_t, with the mode as package

@@ -74,16 +74,43 @@ func (d *Dir) Stat(name string, follow bool) (fs.FileInfo, error) {
 	return os.Lstat(p)
 }
 
-// file fingerprints the directory entry name of type typ.
-func (d *Dir) file(name string, typ fs.FileMode) File {
+// scan calls each with every entry Read returns.
+func (d *Dir) scan(cookie int64, max int, each func(name []byte, typ fs.FileMode, next int64)) (next int64, eof bool, err error) {
+	ents, next, eof, err := d.Read(cookie, max)
+	for _, e := range ents {
+		each([]byte(e.Name), e.Type, e.Next)
+	}
+	return next, eof, err
+}
+
+// look stats the directory entry name of type typ as FileOf over Stat
+// would.
+func (d *Dir) look(name []byte, typ fs.FileMode) facts {
+	s := string(name)
 	if typ == ModeUnknown {
-		fi, err := d.Stat(name, false)
+		fi, err := d.Stat(s, false)
 		if err != nil {
-			return File{Name: name, Skip: "cannot be read: " + ErrText(err)}
+			return facts{skip: "cannot be read: " + ErrText(err)}
 		}
 		typ = fi.Mode().Type()
 	}
-	return FileOf(name, typ, func() (fs.FileInfo, error) {
-		return d.Stat(name, typ&fs.ModeSymlink != 0)
-	})
+	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+		return facts{skip: "not a regular file"}
+	}
+	fi, err := d.Stat(s, typ&fs.ModeSymlink != 0)
+	if err != nil {
+		return facts{skip: "cannot be read: " + ErrText(err)}
+	}
+	return facts{ok: true, size: fi.Size(), mod: fi.ModTime(), ino: inode(fi), mode: fi.Mode()}
+}
+
+// file fingerprints the directory entry name of type typ.
+func (d *Dir) file(name string, typ fs.FileMode) File { return d.fileOf([]byte(name), name, typ) }
+
+func (d *Dir) fileOf(name []byte, s string, typ fs.FileMode) File {
+	f := d.look(name, typ)
+	if !f.ok {
+		return File{Name: s, Skip: f.skip}
+	}
+	return fileFrom(s, string(f.fingerprint(nil)), f.size, f.mod, f.mode)
 }

@@ -165,14 +165,35 @@ func FileOf(name string, typ fs.FileMode, info func() (fs.FileInfo, error)) File
 // (FileOf's, and dir_linux.go's without an fs.FileInfo): fp is the
 // fingerprint of those facts (appendFingerprint).
 func fileFrom(name, fp string, size int64, mod time.Time, mode fs.FileMode) File {
-	f := File{Name: name, FP: fp, Mod: mod}
+	return File{Name: name, FP: fp, Mod: mod, Skip: skipOf(size, mode)}
+}
+
+// skipOf says why a file of that size and mode is not read, "" when it
+// is.
+func skipOf(size int64, mode fs.FileMode) string {
 	switch {
 	case !mode.IsRegular():
-		f.Skip = "not a regular file"
+		return "not a regular file"
 	case size > MaxFileBytes:
-		f.Skip = fmt.Sprintf("%d bytes, over the %d-byte limit", size, MaxFileBytes)
+		return fmt.Sprintf("%d bytes, over the %d-byte limit", size, MaxFileBytes)
 	}
-	return f
+	return ""
+}
+
+// facts is what Dir.look learns of a directory entry: what its
+// fingerprint is made of (ok), or why it is skipped without one.
+type facts struct {
+	ok   bool
+	skip string
+	size int64
+	mod  time.Time
+	ino  uint64
+	mode fs.FileMode
+}
+
+// fingerprint appends the entry's fingerprint to b.
+func (f *facts) fingerprint(b []byte) []byte {
+	return appendFingerprint(b, f.size, f.mod, f.ino, f.mode)
 }
 
 // ErrText is an error without the path it names (the file is named apart,
@@ -267,6 +288,26 @@ const (
 // looks at, without reading a file. subs are the sub-folder files
 // pointers named (Subs).
 func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
+	return turn(dir, subs, prev, true)
+}
+
+// Sum is what a whole listing of dir says, taken as Turn takes a new
+// sweep's first turn (Turn(dir, subs, nil): the same function): its
+// fingerprint, and whether the listing is whole (the fingerprint is ""
+// when it is not). No File is kept — each file's fingerprint is summed
+// as it is stat'ed —, so a quiet turn over hundreds of memory files
+// allocates nothing per file.
+func Sum(dir string, subs []string) (fp string, whole bool, err error) {
+	l, err := turn(dir, subs, nil, false)
+	if err != nil {
+		return "", false, err
+	}
+	return l.FP, l.Whole, nil
+}
+
+// turn is Turn; keep is unset for Sum, which needs the listing's sum
+// alone: l.Files stays empty.
+func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 	l := &Listing{Dir: dir}
 	d, err := OpenDir(dir)
 	if err != nil {
@@ -292,6 +333,15 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 	}
 	l.Start = sw
 	left := ChunkEntries
+	// Every file listed is summed (sum), whether or not it is kept: the
+	// listing's fingerprint does not depend on the order they are met.
+	var sum fpSum
+	add := func(f File) {
+		sum.add(f.Name, f.FP, f.Skip)
+		if keep {
+			l.Files = append(l.Files, f)
+		}
+	}
 	// Whether the index was among the directory's entries, and the
 	// sub-folder files listed (a sub-folder file's name holds a slash, a
 	// directory entry's never does: the two cannot meet, and only
@@ -299,28 +349,40 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 	var haveIndex bool
 	var haveSub map[string]bool
 	if !sw.DirDone {
-		ents, next, eof, err := d.Read(sw.Cookie, left)
+		var met int
+		each := func(name []byte, typ fs.FileMode, next int64) {
+			met++
+			if !memoryName(name) {
+				return
+			}
+			haveIndex = haveIndex || string(name) == Index
+			if keep {
+				f := d.fileOf(name, string(name), typ)
+				f.At, f.Pos = AtDirent, next
+				add(f)
+				return
+			}
+			f := d.look(name, typ)
+			if !f.ok {
+				sum.addTerm(term(name, "", f.skip))
+				return
+			}
+			var buf [64]byte
+			sum.addTerm(term(name, f.fingerprint(buf[:0]), skipOf(f.size, f.mode)))
+		}
+		next, eof, err := d.scan(sw.Cookie, left, each)
 		if err != nil && sw.Cookie != 0 {
 			// A cookie this directory does not take (it was replaced,
 			// or moved to another filesystem): a new sweep.
 			sw = Sweep{Dir: dfp}
 			fresh, l.Start = true, sw
-			ents, next, eof, err = d.Read(0, left)
+			l.Files, sum, haveIndex, met = l.Files[:0], fpSum{}, false, 0
+			next, eof, err = d.scan(0, left, each)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
 		}
-		left -= len(ents)
-		l.Files = make([]File, 0, len(ents)+1)
-		for _, e := range ents {
-			if !MemoryName(e.Name) {
-				continue
-			}
-			f := d.file(e.Name, e.Type)
-			f.At, f.Pos = AtDirent, e.Next
-			haveIndex = haveIndex || f.Name == Index
-			l.Files = append(l.Files, f)
-		}
+		left -= met
 		sw.Cookie, sw.DirDone = next, eof
 		if eof {
 			sw.Sub, sw.Subs = 0, subsSum
@@ -342,7 +404,7 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 			}
 			haveSub[f.Name] = true
 			f.At, f.Pos = AtSub, int64(sw.Sub)
-			l.Files = append(l.Files, f)
+			add(f)
 		}
 	}
 	l.Last = sw.DirDone && sw.Sub >= len(subs)
@@ -354,7 +416,12 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 				}
 				return fi, nil
 			})
-			l.Files = append([]File{f}, l.Files...)
+			add(f)
+			if keep {
+				// First, as the directory's own entry would not be.
+				copy(l.Files[1:], l.Files)
+				l.Files[0] = f
+			}
 		}
 	}
 	if l.Last {
@@ -366,15 +433,11 @@ func Turn(dir string, subs []string, prev *Sweep) (*Listing, error) {
 	l.End = sw
 	l.Whole = fresh && l.Last && !sw.Dirty
 	if l.Whole {
-		// By name, as List sums it: a session's fingerprint stands
-		// whichever way it was taken. The files stay in the directory's
-		// order, which the sweep's positions follow.
-		byName := make([]*File, len(l.Files))
-		for i := range l.Files {
-			byName[i] = &l.Files[i]
-		}
-		slices.SortFunc(byName, func(a, b *File) int { return strings.Compare(a.Name, b.Name) })
-		l.FP = listingFP(byName)
+		// A sum over the files whatever their order, as List sums them
+		// by name: a session's fingerprint stands whichever way it was
+		// taken. The files stay in the directory's order, which the
+		// sweep's positions follow.
+		l.FP = sum.String()
 	}
 	return l, nil
 }
@@ -384,40 +447,86 @@ const Index = "MEMORY.md"
 
 // MemoryName reports whether a directory entry is a memory file as
 // automem.Scan reads them: *.md, no leading dot.
-func MemoryName(name string) bool {
-	return strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".")
+func MemoryName(name string) bool { return memoryName(name) }
+
+func memoryName[T text](name T) bool {
+	n := len(name)
+	return n >= 3 && name[n-3] == '.' && name[n-2] == 'm' && name[n-1] == 'd' && name[0] != '.'
 }
+
+// text is a name or fingerprint as the listing has it: a string, or the
+// bytes of a directory entry not copied out of the getdents buffer.
+type text interface{ ~string | ~[]byte }
 
 // ListingFP sums every file's name, fingerprint and skip: equal sums mean
-// no file changed. The sum is FNV-1a (64 bits) over each file's
-// name NUL fingerprint NUL skip NEWLINE, in hex.
+// no file changed. It does not depend on the files' order, so that a
+// listing is summed as its files are stat'ed, in the directory's order,
+// without keeping them to sort (fpSum says how).
 func ListingFP(files []File) string {
-	ptrs := make([]*File, len(files))
+	var s fpSum
 	for i := range files {
-		ptrs[i] = &files[i]
+		s.add(files[i].Name, files[i].FP, files[i].Skip)
 	}
-	return listingFP(ptrs)
+	return s.String()
 }
 
-// listingFP is ListingFP over files in this order, computed in place
-// (a quiet turn sums hundreds of files).
-func listingFP(files []*File) string {
+// fpSum is a listing's fingerprint summed file by file in any order:
+// each file's term is FNV-1a (64 bits) over its name NUL fingerprint NUL
+// skip NEWLINE, mixed by MurmurHash3's 64-bit finalizer (so that the
+// terms' low bits are as good as their high ones), and the terms are
+// added modulo 2^64; the fingerprint is "m", the sum in hex, ".", the
+// count of files. A file added, removed or changed changes its term,
+// which changes the sum but for a chance of 2^-64, as the former sum
+// over files in name order ("m" tells the two apart: a session recorded
+// by a version before takes one full turn).
+type fpSum struct {
+	sum, n uint64
+}
+
+func (s *fpSum) add(name string, fp string, skip string) { s.addTerm(term(name, fp, skip)) }
+
+func (s *fpSum) addTerm(t uint64) {
+	s.sum += t
+	s.n++
+}
+
+// term is one file's term in the sum.
+func term[N, F text](name N, fp F, skip string) uint64 {
 	const offset64, prime64 = 14695981039346656037, 1099511628211
 	h := uint64(offset64)
-	add := func(s string, end byte) {
-		for i := 0; i < len(s); i++ {
-			h ^= uint64(s[i])
-			h *= prime64
-		}
-		h ^= uint64(end)
-		h *= prime64
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * prime64
 	}
-	for _, f := range files {
-		add(f.Name, 0)
-		add(f.FP, 0)
-		add(f.Skip, '\n')
+	h = (h ^ 0) * prime64
+	for i := 0; i < len(fp); i++ {
+		h = (h ^ uint64(fp[i])) * prime64
 	}
-	return strconv.FormatUint(h, 16)
+	h = (h ^ 0) * prime64
+	for i := 0; i < len(skip); i++ {
+		h = (h ^ uint64(skip[i])) * prime64
+	}
+	h = (h ^ '\n') * prime64
+	return fmix64(h)
+}
+
+// fmix64 is MurmurHash3's 64-bit finalizer, a bijection that spreads
+// every bit of h over every bit of the result.
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+func (s fpSum) String() string {
+	var buf [48]byte
+	b := append(buf[:0], 'm')
+	b = strconv.AppendUint(b, s.sum, 16)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, s.n, 10)
+	return string(b)
 }
 
 func SumOf(subs []string) string {

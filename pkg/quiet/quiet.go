@@ -238,7 +238,13 @@ func Pending(stateDir string) bool {
 // session's end is recorded when this turn is its end (ending), and no
 // observation waits in the spool.
 func Nothing(l *memlist.Listing, fp string, ended, ending bool, stateDir string) bool {
-	return l.Whole && l.FP == fp && (!ending || ended) && !Pending(stateDir)
+	return nothing(l.FP, l.Whole, fp, ended, ending, stateDir)
+}
+
+// nothing is Nothing over what a listing says (memlist.Sum's, or a
+// Listing's FP and Whole).
+func nothing(listed string, whole bool, fp string, ended, ending bool, stateDir string) bool {
+	return whole && listed == fp && (!ending || ended) && !Pending(stateDir)
 }
 
 // Early is what a Stop turn learns before it opens the store: the store
@@ -271,4 +277,18 @@ func Check(stateDir, dbPath, memDir, session string, ending bool) Early {
 	e.Listing = l
 	e.Quiet = Nothing(l, e.Copy.FP, e.Copy.Ended, ending, stateDir)
 	return e
+}
+
+// Quick is Check's decision of a Stop turn (not a SessionEnd) for a
+// caller that needs nothing else (the hook front): the same reads, the
+// listing's fingerprint taken by memlist.Sum — the new sweep's listing
+// Check takes, without keeping a file of it.
+func Quick(stateDir, dbPath, memDir, session string) bool {
+	stat, _ := StoreStat(dbPath)
+	c, ok := Read(filepath.Join(stateDir, Name), stat, session)
+	if !ok {
+		return false
+	}
+	fp, whole, err := memlist.Sum(memDir, c.Subs)
+	return err == nil && nothing(fp, whole, c.FP, c.Ended, false, stateDir)
 }
