@@ -208,9 +208,20 @@ func InState(stateDir, path string) error {
 // .intermem itself to a shared directory) stops them before any read or
 // write. Deeper entries (spool files, backups) are checked where they are
 // used. Cost: one lstat, one directory read and one lstat per entry (about
-// a dozen system calls), never a walk of the tree.
+// a dozen system calls), never a walk of the tree. A state directory that
+// plainly holds (plainState: every hook's case) is told so in those system
+// calls alone; anything else is judged by the check below, which names
+// what is wrong.
 func (p Places) CheckState() error {
 	dir := filepath.Join(p.Root, StateDir)
+	if plainState(dir) {
+		return nil
+	}
+	return checkStateDir(dir)
+}
+
+// checkStateDir is CheckState's check of the state directory dir.
+func checkStateDir(dir string) error {
 	st, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -2,6 +2,7 @@ package confine
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -308,4 +309,68 @@ func BenchmarkCheckState(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPlainState: the quick check of the state directory (plainState)
+// accepts only what CheckState's own check accepts, and leaves every
+// entry that is not a real file or directory of the user's — a link, a
+// dangling link, a FIFO, a socket, another user's file, the directory
+// itself a link or a file — to that check, which names it.
+func TestPlainState(t *testing.T) {
+	p, out := layout(t)
+	state := filepath.Join(p.Root, StateDir)
+	if !plainState(state) {
+		t.Fatal("no state directory: not plainly fine")
+	}
+	fresh := func() {
+		os.RemoveAll(state)
+		os.MkdirAll(filepath.Join(state, "spool"), 0o700)
+		for _, f := range []string{"intermem.db", "log", ".gitignore"} {
+			os.WriteFile(filepath.Join(state, f), nil, 0o600)
+		}
+	}
+	fresh()
+	if !plainState(state) || checkStateDir(state) != nil {
+		t.Fatalf("a real state directory: plain %v, check %v", plainState(state), checkStateDir(state))
+	}
+	// Many entries: more than one read of the directory.
+	for i := range 300 {
+		os.WriteFile(filepath.Join(state, fmt.Sprintf("backup-%03d-with-a-long-name", i)), nil, 0o600)
+	}
+	if !plainState(state) {
+		t.Fatal("300 more entries: not plainly fine")
+	}
+	os.Symlink(out, filepath.Join(state, "zz-last"))
+	if plainState(state) {
+		t.Fatal("a link after 300 entries: plainly fine")
+	}
+	hostile := map[string]func(){
+		"link":          func() { os.Symlink(filepath.Join(out, ".bashrc"), filepath.Join(state, "log.1")) },
+		"dangling link": func() { os.Symlink(filepath.Join(out, "nothing"), filepath.Join(state, "write.lock")) },
+		"fifo":          func() { syscall.Mkfifo(filepath.Join(state, "context.cache"), 0o600) },
+		"socket": func() {
+			fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+			syscall.Bind(fd, &syscall.SockaddrUnix{Name: filepath.Join(state, "sock")})
+			syscall.Close(fd)
+		},
+		"state dir a link": func() { os.RemoveAll(state); os.Symlink(out, state) },
+		"state dir a file": func() { os.RemoveAll(state); os.WriteFile(state, nil, 0o600) },
+	}
+	if os.Geteuid() == 0 {
+		hostile["another user's file"] = func() { os.Lchown(filepath.Join(state, "log"), 4242, 4242) }
+		hostile["another user's directory"] = func() { os.Lchown(state, 4242, 4242) }
+	} else {
+		t.Log("not root: the cases of another user's files are CheckState's tests' alone")
+	}
+	for name, setup := range hostile {
+		fresh()
+		setup()
+		if plainState(state) {
+			t.Errorf("%s: plainly fine", name)
+		}
+		if checkStateDir(state) == nil {
+			t.Errorf("%s: CheckState's check accepts it", name)
+		}
+	}
+	os.RemoveAll(state)
 }
