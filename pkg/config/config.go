@@ -20,11 +20,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // Name is the file's name in the state directory.
@@ -56,31 +55,23 @@ type File struct {
 var ErrInvalid = errors.New("unusable configuration")
 
 // Read reads the config file of the state directory stateDir. A missing
-// file (or state directory) is the zero File and no error.
+// file (or state directory) is the zero File and no error. The file is
+// read on its descriptor (package statefile), not through an os.File,
+// whose first use in a process starts the runtime's network poller: the
+// hook front reads it at every quiet turn.
 func Read(stateDir string) (File, error) {
 	var c File
 	path := filepath.Join(stateDir, Name)
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := statefile.Read(path, MaxBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return c, nil
-	}
-	if err != nil {
-		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
-	}
-	if !fi.Mode().IsRegular() {
+	case errors.Is(err, statefile.ErrNotRegular):
 		return c, fmt.Errorf("%w: %s is not a regular file", ErrInvalid, path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return c, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
-	}
-	if len(b) > MaxBytes {
+	case errors.Is(err, statefile.ErrTooLarge):
 		return c, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalid, path, MaxBytes)
+	case err != nil:
+		return c, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return File{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
