@@ -184,7 +184,7 @@ func Load(path string, k Key, session string, now time.Time) (string, bool) {
 	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > MaxBytes {
 		return "", false
 	}
-	rd := &reader{fd: fd, buf: make([]byte, bufBytes), left: st.Size, dir: -1}
+	rd := &reader{fd: fd, buf: heapBytes(bufBytes), left: st.Size, dir: -1}
 	defer rd.closeDir()
 	text, ok := rd.load(k, session, now)
 	if !ok {
@@ -192,6 +192,14 @@ func Load(path string, k Key, session string, now time.Time) (string, bool) {
 	}
 	return text, true
 }
+
+// heapBytes allocates n bytes on the heap. A buffer of constant size that
+// does not escape would go on the stack, and a goroutine's stack, which
+// starts at 2 KiB, would grow by copying into new pages to hold it: twice
+// the pages a heap buffer touches.
+//
+//go:noinline
+func heapBytes(n int) []byte { return make([]byte, n) }
 
 // reader streams the cache file through one buffer: buf[r:w] is read and
 // not yet decoded, left is what the file holds past it.
@@ -370,7 +378,7 @@ func (rd *reader) record() bool {
 		}
 		rd.closeDir()
 		rd.inGroup = true
-		if fd, err := openPath(dir); err == nil {
+		if fd, err := openPath(dir, true); err == nil {
 			rd.dir = fd
 		} else {
 			// What cannot be opened (a missing directory, a file, a
@@ -416,7 +424,29 @@ func (rd *reader) record() bool {
 		}
 		var buf [64]byte
 		return bytes.Equal(statVal(buf[:0], &st), val)
-	case 'd', 'D', 'r', 'h':
+	case 'r':
+		p, ok := rd.field(0)
+		if !ok || !clean(p) {
+			return false
+		}
+		fd, err := openPath(p, false)
+		path := string(p)
+		val, ok := rd.field(0)
+		if !ok {
+			if err == nil {
+				syscall.Close(fd)
+			}
+			return false
+		}
+		if err == nil {
+			same := resolvedTo(fd, val)
+			syscall.Close(fd)
+			if same {
+				return true
+			}
+		}
+		return string(val) == holdsNow(kind, path)
+	case 'd', 'D', 'h':
 		p, ok := rd.field(0)
 		if !ok || !clean(p) {
 			return false
@@ -428,11 +458,32 @@ func (rd *reader) record() bool {
 	return false
 }
 
+// resolvedTo reports whether the kernel names what fd was opened on
+// (O_PATH, every link followed) real. For a path that exists, that is
+// filepath.EvalSymlinks' answer: both resolve each link as they meet it,
+// ".." from what is already resolved, and give a clean absolute path; the
+// kernel stops at 40 links where EvalSymlinks goes on to 255, and a file
+// deleted since is named with " (deleted)", but neither makes a match
+// that is not one. Any mismatch (no /proc, a path too long) is checked by
+// filepath.EvalSymlinks itself: this only confirms a fact with three
+// system calls instead of an lstat of every component.
+func resolvedTo(fd int, real []byte) bool {
+	var link [32]byte
+	b := append(link[:0], "/proc/self/fd/"...)
+	b = strconv.AppendInt(b, int64(fd), 10)
+	b = append(b, 0)
+	got := heapBytes(len(real) + 1)
+	cwd := unix.AT_FDCWD
+	n, _, e := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(cwd), uintptr(unsafe.Pointer(&b[0])),
+		uintptr(unsafe.Pointer(&got[0])), uintptr(len(got)), 0, 0)
+	return e == 0 && int(n) == len(real) && bytes.Equal(got[:n], real)
+}
+
 // holdsNow is what the fact of kind says of path now, as recorded.
 func holdsNow(kind byte, path string) string {
 	switch kind {
 	case 'd':
-		return listingVal(readDir(path))
+		return listing(path)
 	case 'D':
 		return namesVal(path)
 	case 'r':
@@ -442,7 +493,7 @@ func holdsNow(kind byte, path string) string {
 		}
 		return real
 	default: // 'h'
-		b, err := readHead(path, make([]byte, headBytes))
+		b, err := readHead(path, heapBytes(headBytes))
 		if err != nil {
 			return "!"
 		}
@@ -457,15 +508,18 @@ func (rd *reader) closeDir() {
 	rd.dir, rd.dirPath, rd.inGroup = -1, "", false
 }
 
-// openPath opens a directory as a place to stat from (O_PATH: no read
-// permission needed, nothing read), following links as a path through it
-// would.
-func openPath(dir []byte) (int, error) {
-	p := make([]byte, len(dir)+1)
-	copy(p, dir)
+// openPath opens path (a directory when dir: a place to stat from) with
+// O_PATH: no permission needed on it, nothing read, nothing that could
+// wait; links are followed as a path through it would follow them. path
+// is followed by a NUL in its array (reader.field's bytes are).
+func openPath(path []byte, dir bool) (int, error) {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	if dir {
+		flags |= unix.O_DIRECTORY
+	}
 	cwd := unix.AT_FDCWD
-	fd, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&p[0])),
-		uintptr(unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC), 0, 0, 0)
+	fd, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(unsafe.SliceData(path))),
+		uintptr(flags), 0, 0, 0)
 	if e != 0 {
 		return -1, e
 	}

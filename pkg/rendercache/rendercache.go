@@ -135,12 +135,14 @@ func (d *Deps) Info(path string, de fs.DirEntry) (fs.FileInfo, error) {
 	return fi, err
 }
 
-// ReadDir is os.ReadDir, recorded as the names and types it listed; what
-// is not a directory (a FIFO put in its place) is an error at once, never
-// opened for reading (readDir).
+// ReadDir is os.ReadDir, recorded as the names and types in the
+// directory (listing); what is not a directory (a FIFO put in its place)
+// is an error at once, never opened for reading (readDir).
 func (d *Deps) ReadDir(path string) ([]fs.DirEntry, error) {
 	ents, err := readDir(path)
-	d.add('d', path, listingVal(ents, err))
+	if d != nil {
+		d.add('d', path, listing(path))
+	}
 	return ents, err
 }
 
@@ -203,6 +205,8 @@ func namesVal(path string) string {
 	return fmt.Sprintf("%d %x", n, sum)
 }
 
+// listingVal is what a listing says: the count of its entries and the
+// FNV-1a hash of their names and types (as fs.FileMode), in name order.
 func listingVal(ents []fs.DirEntry, err error) string {
 	if err != nil {
 		return "!"

@@ -371,3 +371,115 @@ func TestRendererID(t *testing.T) {
 		t.Errorf("a dangling link: RendererID = %q", got)
 	}
 }
+
+// The listing a cache records and checks is os.ReadDir's names and types
+// (recorded as Deps.ReadDir did before it read the directory itself):
+// every type, an entry whose type needs an lstat, more entries than one
+// read returns, a missing directory, a file, a FIFO.
+func TestListingIsReadDirs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("file", filepath.Join(dir, "link"))
+	os.Symlink("nowhere", filepath.Join(dir, "dangling"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600)
+	if fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0); err == nil {
+		syscall.Bind(fd, &syscall.SockaddrUnix{Name: filepath.Join(dir, "sock")})
+		defer syscall.Close(fd)
+	}
+	many := filepath.Join(dir, "many")
+	os.Mkdir(many, 0o755)
+	for i := range 600 {
+		os.WriteFile(filepath.Join(many, strings.Repeat("n", i%40)+string(rune('a'+i%26))+strings.Repeat("x", i/26)), nil, 0o644)
+	}
+	for _, p := range []string{dir, many, filepath.Join(dir, "sub"), filepath.Join(dir, "missing"), filepath.Join(dir, "file"), filepath.Join(dir, "fifo")} {
+		ents, err := os.ReadDir(p)
+		want := rendercache.ListingVal(ents, err)
+		if got := rendercache.Listing(p); got != want {
+			t.Errorf("%s: listing %q, os.ReadDir %q", p, got, want)
+		}
+	}
+	if got := rendercache.Listing(dir); !strings.HasPrefix(got, "7 ") {
+		t.Errorf("the listing of seven entries is %q", got)
+	}
+}
+
+// Each fact kind alone decides: a cache recording just that fact hits
+// while it holds and misses once it does not (the resolution of a path
+// by its kernel name, a listing by getdents, are each the recorded
+// function's answer).
+func TestEachFactAlone(t *testing.T) {
+	for _, c := range []struct {
+		what   string
+		record func(tr *tree, d *rendercache.Deps)
+		change func(tr *tree)
+	}{
+		{"a resolution through a link, retargeted", func(tr *tree, d *rendercache.Deps) { d.EvalSymlinks(tr.path("src/link.go")) },
+			func(tr *tree) {
+				tr.write("src/b.go", "package a\n")
+				os.Remove(tr.path("src/link.go"))
+				os.Symlink(tr.path("src/b.go"), tr.path("src/link.go"))
+			}},
+		{"a resolution to itself, a directory on the way made a link", func(tr *tree, d *rendercache.Deps) { d.EvalSymlinks(tr.path("src/a.go")) },
+			func(tr *tree) {
+				os.Rename(tr.path("src"), tr.path("src2"))
+				os.Symlink(tr.path("src2"), tr.path("src"))
+			}},
+		{"a resolution to itself, the file made a link to a copy", func(tr *tree, d *rendercache.Deps) { d.EvalSymlinks(tr.path("src/a.go")) },
+			func(tr *tree) {
+				os.Rename(tr.path("src/a.go"), tr.path("src/a2.go"))
+				os.Symlink("a2.go", tr.path("src/a.go"))
+			}},
+		{"a resolution of a missing path, created", func(tr *tree, d *rendercache.Deps) { d.EvalSymlinks(tr.path("src/new.go")) },
+			func(tr *tree) { tr.write("src/new.go", "package a\n") }},
+		{"a resolution, the path removed", func(tr *tree, d *rendercache.Deps) { d.EvalSymlinks(tr.path("src/link.go")) },
+			func(tr *tree) { os.Remove(tr.path("src/a.go")) }},
+		{"a listing, a name renamed", func(tr *tree, d *rendercache.Deps) { d.ReadDir(tr.path("docs/intermem")) },
+			func(tr *tree) { os.Rename(tr.path("docs/intermem/x.md"), tr.path("docs/intermem/z.md")) }},
+		{"a listing, a file made a directory", func(tr *tree, d *rendercache.Deps) { d.ReadDir(tr.path("docs/intermem")) },
+			func(tr *tree) {
+				os.Remove(tr.path("docs/intermem/x.md"))
+				os.Mkdir(tr.path("docs/intermem/x.md"), 0o755)
+			}},
+		{"a listing of a missing directory, created", func(tr *tree, d *rendercache.Deps) { d.ReadDir(tr.path(".claude/rules")) },
+			func(tr *tree) { os.MkdirAll(tr.path(".claude/rules"), 0o755) }},
+		{"names, one added", func(tr *tree, d *rendercache.Deps) { d.Names(tr.path("mem")) },
+			func(tr *tree) { tr.write("mem/new.md", "- new\n") }},
+		{"a git file, rewritten", func(tr *tree, d *rendercache.Deps) { d.ReadHead(tr.path(".git/HEAD")) },
+			func(tr *tree) { tr.write(".git/HEAD", "ref: refs/heads/next\n") }},
+		{"a git file, made a FIFO", func(tr *tree, d *rendercache.Deps) { d.ReadHead(tr.path(".git/HEAD")) },
+			func(tr *tree) {
+				os.Remove(tr.path(".git/HEAD"))
+				syscall.Mkfifo(tr.path(".git/HEAD"), 0o600)
+			}},
+		{"an lstat of the root, a stat of a directory, its mode changed", func(tr *tree, d *rendercache.Deps) {
+			d.Lstat("/")
+			d.Stat(tr.path("src"))
+		}, func(tr *tree) { os.Chmod(tr.path("src"), 0o700) }},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			tr := newTree(t)
+			d := rendercache.NewDeps()
+			c.record(tr, d)
+			b := rendercache.Encode(key, time.Time{}, rendercache.SessionRule{}, d, text)
+			if _, ok := tr.load(b); !ok {
+				t.Fatal("unchanged: a miss")
+			}
+			time.Sleep(5 * time.Millisecond)
+			c.change(tr)
+			done := make(chan bool)
+			go func() {
+				_, ok := tr.load(b)
+				done <- ok
+			}()
+			select {
+			case ok := <-done:
+				if ok {
+					t.Fatal("after the change: a hit")
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("Load is still waiting")
+			}
+		})
+	}
+}
