@@ -137,13 +137,16 @@ func (d *Deps) Info(path string, de fs.DirEntry) (fs.FileInfo, error) {
 
 // ReadDir is os.ReadDir, recorded as the names and types in the
 // directory (listing); what is not a directory (a FIFO put in its place)
-// is an error at once, never opened for reading (readDir).
+// is an error at once, never opened for reading (readDir). The listing is
+// recorded before the directory is read for the caller: a change between
+// the two leaves the recorded fact false, so the cache misses, where the
+// other order could record the change and serve a rendering made before
+// it.
 func (d *Deps) ReadDir(path string) ([]fs.DirEntry, error) {
-	ents, err := readDir(path)
 	if d != nil {
 		d.add('d', path, listing(path))
 	}
-	return ents, err
+	return readDir(path)
 }
 
 // Names records the names and types in directory path, streamed in
