@@ -210,6 +210,9 @@ type SourceInfo struct {
 	Scanned time.Time
 	// Problems are every problem of its files as they are now.
 	Problems []source.Problem
+	// filesAt are Files still encoded, as a source found unchanged kept
+	// them in its stored state (decoded by Sources).
+	filesAt []byte
 }
 
 // Catalog is the catalog inside one transaction.
@@ -281,7 +284,28 @@ func (c *Catalog) Changed() bool { return c.changed }
 func (c *Catalog) Fresh() []source.Problem { return c.fresh }
 
 // Sources returns every registered source, in name order.
-func (c *Catalog) Sources() []SourceInfo { return c.srcs }
+func (c *Catalog) Sources() []SourceInfo {
+	for i := range c.srcs {
+		if s := &c.srcs[i]; s.Files == nil && s.filesAt != nil {
+			s.Files, s.filesAt = decodeFiles(s.filesAt), nil
+		}
+	}
+	return c.srcs
+}
+
+// Problems returns, for each switched-on source by name, every problem of
+// its files as they are now: what Sources says of them, without the
+// files, which a source found unchanged keeps encoded until Sources is
+// called.
+func (c *Catalog) Problems() map[string][]source.Problem {
+	out := map[string][]source.Problem{}
+	for _, s := range c.srcs {
+		if s.On && len(s.Problems) > 0 {
+			out[s.Name] = s.Problems
+		}
+	}
+	return out
+}
 
 // On reports whether the source called name is registered and switched on.
 func (c *Catalog) On(name string) bool { return c.on[name] }

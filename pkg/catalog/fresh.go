@@ -44,6 +44,9 @@ type sourceState struct {
 	// Dirs are the directories a per-file source's walk read, for the
 	// next walk to take the unchanged ones' listings from (source.Dirs).
 	Dirs source.Dirs `json:"dirs,omitempty"`
+	// filesAt are Files as decodeState found them, encoded, when they
+	// were not decoded (see files).
+	filesAt []byte
 }
 
 // loadState returns the stored state of source src (zero when none or
@@ -97,7 +100,7 @@ func (c *Catalog) saveState(src string, st *sourceState) error {
 // intermem made) holds a secret. The texts are judged as they are, one a
 // line, not as JSON, whose escapes could split a secret's pattern.
 func namesSecret(st *sourceState) bool {
-	texts := slices.Concat(st.Touched, st.Files, st.Dirs.Names())
+	texts := slices.Concat(st.Touched, st.files(), st.Dirs.Names())
 	for _, p := range st.Problems {
 		texts = append(texts, p.Path, p.Message)
 	}
@@ -379,6 +382,7 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		return false
 	}
 	b.info.Files, b.info.Entries, b.info.Problems = st.Files, st.Entries, st.Problems
+	b.info.filesAt = st.filesAt // (decoded by Sources alone)
 	resave := c.tx.Persistent() && oldState(c.tx.State(s.Name()))
 	if walked && c.tx.Persistent() && !sameDirs(dirs, st.Dirs) {
 		// A directory read again (racy at the last walk, or changed and

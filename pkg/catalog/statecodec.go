@@ -1,10 +1,12 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/wire"
@@ -46,6 +48,61 @@ import (
 // version.
 const stateMagic = "IMST\x01"
 
+// filesSection returns where the file list of the encoded state b lies
+// (its count to the end of its last string), checking every count and
+// length as wire's Reader would; false when one does not fit.
+func filesSection(b []byte) (from, to int, ok bool) {
+	uvarint := func(off int) (uint64, int, bool) {
+		v, n := binary.Uvarint(b[off:])
+		return v, off + n, n > 0
+	}
+	str := func(off int) (int, bool) {
+		n, off, ok := uvarint(off)
+		if !ok || n > uint64(len(b)-off) {
+			return 0, false
+		}
+		return off + int(n), true
+	}
+	strs := func(off int) (int, bool) {
+		n, off, ok := uvarint(off)
+		if !ok || n > uint64(len(b)-off) {
+			return 0, false
+		}
+		for range n {
+			if off, ok = str(off); !ok {
+				return 0, false
+			}
+		}
+		return off, true
+	}
+	off, ok := str(len(stateMagic)) // key
+	if ok {
+		_, off, ok = uvarint(off) // entries
+	}
+	if ok {
+		off, ok = strs(off) // touched
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	to, ok = strs(off)
+	return off, to, ok
+}
+
+// files returns st's files, decoding them if decodeState kept them
+// encoded.
+func (st *sourceState) files() []string {
+	if st.Files == nil && st.filesAt != nil {
+		st.Files = decodeFiles(st.filesAt)
+	}
+	return st.Files
+}
+
+// decodeFiles decodes a file list decodeState checked and kept encoded.
+func decodeFiles(b []byte) []string {
+	return wire.NewReader(b, "").Strings("file")
+}
+
 // ErrStateCorrupt is returned by decodeState for bytes that are not a
 // source state encodeState wrote: the source is scanned again.
 var ErrStateCorrupt = errors.New("source state is corrupt")
@@ -62,7 +119,11 @@ func encodeState(st *sourceState) []byte {
 	b = wire.AppendString(b, st.Key)
 	b = wire.AppendUint(b, uint64(max(st.Entries, 0)))
 	b = wire.AppendStrings(b, st.Touched)
-	b = wire.AppendStrings(b, st.Files)
+	if st.Files == nil && st.filesAt != nil {
+		b = append(b, st.filesAt...) // as decodeState found them
+	} else {
+		b = wire.AppendStrings(b, st.Files)
+	}
 	b = wire.AppendUint(b, uint64(len(st.Problems)))
 	for _, p := range st.Problems {
 		b = wire.AppendString(b, p.Path)
@@ -107,16 +168,36 @@ func encodeState(st *sourceState) []byte {
 
 // decodeState reads a state encodeState wrote; any other bytes are
 // ErrStateCorrupt. It never panics on hostile bytes.
+//
+// The files are not decoded: a source found unchanged passes them on to
+// SourceInfo, which only `intermem sources` lists, and a state of
+// thousands of files would cost every search their copy. decodeState
+// checks their lengths, copies the record without them and keeps them
+// encoded, in b (filesAt: b must stay unchanged while the state is used,
+// as a record does inside its transaction); sourceState.files decodes
+// them when asked.
 func decodeState(b []byte) (sourceState, error) {
 	if !wire.HasPrefix(b, stateMagic) {
 		return sourceState{}, fmt.Errorf("%w: not a state of this version", ErrStateCorrupt)
 	}
-	r := wire.NewReader(b, stateMagic)
+	from, to, ok := filesSection(b)
+	if !ok {
+		return sourceState{}, fmt.Errorf("%w: bad file list", ErrStateCorrupt)
+	}
+	var rec strings.Builder // the record with no files: one copy
+	rec.Grow(len(b) - (to - from) + 1)
+	rec.Write(b[:from])
+	rec.WriteByte(0)
+	rec.Write(b[to:])
+	r := wire.NewStringReader(rec.String(), stateMagic)
 	var st sourceState
+	if to-from > 1 {
+		st.filesAt = b[from:to:to]
+	}
 	st.Key = r.String("key")
 	st.Entries = int(r.Uint("entry count", math.MaxInt32))
 	st.Touched = r.Strings("touched path")
-	st.Files = r.Strings("file")
+	r.Strings("file") // none: kept encoded (filesAt)
 	if n := r.Count("problem count", 1); r.Err() == nil && n > 0 {
 		st.Problems = make([]source.Problem, 0, n)
 		for range n {

@@ -45,6 +45,19 @@ func TestStateBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The files are kept encoded, as the record holds them, until asked
+	// for.
+	if got.Files != nil || string(got.filesAt) != "\x01\x04a.md" {
+		t.Errorf("decodeState decoded the files %q (kept %q), want them kept encoded", got.Files, got.filesAt)
+	}
+	if f := got.files(); !reflect.DeepEqual(f, sampleState.Files) {
+		t.Errorf("files() = %q, want %q", f, sampleState.Files)
+	}
+	if again := string(encodeState(&sourceState{Key: got.Key, Entries: got.Entries, Touched: got.Touched, filesAt: got.filesAt,
+		Problems: got.Problems, Dirs: got.Dirs})); again != sampleBytes {
+		t.Errorf("encodeState of the files kept encoded:\n got %q\nwant %q", again, sampleBytes)
+	}
+	got.filesAt = nil
 	if !reflect.DeepEqual(got, sampleState) {
 		t.Errorf("decodeState:\n got %+v\nwant %+v", got, sampleState)
 	}
@@ -93,6 +106,10 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded state does not decode once encoded: %v", err)
 		}
+		if !reflect.DeepEqual(again.files(), st.files()) {
+			t.Fatalf("round trip of the files:\n got %q\nwant %q", again.Files, st.Files)
+		}
+		again.filesAt, st.filesAt = nil, nil
 		if !reflect.DeepEqual(again, st) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", again, st)
 		}
@@ -164,6 +181,7 @@ func TestStateOlderFormats(t *testing.T) {
 		if err != nil {
 			t.Fatalf("state of %s: %v", s, err)
 		}
+		st.files()
 		j, err := json.Marshal(st)
 		if err != nil {
 			t.Fatal(err)

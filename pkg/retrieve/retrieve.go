@@ -148,14 +148,12 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 // not be read at all (source.Problem.Unread).
 func Unread(c *catalog.Catalog) []string {
 	var out []string
-	for _, s := range c.Sources() {
-		if !s.On {
-			continue
-		}
-		for _, pr := range s.Problems {
+	probs := c.Problems()
+	for _, name := range c.Names() {
+		for _, pr := range probs[name] {
 			if pr.Unread {
 				pr.Message = strings.TrimPrefix(pr.Message, "cannot be read: ")
-				out = append(out, fmt.Sprintf("%s cannot be read (%s), so its entries are left out", s.Name, pr))
+				out = append(out, fmt.Sprintf("%s cannot be read (%s), so its entries are left out", name, pr))
 			}
 		}
 	}
