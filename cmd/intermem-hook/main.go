@@ -3,6 +3,11 @@
 // cached context holds itself, and hands everything else to
 // intermem-snapshot or intermem-inject (package hookfront). It always
 // exits 0.
+//
+// It runs for a few milliseconds, so the runtime's periodic update of
+// GOMAXPROCS (a goroutine, re-reading the cgroup's limits) is off.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -13,5 +18,8 @@ import (
 )
 
 func main() {
-	os.Exit(hookfront.Main(cli.FromOS(), os.Args[1:], hookfront.Options{Exec: hookfront.HandOver}))
+	// cli.FromOS without the working directory, which the front asks for
+	// only when the payload names none (hookfront.Main).
+	env := cli.New(os.Environ(), "", os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(hookfront.Main(env, os.Args[1:], hookfront.Options{Exec: hookfront.HandOver}))
 }

@@ -99,7 +99,8 @@ func (o Options) full(name string) (string, error) {
 	return filepath.Join(filepath.Dir(self), name), nil
 }
 
-// Main is the whole of cmd/intermem-hook.
+// Main is the whole of cmd/intermem-hook. env.Dir may be empty: the
+// working directory is then asked for only when it is needed (dir).
 func Main(env *cli.Env, args []string, o Options) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -171,11 +172,30 @@ func readInput(r io.Reader) ([]byte, error) {
 // directory checked (project.CheckState) as hookio checks it before any
 // body; nil for anything the full hook must see.
 func resolve(env *cli.Env, in payload.Input) *project.Project {
-	p, err := project.Resolve(env, in.Dir(env.Get, env.Dir))
+	p, err := project.Resolve(env, dir(env, in))
 	if err != nil || p.CheckState() != nil {
 		return nil
 	}
 	return p
+}
+
+// dir is the directory the hook works in (payload.Input.Dir): the
+// process's working directory (env.Dir, or os.Getwd when that is empty, as
+// cmd/intermem-hook leaves it) is asked for only when neither the payload
+// nor the environment names one — os.Getwd costs two stats and a system
+// call, and Claude Code always sends an absolute cwd.
+func dir(env *cli.Env, in payload.Input) string {
+	if d := in.Dir(env.Get, ""); d != "" {
+		return d
+	}
+	if env.Dir != "" {
+		return env.Dir
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "." // cli.FromOS's
+	}
+	return wd
 }
 
 // Quiet answers a Stop or SubagentStop that has nothing to do: true when
@@ -281,7 +301,7 @@ func Key(env *cli.Env, p *project.Project, in payload.Input, exe string) renderc
 func logLine(env *cli.Env, in payload.Input, msg string) {
 	defer func() { _ = recover() }()
 	var path string
-	p, err := project.Resolve(env, in.Dir(env.Get, env.Dir))
+	p, err := project.Resolve(env, dir(env, in))
 	switch {
 	case err == nil:
 		if p.CheckState() != nil {

@@ -208,6 +208,20 @@ func TestHandOverMissingFullHook(t *testing.T) {
 	}
 }
 
+// A payload without a cwd (and no CLAUDE_PROJECT_DIR) is the working
+// directory's project, which the front asks for only then: its log line
+// lands in that project.
+func TestNoCwdIsTheWorkingDirectory(t *testing.T) {
+	f := newFront(t)
+	if out := f.run([]byte(`{"session_id":"s1","hook_event_name":"SessionEnd"}`)); out != "" {
+		t.Errorf("printed %q", out)
+	}
+	log, err := os.ReadFile(filepath.Join(f.root, ".intermem", "log"))
+	if err != nil || !strings.Contains(string(log), "SessionEnd: cannot hand over to intermem-snapshot") {
+		t.Fatalf("no log line in the working directory's project: %q, %v", log, err)
+	}
+}
+
 // The state files the front reads are hostile: damaged, a link, a FIFO —
 // each is handed over (the full hook says why in the log), never waited
 // on.

@@ -25,8 +25,9 @@ import (
 // read would have returned while no entry is added, removed or renamed
 // (sweep.go says what happens when one is).
 type Dir struct {
-	fd  int
-	buf []byte
+	fd    int
+	buf   []byte
+	moved bool // the descriptor was read or sought since it was opened
 	// fps holds the fingerprints of the files listed (file), each File's
 	// FP a substring of it: one buffer for a listing's fingerprints, not
 	// an allocation each (a Builder never changes what it has written).
@@ -95,9 +96,13 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 // returns the cookie after the last entry given and whether the
 // directory's end was reached.
 func (d *Dir) scan(cookie int64, max int, each func(name []byte, typ fs.FileMode, next int64)) (next int64, eof bool, err error) {
-	if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
-		return cookie, false, fmt.Errorf("seek directory: %w", err)
+	// A descriptor just opened reads from the start without a seek.
+	if cookie != 0 || d.moved {
+		if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
+			return cookie, false, fmt.Errorf("seek directory: %w", err)
+		}
 	}
+	d.moved = true
 	if d.buf == nil {
 		d.buf = make([]byte, dirBuf)
 	}

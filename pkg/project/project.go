@@ -378,5 +378,8 @@ func openDir(path string) (*os.File, error) {
 
 // Path returns a path inside the state directory.
 func (p *Project) Path(elem ...string) string {
+	if len(elem) == 1 { // every hook's case, without a slice made for Join
+		return filepath.Join(p.StateDir, elem[0])
+	}
 	return filepath.Join(append([]string{p.StateDir}, elem...)...)
 }

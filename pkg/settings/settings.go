@@ -54,7 +54,11 @@ func Interval(getenv Getenv) int { return number(getenv, IntervalVar, 0, Default
 // render cache's key (Budget and Threshold are in it) and on the turn
 // that takes a checkpoint.
 func number(getenv Getenv, name string, least, def int) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(getenv(name))); err == nil && n >= least {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def // what Atoi's error would give, without making the error
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= least {
 		return n
 	}
 	return def
