@@ -73,7 +73,8 @@ func (b *builder) run() error {
 	var (
 		files []source.File
 		probs []source.Problem
-		whole map[string][]source.Entry
+		// whole returns a Whole source's entries of one file.
+		whole func(path string) []source.Entry
 		wc    *wholeCache
 		key   string
 		dir   = base(b.c.cfg.Env, b.s)
@@ -84,11 +85,16 @@ func (b *builder) run() error {
 		if dir != "" {
 			pre = preWitness(dir, b.c.loadState(b.s.Name()).Touched)
 		}
-		var es []source.Entry
-		es, files, probs = w.ScanAll(b.c.cfg.Env, wc)
-		whole = map[string][]source.Entry{}
-		for _, e := range es {
-			whole[e.Path] = append(whole[e.Path], e)
+		if wf, ok := w.(source.WholeByFile); ok {
+			files, probs, whole = wf.ScanFiles(b.c.cfg.Env, wc)
+		} else {
+			var es []source.Entry
+			es, files, probs = w.ScanAll(b.c.cfg.Env, wc)
+			byPath := map[string][]source.Entry{}
+			for _, e := range es {
+				byPath[e.Path] = append(byPath[e.Path], e)
+			}
+			whole = func(p string) []source.Entry { return byPath[p] }
 		}
 		if pre != nil && wc.touched != nil {
 			key = wholeKey(b.c.cfg.Env, dir, wc.touched, pre, true)
@@ -113,7 +119,7 @@ func (b *builder) run() error {
 		b.info.Files = append(b.info.Files, f.Path)
 		var err error
 		if whole != nil {
-			err = b.wholeFile(f, whole[f.Path], byPath[f.Path], wc)
+			err = b.wholeFile(f, whole(f.Path), byPath[f.Path], wc)
 		} else {
 			err = b.file(f, byPath[f.Path])
 		}

@@ -33,14 +33,22 @@ type Refresh struct {
 	Logf     func(string, ...any)
 }
 
-// RefreshCatalog brings every enabled source but auto-memory up to date in
-// the catalog (package catalog: incrementally, an unchanged file costs a
-// stat), one source per write transaction, so that what one session end
-// did stands when the next one goes on, and each stores the search index
-// when a delta of the entries changed brings it up to date
+// RefreshCatalog brings every enabled source up to date in the catalog
+// (package catalog: incrementally, an unchanged file costs a stat), one
+// source per write transaction, so that what one session end did stands
+// when the next one goes on, and each stores the search index when a
+// delta of the entries changed brings it up to date
 // (catalog.SettleDelta). SessionStart reads what it stored without
-// scanning a file. Auto-memory is left to Sync, which records
-// what sessions see of it, and to the commands that read it whole.
+// scanning a file, and a read-only search (intermem search, the MCP
+// server's tools) finds every source's stored state current, reading
+// nothing but stats.
+//
+// Auto-memory comes last: it is read whole (whether an index line is a
+// fact depends on the other files), from the parses the session's turns
+// stored (Sync), so once the memory changed it costs a decode of every
+// memory file's parse, where another source costs a stat a file; before, it was left to the commands that write, and every
+// read-only search after a memory edit scanned it whole again (a quarter
+// of a second at 10,000 memory entries) until a user ran one.
 // Problems are logged once, when the file content that has them is
 // parsed. It reports whether every source was reached.
 func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
@@ -52,11 +60,17 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 		return false, fmt.Errorf("catalog: .intermem/config.json switches unknown sources %q", unknown)
 	}
 	logged := 0
+	// Auto-memory last (see above): the others cost a stat a file.
+	var order, last []source.Source
 	for _, src := range reg.Enabled(r.Switches) {
-		name := src.Name()
-		if name == automemory.Name {
-			continue
+		if src.Name() == automemory.Name {
+			last = append(last, src)
+		} else {
+			order = append(order, src)
 		}
+	}
+	for _, src := range append(order, last...) {
+		name := src.Name()
 		if s.Waited() {
 			r.Logf("catalog: a command is waiting for the store; %s and the sources after it are brought up to date at the next session end", name)
 			return false, nil

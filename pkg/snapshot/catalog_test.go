@@ -17,8 +17,9 @@ import (
 
 // A session's end stores the other sources in the catalog, one source per
 // transaction; a later session start reads them without a scan. Past its
-// deadline it starts no source and says so; auto-memory and switched-off
-// sources are left alone; a file's problems are logged once.
+// deadline it starts no source and says so; switched-off sources are left
+// alone, auto-memory is brought up to date last; a file's problems are
+// logged once.
 func TestRefreshCatalog(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, content string) {
@@ -77,8 +78,8 @@ func TestRefreshCatalog(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != "map[clavain:1 compound:2]" {
-		t.Fatalf("stored entries by source %v, want clavain 1, compound 2 (auto-memory and switched-off interfluence left alone)", got)
+	if fmt.Sprint(got) != "map[auto-memory:1 clavain:1 compound:2]" {
+		t.Fatalf("stored entries by source %v, want auto-memory 1, clavain 1, compound 2 (switched-off interfluence left alone)", got)
 	}
 }
 

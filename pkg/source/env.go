@@ -69,6 +69,18 @@ type Whole interface {
 	ScanAll(env Env, c Cache) ([]Entry, []File, []Problem)
 }
 
+// WholeByFile is a Whole source that hands its entries over a file at a
+// time: the catalog asks for each file's entries as it brings that file
+// up to date, and so never holds every entry of the source at once (at
+// 10,000 memory entries, the source's entries are most of what a session
+// end's refresh would hold, against a hook's bound on memory).
+type WholeByFile interface {
+	Whole
+	// ScanFiles is ScanAll with each file's entries made when asked:
+	// entries(path) returns those whose Path is path, in ScanAll's order.
+	ScanFiles(env Env, c Cache) (files []File, probs []Problem, entries func(path string) []Entry)
+}
+
 // Cache keeps what a Whole source derived from each file between scans.
 type Cache interface {
 	// Load returns what Keep stored for the file at path, if the file

@@ -109,6 +109,40 @@ func (Source) ScanAll(env source.Env, c source.Cache) ([]source.Entry, []source.
 	return Entries(d.Entries()), Files(d), DirProblems(d)
 }
 
+// ScanFiles implements source.WholeByFile: ScanAll, each file's entries
+// made from the scan when the catalog asks for them.
+func (Source) ScanFiles(env source.Env, c source.Cache) ([]source.File, []source.Problem, func(string) []source.Entry) {
+	d, err := Scan(env, c)
+	if err != nil {
+		none := func(string) []source.Entry { return nil }
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, none
+		}
+		return nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error(), Unread: true}}, none
+	}
+	if t, ok := c.(source.Toucher); ok {
+		t.Touched(d.Touched)
+	}
+	// Entries are named by their file's safe name: files whose names
+	// redact alike share a path, and their entries, as in ScanAll.
+	byPath := make(map[string][]*automem.File, len(d.Files))
+	for _, f := range d.Files {
+		byPath[Prefix+f.SafeName] = append(byPath[Prefix+f.SafeName], f)
+	}
+	entries := func(p string) []source.Entry {
+		var out []source.Entry
+		for _, f := range byPath[p] {
+			for _, e := range Entries(f.Entries) {
+				if e.Path == p {
+					out = append(out, e)
+				}
+			}
+		}
+		return out
+	}
+	return Files(d), DirProblems(d), entries
+}
+
 // Scan scans the memory directory with cache c (nil: none). A missing
 // directory is an error wrapping fs.ErrNotExist, as automem.Scan returns.
 func Scan(env source.Env, c source.Cache) (*automem.Dir, error) {
