@@ -33,6 +33,8 @@ type builder struct {
 	racy bool
 	// listed is the listing the freshness check took, when it took one.
 	listed *listing
+	// whole is set for a Whole source.
+	whole bool
 }
 
 // listing is a per-file source's files as source.Files found them, with
@@ -81,6 +83,7 @@ func (b *builder) run() error {
 		pre   *witness
 	)
 	if w, ok := b.s.(source.Whole); ok {
+		b.whole = true
 		wc = &wholeCache{tx: b.c.tx, src: b.s.Name(), kept: map[string]source.Fingerprint{}, loaded: map[string]bool{}}
 		if dir != "" {
 			pre = preWitness(dir, b.c.loadState(b.s.Name()).Touched)
@@ -396,14 +399,9 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 // holds any more, and revives those that came back.
 func (b *builder) store() error {
 	now := b.c.cfg.Now
-	bumped := false
-	bump := func() error {
-		if bumped {
-			return nil
-		}
-		bumped = true
-		return b.c.tx.Bump()
-	}
+	// What to write, worked out first, so that a bounded build
+	// (Config.MaxWrites) writes nothing past its bound.
+	var puts []*store.CatalogEntry
 	written := map[string]bool{}
 	for i := range b.entries {
 		e := &b.entries[i]
@@ -422,12 +420,7 @@ func (b *builder) store() error {
 				e.Changed = now
 			}
 		}
-		if err := b.c.tx.PutEntry(e); err != nil {
-			return err
-		}
-		if err := bump(); err != nil {
-			return err
-		}
+		puts = append(puts, e)
 	}
 	var gone []string
 	for id := range b.dropped {
@@ -442,15 +435,19 @@ func (b *builder) store() error {
 			continue
 		}
 		old.Gone = now
-		if err := b.c.tx.PutEntry(&old); err != nil {
-			return err
-		}
-		if err := bump(); err != nil {
+		puts = append(puts, &old)
+	}
+	if max := b.c.cfg.MaxWrites; max > 0 && b.whole && len(puts) > max {
+		return fmt.Errorf("catalog: %s: %d entries to write or tombstone, more than %d: %w", b.s.Name(), len(puts), max, ErrTooManyWrites)
+	}
+	for _, e := range puts {
+		if err := b.c.tx.PutEntry(e); err != nil {
 			return err
 		}
 	}
-	if bumped {
+	if len(puts) > 0 {
 		b.changed = true
+		return b.c.tx.Bump()
 	}
 	return nil
 }

@@ -184,6 +184,9 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			Deadline: deadline, Logf: h.Logf}); err != nil {
 			return nil, err
 		}
+		if _, err := SettleBase(ctx, s); err != nil {
+			h.Logf("SessionEnd: search index: %v", err)
+		}
 	}
 	return nil, nil
 }

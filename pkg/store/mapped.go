@@ -70,9 +70,13 @@ var (
 // touched counts one record access in tx and, in a read transaction,
 // sheds the store's mapped pages once the resident set has grown by
 // shedAbove.
-func touched(tx *bolt.Tx) {
+func touched(tx *bolt.Tx) { touchedShed(tx, false) }
+
+// touchedShed is touched that, with writable, sheds a write transaction's
+// pages too (CatalogTx.ShedReads).
+func touchedShed(tx *bolt.Tx, writable bool) {
 	n := accesses.Add(1)
-	if tx.Writable() || (n%checkEvery != 0 && base.Load() != 0) {
+	if (tx.Writable() && !writable) || (n%checkEvery != 0 && base.Load() != 0) {
 		return
 	}
 	now, ok := residentFile()
