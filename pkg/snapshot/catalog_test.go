@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,6 +158,74 @@ func TestRefreshCatalogSettlesIndex(t *testing.T) {
 		return nil
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A session's end after an upgrade (a stored index that does not decode)
+// stores a new base, which a read-only search decodes; with nothing to
+// do, it stores nothing.
+func TestSettleBase(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range 40 {
+		p := filepath.Join(root, ".clavain", "learnings", fmt.Sprintf("l%02d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("Learning %d: the spool keeps segment %d.\n", i, i)
+		if i == 7 {
+			text = "The invoice renderer retries with backoff.\n"
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := store.Open(filepath.Join(root, "intermem.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	env := source.Env{Root: root, MemoryDir: filepath.Join(root, "memory")}
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	if done, err := RefreshCatalog(s, Refresh{Env: env, Now: now}); err != nil || !done {
+		t.Fatalf("refresh: %v, %v", done, err)
+	}
+	// No base yet: the session's end stores one.
+	if ok, err := SettleBase(context.Background(), s); err != nil || !ok {
+		t.Fatalf("no index: SettleBase %v, %v", ok, err)
+	}
+	if ok, err := SettleBase(context.Background(), s); err != nil || ok {
+		t.Fatalf("a current index: SettleBase %v, %v", ok, err)
+	}
+	if err := s.Update(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		return ct.PutIndex([]byte("IMSX\x01an older format"), ct.Generation())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := SettleBase(context.Background(), s); err != nil || !ok {
+		t.Fatalf("an undecodable index: SettleBase %v, %v", ok, err)
+	}
+	if err := s.View(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		c, err := catalog.Build(ct, catalog.Config{Env: env, Now: now})
+		if err != nil {
+			return err
+		}
+		before := store.Accesses()
+		hits, err := c.Search(catalog.Query{Text: "invoice renderer backoff", Limit: 1, Now: now})
+		if err != nil || len(hits) != 1 || hits[0].Path != ".clavain/learnings/l07.md" {
+			t.Fatalf("hits %v %+v", err, hits)
+		}
+		if n := store.Accesses() - before; n > 10 {
+			t.Errorf("a search over the stored base read %d records, want at most 10 (the index built again)", n)
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
