@@ -36,9 +36,12 @@ import (
 	"syscall"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/inject"
 	"github.com/intermem/intermem/pkg/inject/benchgen"
+	"github.com/intermem/intermem/pkg/store"
 )
 
 type row struct {
@@ -236,19 +239,55 @@ func run(bin, work, demo string, runs int) error {
 		if pr.Changed["compound"] == "" {
 			continue
 		}
-		ended := sessionEnds(bin, env, pr, payload)
+		docEnded := sessionEnds(bin, env, pr, payload, func() { touchAppend(pr.Changed["compound"]) })
 		rows = append(rows,
 			row{name: "SessionEnd, a solution doc changed, " + label, bin: stop, env: env, runs: cliRuns, hook: true,
-				setup: ended.setup, before: ended.turn, next: ended.end},
+				setup: docEnded.setup, before: docEnded.turn, next: docEnded.end},
 			row{name: "intermem search after a source changed, " + label, bin: "intermem", args: []string{"search", "--project", pr.Root, "invoice render retry"},
-				env: env, runs: cliRuns, ratio: true, setup: ended.setup,
+				env: env, runs: cliRuns, ratio: true, setup: docEnded.setup,
 				before: func() {
-					ended.turn()
-					if err := runHook(bin, env, "intermem-snapshot", ended.end()); err != nil {
+					docEnded.turn()
+					if err := runHook(bin, env, "intermem-snapshot", docEnded.end()); err != nil {
 						panic(err)
 					}
 				}},
 		)
+		// The same after a memory file changed: the session's end brings
+		// auto-memory up to date in the catalog (before, a read-only search
+		// scanned the memory whole again, every time, until a command
+		// wrote); after more ids changed since the index's base than a
+		// delta takes (solution docs and learnings, as a pull brings them):
+		// the session's end stores a new base (before, every read-only
+		// search built the whole index); and after an upgrade, whose stored
+		// index does not decode (the same).
+		memEnded := sessionEnds(bin, env, pr, payload, func() { touchAppend(changed) })
+		many := pr.Entries/8 + 64 + 48 // past catalog's maxDelta
+		manyEnded := sessionEnds(bin, env, pr, payload, func() { editDocs(pr.Root, many) })
+		oldEnded := sessionEnds(bin, env, pr, payload, func() {
+			touchAppend(changed)
+			if err := oldIndex(filepath.Join(state, "intermem.db")); err != nil {
+				panic(err)
+			}
+		})
+		manyLabel := fmt.Sprintf("%s docs changed, %s", thousands(many), label)
+		for _, c := range []struct {
+			what string
+			e    ended
+		}{{"a memory file changed, " + label, memEnded}, {manyLabel, manyEnded}, {"an older index, " + label, oldEnded}} {
+			e := c.e
+			rows = append(rows,
+				row{name: "SessionEnd, " + c.what, bin: stop, env: env, runs: cliRuns, hook: true,
+					setup: e.setup, before: e.turn, next: e.end},
+				row{name: "intermem search after SessionEnd, " + c.what, bin: "intermem", args: []string{"search", "--project", pr.Root, "invoice render retry"},
+					env: env, runs: cliRuns, ratio: true, setup: e.setup,
+					before: func() {
+						e.turn()
+						if err := runHook(bin, env, "intermem-snapshot", e.end()); err != nil {
+							panic(err)
+						}
+					}},
+			)
+		}
 	}
 	if !hooksOnly {
 		rows = append(rows, cliRows(bin, work, baseEnv, projects, cliRuns)...)
@@ -266,7 +305,7 @@ type ended struct {
 	end   func() []byte
 }
 
-func sessionEnds(bin string, env []string, pr *benchgen.Project, payload func(cwd, event, session string) []byte) ended {
+func sessionEnds(bin string, env []string, pr *benchgen.Project, payload func(cwd, event, session string) []byte, edit func()) ended {
 	n := 0
 	session := func() string { return fmt.Sprintf("ended-%d-%d", time.Now().UnixNano(), n) }
 	id := session()
@@ -277,7 +316,7 @@ func sessionEnds(bin string, env []string, pr *benchgen.Project, payload func(cw
 		turn: func() {
 			n++
 			id = session()
-			touchAppend(pr.Changed["compound"])
+			edit()
 			if err := runHook(bin, env, "intermem-snapshot", payload(pr.Root, "Stop", id)); err != nil {
 				panic(err)
 			}
@@ -470,6 +509,39 @@ func touchAppend(path string) {
 	}
 	fmt.Fprintf(f, "- Bench note %d.\n", time.Now().UnixNano())
 	f.Close()
+}
+
+// editDocs appends a line to n of the project's solution documents and
+// learnings, alternately: n ids changed in the catalog.
+func editDocs(root string, n int) {
+	var docs [2][]string
+	for i, dir := range []string{"docs/solutions", ".clavain/learnings"} {
+		_ = filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				docs[i] = append(docs[i], p)
+			}
+			return nil
+		})
+	}
+	for i := range n {
+		if d := docs[i%2]; i/2 < len(d) {
+			touchAppend(d[i/2])
+		}
+	}
+}
+
+// oldIndex stores, as the catalog's search index, bytes that do not
+// decode, as an older intermem's format does not.
+func oldIndex(dbPath string) error {
+	s, err := store.Open(dbPath, store.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Update(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		return ct.PutIndex([]byte("IMSX\x01an older format"), ct.Generation())
+	})
 }
 
 // hookBin is the binary Claude Code runs for a hook whose full binary is
