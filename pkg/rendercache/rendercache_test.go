@@ -2,6 +2,7 @@ package rendercache_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,9 @@ func newTree(t *testing.T) *tree {
 	tr := &tree{t, root}
 	tr.write("mem/MEMORY.md", "- index\n")
 	tr.write("mem/topic.md", "- a fact\n")
+	for i := range 8 {
+		tr.write(fmt.Sprintf("mem/m%d.md", i), "- another fact\n")
+	}
 	tr.write("src/a.go", "package a\n")
 	tr.write("docs/intermem/x.md", "# x\n")
 	tr.write(".git/HEAD", "ref: refs/heads/main\n")
@@ -65,6 +69,9 @@ func (tr *tree) record() []byte {
 	d.Lstat(tr.path("mem/MEMORY.md"))
 	d.Lstat(tr.path("mem/topic.md"))
 	d.Lstat(tr.path("mem/gone.md")) // recorded missing
+	for i := range 8 {
+		d.Lstat(tr.path(fmt.Sprintf("mem/m%d.md", i))) // enough for a group
+	}
 	d.Stat(tr.path("src/link.go"))  // a link, followed
 	d.Lstat(tr.path("src/link.go")) // … and not
 	d.Stat(tr.path("nowhere/at/all.go"))
@@ -116,7 +123,9 @@ func TestEveryFactKindChangedIsAMiss(t *testing.T) {
 			// directory is resolved again, through the link.
 			os.Rename(tr.path("mem"), tr.path("mem.old"))
 			os.Mkdir(tr.path("mem2"), 0o755)
-			for _, n := range []string{"MEMORY.md", "topic.md"} {
+			ents, _ := os.ReadDir(tr.path("mem.old"))
+			for _, e := range ents {
+				n := e.Name()
 				b, _ := os.ReadFile(tr.path("mem.old/" + n))
 				tr.write("mem2/"+n, string(b))
 				fi, _ := os.Stat(tr.path("mem.old/" + n))
@@ -452,6 +461,33 @@ func TestEachFactAlone(t *testing.T) {
 				os.Remove(tr.path(".git/HEAD"))
 				syscall.Mkfifo(tr.path(".git/HEAD"), 0o600)
 			}},
+		{"stats in a missing directory (a group that cannot be opened), the directory created with one", func(tr *tree, d *rendercache.Deps) {
+			for i := range 9 {
+				d.Stat(tr.path(fmt.Sprintf("gone/f%d.md", i)))
+			}
+		}, func(tr *tree) { tr.write("gone/f8.md", "- here\n") }},
+		{"stats in a directory that cannot be searched (a group of errors), made searchable", func(tr *tree, d *rendercache.Deps) {
+			if os.Geteuid() == 0 {
+				// Root searches any directory: the same stats fail by
+				// another route, the directory made a file.
+				os.RemoveAll(tr.path("locked"))
+				tr.write("locked", "a file\n")
+			} else {
+				for i := range 9 {
+					tr.write(fmt.Sprintf("locked/f%d.md", i), "- x\n")
+				}
+				os.Chmod(tr.path("locked"), 0o600)
+			}
+			for i := range 9 {
+				d.Lstat(tr.path(fmt.Sprintf("locked/f%d.md", i)))
+			}
+		}, func(tr *tree) {
+			if os.Geteuid() == 0 {
+				os.Remove(tr.path("locked"))
+				tr.write("locked/f0.md", "- x\n")
+			}
+			os.Chmod(tr.path("locked"), 0o755)
+		}},
 		{"an lstat of the root, a stat of a directory, its mode changed", func(tr *tree, d *rendercache.Deps) {
 			d.Lstat("/")
 			d.Stat(tr.path("src"))
