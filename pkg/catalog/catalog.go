@@ -44,7 +44,14 @@
 //     RacyWindow of its modification, a file record is racy, a listed
 //     file has a problem of its own, or a Whole source's scan looked at a
 //     path not stat'd before it; Fresh reports nothing for an unchanged
-//     source, as a full scan of unchanged files would not.
+//     source, as a full scan of unchanged files would not. A per-file
+//     source's key is summed as source.SumWalk finds its files, no File
+//     made, unless the walk cannot be summed or the key differs (then its
+//     listing is taken, for the scan). The per-file sources' states are
+//     decoded and their files walked before Build reaches them, each on a
+//     goroutine of its own (walkAhead): the stats of thousands of files
+//     are most of what a search of unchanged sources costs, and they run
+//     on every CPU; the result is the walk's in turn.
 //   - Files are found by source.FindWalk under the project root (or the
 //     source's own Locate); each has a Fingerprint (size, mtime, inode,
 //     ctime). The walk takes the listing of a directory whose fingerprint
