@@ -246,9 +246,19 @@ func (w *witness) stat(abs string) {
 	if _, ok := w.stats[abs]; ok {
 		return
 	}
+	b, racy := w.text(abs)
+	if racy {
+		w.racy[abs] = true
+	}
+	w.stats[abs] = string(b)
+}
+
+// text stats abs and returns its stats' text, in w's buffer (valid until
+// the next call), and whether one could hide a change.
+func (w *witness) text(abs string) (b []byte, racy bool) {
 	// As fmt's "%v\x00%+v" of the mode and fp wrote each stat, joined
 	// by NULs, which keys were made of.
-	b := w.buf[:0]
+	b = w.buf[:0]
 	now := time.Now()
 	for i, follow := range []bool{false, true} {
 		if i > 0 {
@@ -262,17 +272,15 @@ func (w *witness) stat(abs string) {
 		b = appendFP(append(append(b, mode.String()...), 0), fp)
 		s := stamp{trusted: true}
 		s.judge(fp, now)
-		if !s.trusted {
-			w.racy[abs] = true
-		}
+		racy = racy || !s.trusted
 		if i == 0 && mode&fs.ModeSymlink == 0 {
 			// Not a link: followed, it is the same stat.
 			b = append(append(b, 0), b...)
 			break
 		}
 	}
-	w.stats[abs] = string(b)
 	w.buf = b
+	return b, racy
 }
 
 // covered returns base and, for each touched path, the path and its
@@ -309,6 +317,22 @@ func wholeKey(env source.Env, base string, touched []string, w *witness, judge b
 			return ""
 		}
 		s.buf = append(append(append(append(s.buf, p...), 0), v...), 0)
+		s.spill()
+	}
+	return s.key()
+}
+
+// wholeKeyNow is wholeKey, not judging, of the stats of what touched
+// covers taken now, each summed as it is taken: the key statNow's
+// witness gives, without the witness (a string per path).
+func wholeKeyNow(env source.Env, base string, touched []string) string {
+	st := openStatter(base)
+	defer st.close()
+	w := witness{st: st}
+	s := newStamp("whole", env)
+	for _, p := range covered(base, touched) {
+		b, _ := w.text(p)
+		s.buf = append(append(append(append(s.buf, p...), 0), b...), 0)
 		s.spill()
 	}
 	return s.key()
@@ -368,7 +392,7 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		if dir == "" {
 			return false
 		}
-		key = wholeKey(env, dir, st.Touched, statNow(dir, st.Touched), false)
+		key = wholeKeyNow(env, dir, st.Touched)
 	} else {
 		var ok bool
 		if key, dirs, ok = sumKey(env, s, st.Dirs); !ok || key != st.Key {

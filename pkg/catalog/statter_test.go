@@ -77,3 +77,37 @@ func TestWitnessStatAsOS(t *testing.T) {
 		}
 	}
 }
+
+// The key of a Whole source's stats summed as they are taken is the key
+// of a witness of the same stats: over a memory directory with a link, a
+// dangling link, a FIFO, a file in a subdirectory, a path gone and one
+// outside the directory.
+func TestWholeKeyNowAsWitness(t *testing.T) {
+	base := t.TempDir()
+	out := t.TempDir()
+	for _, p := range []string{filepath.Join(base, "MEMORY.md"), filepath.Join(base, "sub", "deep.md"), filepath.Join(out, "far.md")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("MEMORY.md", filepath.Join(base, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nowhere.md", filepath.Join(base, "dangling.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(base, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := source.Env{Root: "/r", MemoryDir: base}
+	touched := []string{"MEMORY.md", "sub/deep.md", "link.md", "dangling.md", "fifo", "gone.md", "../" + filepath.Base(out) + "/far.md"}
+	for _, n := range []int{0, 1, len(touched)} {
+		want := wholeKey(env, base, touched[:n], statNow(base, touched[:n]), false)
+		if got := wholeKeyNow(env, base, touched[:n]); got != want || got == "" {
+			t.Errorf("%d paths: summed as stat'd %q, witness %q", n, got, want)
+		}
+	}
+}
