@@ -120,11 +120,14 @@ type stamp struct {
 	trusted bool
 }
 
-// stampChunk is how many bytes a stamp holds before summing them.
-const stampChunk = 8 << 10
+// stampChunk is how many bytes a stamp holds before summing them: its
+// buffer (the chunk and room for a part past it) fits in a page, which a
+// fresh process faults in for each stamp it makes — a Build makes one a
+// source.
+const stampChunk = 2 << 10
 
 func newStamp(kind string, env source.Env) *stamp {
-	s := &stamp{h: sha256.New(), buf: make([]byte, 0, stampChunk+1<<10), trusted: true}
+	s := &stamp{h: sha256.New(), buf: make([]byte, 0, stampChunk+1<<10+512), trusted: true}
 	for _, p := range []string{kind, env.Root, env.MemoryDir} {
 		s.buf = append(append(s.buf, p...), 0)
 	}
