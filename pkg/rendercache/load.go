@@ -194,22 +194,36 @@ func Load(path string, k Key, session string, now time.Time) (string, bool) {
 	if k.Exe == "" {
 		return "", false
 	}
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return "", false
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > MaxBytes {
-		return "", false
-	}
-	rd := &reader{fd: fd, buf: heapBytes(bufBytes), left: st.Size, dir: -1}
-	defer rd.closeDir()
-	text, ok := rd.load(k, session, now)
+	fd, size, ok := openRegular(path)
 	if !ok {
 		return "", false
 	}
-	return text, true
+	defer syscall.Close(fd)
+	rd := &reader{fd: fd, buf: heapBytes(bufBytes), left: size, dir: -1}
+	defer rd.closeDir()
+	if !rd.header(&k, session, now) {
+		return "", false
+	}
+	return rd.body()
+}
+
+// openRegular opens the cache file without following a link or
+// blocking, when it is a regular file of at most MaxBytes: its descriptor
+// and size. (Its own frame: the stat is not held on the stack while the
+// facts are checked.)
+//
+//go:noinline
+func openRegular(path string) (int, int64, bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, 0, false
+	}
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > MaxBytes {
+		syscall.Close(fd)
+		return -1, 0, false
+	}
+	return fd, st.Size, true
 }
 
 // heapBytes allocates n bytes on the heap. A buffer of constant size that
@@ -231,6 +245,8 @@ type reader struct {
 	dir     int
 	dirPath string
 	inGroup bool
+	// n is the count of records, from the header.
+	n int64
 }
 
 // field returns the bytes up to the next sep and consumes the sep. The
@@ -281,42 +297,52 @@ func (rd *reader) line(prefix string) ([]byte, bool) {
 	return l[len(prefix):], true
 }
 
-func (rd *reader) load(k Key, session string, now time.Time) (string, bool) {
+// header reads the lines before the facts and reports whether they
+// hold for k, session and now; rd.n is then the count of records.
+//
+//go:noinline
+func (rd *reader) header(k *Key, session string, now time.Time) bool {
 	if l, ok := rd.line(renderMagic); !ok || len(l) != 0 {
-		return "", false
+		return false
 	}
-	want := k.append(make([]byte, 0, 256))
-	if l, ok := rd.line("key "); !ok || !bytes.Equal(l, want) {
-		return "", false
+	if l, ok := rd.line("key "); !ok || !bytes.Equal(l, k.append(make([]byte, 0, 256))) {
+		return false
 	}
 	l, ok := rd.line("until ")
 	if !ok {
-		return "", false
+		return false
 	}
 	until, ok := number(l)
 	if !ok || (until != 0 && now.UnixNano() >= until) {
-		return "", false
+		return false
 	}
 	if l, ok = rd.line("sessions "); !ok || !sessionsHold(string(l), session) {
-		return "", false
+		return false
 	}
 	if l, ok = rd.line("deps "); !ok {
-		return "", false
+		return false
 	}
-	n, ok := number(l)
-	if !ok || n > maxRecords {
-		return "", false
-	}
-	for range n {
+	rd.n, ok = number(l)
+	return ok && rd.n <= maxRecords
+}
+
+// body checks the records and returns the rendering after them. What it
+// calls has small frames (header's, openRegular's and each kind's are
+// their own), so that the deepest check stays within the 4 KiB a
+// goroutine's stack grows to first: a growth to 8 KiB costs a hit about
+// six page faults.
+func (rd *reader) body() (string, bool) {
+	for range rd.n {
 		if !rd.record() {
 			return "", false
 		}
 	}
 	rd.closeDir()
-	if l, ok = rd.line(""); !ok || len(l) != 0 {
+	if l, ok := rd.line(""); !ok || len(l) != 0 {
 		return "", false
 	}
-	if l, ok = rd.line("text "); !ok {
+	l, ok := rd.line("text ")
+	if !ok {
 		return "", false
 	}
 	size, ok := number(l)
@@ -382,7 +408,8 @@ func sessionsHold(l, session string) bool {
 }
 
 // record decodes one record and reports whether it is well formed and
-// its fact still holds.
+// its fact still holds. Each kind is checked in a function of its own,
+// so that none holds another's locals on the stack.
 func (rd *reader) record() bool {
 	if rd.r == rd.w && !rd.fill() {
 		return false
@@ -391,90 +418,121 @@ func (rd *reader) record() bool {
 	rd.r++
 	switch kind {
 	case 'g':
-		dir, ok := rd.field(0)
-		if !ok || !clean(dir) {
-			return false
-		}
-		rd.closeDir()
-		rd.inGroup = true
-		if fd, err := openPath(dir, true); err == nil {
-			rd.dir = fd
-		} else {
-			// What cannot be opened (a missing directory, a file, a
-			// directory that cannot be searched, no descriptor left) is
-			// checked by its paths, as recorded.
-			rd.dirPath = string(dir)
-		}
-		return true
+		return rd.group()
 	case 's', 'l':
-		name, ok := rd.field(0)
-		if !ok {
-			return false
-		}
-		flags := 0
-		if kind == 'l' {
-			flags = unix.AT_SYMLINK_NOFOLLOW
-		}
-		var st syscall.Stat_t
-		var err error
-		switch {
-		case len(name) > 0 && name[0] == '/':
-			if !clean(name) {
-				return false
-			}
-			err = fstatat(unix.AT_FDCWD, name, &st, flags)
-		case !rd.inGroup || !isName(name):
-			return false
-		case rd.dir >= 0:
-			err = fstatat(rd.dir, name, &st, flags)
-		default:
-			p := []byte(rd.dirPath + "/" + string(name) + "\x00")
-			if rd.dirPath == "/" {
-				p = p[1:]
-			}
-			err = fstatat(unix.AT_FDCWD, p[:len(p)-1], &st, flags)
-		}
-		val, ok := rd.field(0)
-		if !ok {
-			return false
-		}
-		if err != nil {
-			return string(val) == "!"
-		}
-		var buf [64]byte
-		return bytes.Equal(statVal(buf[:0], &st), val)
+		return rd.stat(kind)
 	case 'r':
-		p, ok := rd.field(0)
-		if !ok || !clean(p) {
-			return false
-		}
-		fd, err := openPath(p, false)
-		path := string(p)
-		val, ok := rd.field(0)
-		if !ok {
-			if err == nil {
-				syscall.Close(fd)
-			}
-			return false
-		}
-		if err == nil {
-			same := resolvedTo(fd, val)
-			syscall.Close(fd)
-			if same {
-				return true
-			}
-		}
-		return string(val) == holdsNow(kind, path)
+		return rd.resolution()
 	case 'd', 'D', 'h':
-		p, ok := rd.field(0)
-		if !ok || !clean(p) {
-			return false
-		}
-		now := holdsNow(kind, string(p))
-		val, ok := rd.field(0)
-		return ok && string(val) == now
+		return rd.content(kind)
 	}
 	return false
+}
+
+// group opens the directory of the stats that follow.
+//
+//go:noinline
+func (rd *reader) group() bool {
+	dir, ok := rd.field(0)
+	if !ok || !clean(dir) {
+		return false
+	}
+	rd.closeDir()
+	rd.inGroup = true
+	if fd, err := openPath(dir, true); err == nil {
+		rd.dir = fd
+	} else {
+		// What cannot be opened (a missing directory, a file, a
+		// directory that cannot be searched, no descriptor left) is
+		// checked by its paths, as recorded.
+		rd.dirPath = string(dir)
+	}
+	return true
+}
+
+// stat checks a stat (kind 's') or lstat ('l') of a name in the group's
+// directory or of an absolute path.
+//
+//go:noinline
+func (rd *reader) stat(kind byte) bool {
+	name, ok := rd.field(0)
+	if !ok {
+		return false
+	}
+	flags := 0
+	if kind == 'l' {
+		flags = unix.AT_SYMLINK_NOFOLLOW
+	}
+	var st syscall.Stat_t
+	var err error
+	switch {
+	case len(name) > 0 && name[0] == '/':
+		if !clean(name) {
+			return false
+		}
+		err = fstatat(unix.AT_FDCWD, name, &st, flags)
+	case !rd.inGroup || !isName(name):
+		return false
+	case rd.dir >= 0:
+		err = fstatat(rd.dir, name, &st, flags)
+	default:
+		p := []byte(rd.dirPath + "/" + string(name) + "\x00")
+		if rd.dirPath == "/" {
+			p = p[1:]
+		}
+		err = fstatat(unix.AT_FDCWD, p[:len(p)-1], &st, flags)
+	}
+	val, ok := rd.field(0)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		return string(val) == "!"
+	}
+	var buf [64]byte
+	return bytes.Equal(statVal(buf[:0], &st), val)
+}
+
+// resolution checks a symlink resolution: confirmed by the kernel's name
+// of the path (resolvedTo), else by filepath.EvalSymlinks.
+//
+//go:noinline
+func (rd *reader) resolution() bool {
+	p, ok := rd.field(0)
+	if !ok || !clean(p) {
+		return false
+	}
+	fd, err := openPath(p, false)
+	path := string(p)
+	val, ok := rd.field(0)
+	if !ok {
+		if err == nil {
+			syscall.Close(fd)
+		}
+		return false
+	}
+	if err == nil {
+		same := resolvedTo(fd, val)
+		syscall.Close(fd)
+		if same {
+			return true
+		}
+	}
+	return string(val) == holdsNow('r', path)
+}
+
+// content checks a listing ('d'), a directory's names ('D') or a git
+// file's first KiB ('h').
+//
+//go:noinline
+func (rd *reader) content(kind byte) bool {
+	p, ok := rd.field(0)
+	if !ok || !clean(p) {
+		return false
+	}
+	now := holdsNow(kind, string(p))
+	val, ok := rd.field(0)
+	return ok && string(val) == now
 }
 
 // resolvedTo reports whether the kernel names what fd was opened on

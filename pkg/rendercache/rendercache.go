@@ -29,6 +29,7 @@
 package rendercache
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -248,7 +249,7 @@ func (d *Deps) ReadHead(path string) ([]byte, error) {
 const headBytes = 1024
 
 // errNotRegular is readHead's error for what is not a regular file.
-var errNotRegular = fmt.Errorf("not a regular file")
+var errNotRegular = errors.New("not a regular file")
 
 // readHead reads the start of a small git file into buf: one read of a
 // regular file, opened without blocking (a FIFO put in the place of
@@ -331,13 +332,11 @@ func ExeID(path string) string {
 }
 
 func exeID(path string, st *syscall.Stat_t) string {
-	b := make([]byte, 0, len(path)+48)
-	b = append(b, path...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, st.Size, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
-	return string(b)
+	var num [48]byte
+	n := strconv.AppendInt(num[:0], st.Size, 10)
+	n = append(n, ' ')
+	n = strconv.AppendInt(n, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+	return path + " " + string(n)
 }
 
 // RendererID is ExeID(filepath.EvalSymlinks(path)) for a path in a
