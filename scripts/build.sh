@@ -20,7 +20,7 @@ version=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json
 mkdir -p bin
 tmp=$(mktemp -d bin/.build-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w -X github.com/intermem/intermem/pkg/cli.Version=${version:-dev} -X github.com/intermem/intermem/pkg/mcpserver.Version=${version:-dev}" -o "$tmp/" ./cmd/...
+CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w -X github.com/intermem/intermem/pkg/clienv.Version=${version:-dev} -X github.com/intermem/intermem/pkg/mcpserver.Version=${version:-dev}" -o "$tmp/" ./cmd/...
 for f in "$tmp"/*; do
 	mv -f "$f" "bin/$(basename "$f")"
 done

@@ -13,13 +13,13 @@ package main
 import (
 	"os"
 
-	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/hookfront"
 )
 
 func main() {
-	// cli.FromOS without the working directory, which the front asks for
+	// clienv.FromOS without the working directory, which the front asks for
 	// only when the payload names none (hookfront.Main).
-	env := cli.New(os.Environ(), "", os.Stdin, os.Stdout, os.Stderr)
+	env := clienv.New(os.Environ(), "", os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(hookfront.Main(env, os.Args[1:], hookfront.Options{Exec: hookfront.HandOver}))
 }

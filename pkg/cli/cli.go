@@ -9,83 +9,43 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
+
+	"github.com/intermem/intermem/pkg/clienv"
 )
 
-// Version is intermem's version, one for every binary; scripts/build.sh
-// sets it with -ldflags "-X github.com/intermem/intermem/pkg/cli.Version=…".
-var Version = "0.1.0"
+// Version is intermem's version, one for every binary (clienv.Version,
+// which scripts/build.sh sets).
+var Version = clienv.Version
 
-// Env is the process environment as seen by a command: variables, standard
-// streams and the clock. The zero value is not usable; build one with
-// FromOS or New.
-type Env struct {
-	vars   map[string]string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	// Dir is the working directory (the default project directory).
-	Dir string
-}
+// Env is the process environment as seen by a command (clienv.Env).
+type Env = clienv.Env
+
+// ErrBadNow is returned when INTERMEM_NOW is set but is not RFC 3339.
+var ErrBadNow = clienv.ErrBadNow
 
 // New builds an Env from "KEY=value" strings, as returned by os.Environ.
 func New(environ []string, dir string, stdin io.Reader, stdout, stderr io.Writer) *Env {
-	vars := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
-	return &Env{vars: vars, Stdin: stdin, Stdout: stdout, Stderr: stderr, Dir: dir}
+	return clienv.New(environ, dir, stdin, stdout, stderr)
 }
 
 // FromOS builds the Env of the running process.
-func FromOS() *Env {
-	dir, err := os.Getwd()
-	if err != nil {
-		dir = "."
-	}
-	return New(os.Environ(), dir, os.Stdin, os.Stdout, os.Stderr)
-}
+func FromOS() *Env { return clienv.FromOS() }
 
-// Get returns the value of an environment variable, or "".
-func (e *Env) Get(key string) string { return e.vars[key] }
+// The terminal safety of every binary's output (clienv's escape.go).
+type SafeWriter = clienv.SafeWriter
 
-// Set changes a variable for this Env only (used by tests and by commands
-// that pass a modified environment on).
-func (e *Env) Set(key, value string) { e.vars[key] = value }
-
-// Environ returns the variables as "KEY=value" strings.
-func (e *Env) Environ() []string {
-	out := make([]string, 0, len(e.vars))
-	for k, v := range e.vars {
-		out = append(out, k+"="+v)
-	}
-	return out
-}
-
-// ErrBadNow is returned when INTERMEM_NOW is set but is not RFC 3339.
-var ErrBadNow = errors.New("INTERMEM_NOW is not an RFC 3339 time")
-
-// Now returns the current time, or INTERMEM_NOW when it is set. Tests and
-// the demo step through time with it; every binary honours it so that
-// "sessions", decay and dates are reproducible.
-func (e *Env) Now() (time.Time, error) {
-	if v := strings.TrimSpace(e.vars["INTERMEM_NOW"]); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%w: %q", ErrBadNow, v)
-		}
-		return t.UTC(), nil
-	}
-	return time.Now().UTC(), nil
-}
+func Unsafe(r rune) bool                    { return clienv.Unsafe(r) }
+func Escape(s string) string                { return clienv.Escape(s) }
+func EscapeJSON(b []byte) []byte            { return clienv.EscapeJSON(b) }
+func NewSafeWriter(w io.Writer) *SafeWriter { return clienv.NewSafeWriter(w) }
+func Raw(w io.Writer) io.Writer             { return clienv.Raw(w) }
 
 // Error is a command failure with an optional hint and exit status. Commands
 // return it (or any error) from Run; Report prints it in the house style.
@@ -190,4 +150,19 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// WriteJSON writes v as indented JSON (HTML characters as themselves),
+// escaped by EscapeJSON, to w, or to the writer under w when w is a
+// SafeWriter: the --json output of every command.
+func WriteJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := Raw(w).Write(EscapeJSON(buf.Bytes()))
+	return err
 }

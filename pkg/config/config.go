@@ -17,7 +17,6 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -73,7 +72,8 @@ func Read(stateDir string) (File, error) {
 	case err != nil:
 		return c, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	c, err = decode(b)
+	if err != nil {
 		return File{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 	}
 	return c, nil

@@ -44,7 +44,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/logfile"
 	"github.com/intermem/intermem/pkg/payload"
@@ -101,7 +101,7 @@ func (o Options) full(name string) (string, error) {
 
 // Main is the whole of cmd/intermem-hook. env.Dir may be empty: the
 // working directory is then asked for only when it is needed (dir).
-func Main(env *cli.Env, args []string, o Options) (code int) {
+func Main(env *clienv.Env, args []string, o Options) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			// Nothing was printed; a quiet turn's count may have been
@@ -116,7 +116,7 @@ func Main(env *cli.Env, args []string, o Options) (code int) {
 			fmt.Fprint(env.Stdout, usage)
 			return 0
 		case "-version", "--version", "version":
-			fmt.Fprintf(env.Stdout, "%s %s\n", Name, cli.Version)
+			fmt.Fprintf(env.Stdout, "%s %s\n", Name, clienv.Version)
 			return 0
 		}
 	}
@@ -171,7 +171,7 @@ func readInput(r io.Reader) ([]byte, error) {
 // resolve is the project the full hook would work on, with its state
 // directory checked (project.CheckState) as hookio checks it before any
 // body; nil for anything the full hook must see.
-func resolve(env *cli.Env, in payload.Input) *project.Project {
+func resolve(env *clienv.Env, in payload.Input) *project.Project {
 	p, err := project.Resolve(env, dir(env, in))
 	if err != nil || p.CheckState() != nil {
 		return nil
@@ -184,7 +184,7 @@ func resolve(env *cli.Env, in payload.Input) *project.Project {
 // cmd/intermem-hook leaves it) is asked for only when neither the payload
 // nor the environment names one — os.Getwd costs two stats and a system
 // call, and Claude Code always sends an absolute cwd.
-func dir(env *cli.Env, in payload.Input) string {
+func dir(env *clienv.Env, in payload.Input) string {
 	if d := in.Dir(env.Get, ""); d != "" {
 		return d
 	}
@@ -193,14 +193,14 @@ func dir(env *cli.Env, in payload.Input) string {
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return "." // cli.FromOS's
+		return "." // clienv.FromOS's
 	}
 	return wd
 }
 
 // Quiet answers a Stop or SubagentStop that has nothing to do: true when
 // it is done (nothing more to run), false to hand over.
-func Quiet(env *cli.Env, in payload.Input) bool {
+func Quiet(env *clienv.Env, in payload.Input) bool {
 	p := resolve(env, in)
 	if p == nil {
 		return false
@@ -237,7 +237,7 @@ func Quiet(env *cli.Env, in payload.Input) bool {
 
 // Start answers a SessionStart whose cached rendering still holds: the
 // output to print (nil for none) and true, or false to hand over.
-func Start(env *cli.Env, in payload.Input, o Options) ([]byte, bool) {
+func Start(env *clienv.Env, in payload.Input, o Options) ([]byte, bool) {
 	p := resolve(env, in)
 	if p == nil {
 		return nil, false
@@ -283,7 +283,7 @@ func (o Options) renderer() string {
 
 // Key is the render cache key intermem-inject makes for in (inject.EnvFor
 // and its Hook): exe is the renderer's rendercache.ExeID.
-func Key(env *cli.Env, p *project.Project, in payload.Input, exe string) rendercache.Key {
+func Key(env *clienv.Env, p *project.Project, in payload.Input, exe string) rendercache.Key {
 	k := rendercache.Key{
 		Exe: exe, Root: p.Root, MemoryDir: p.MemoryDir, Cwd: rendercache.SessionCwd(in.Cwd, p.Root),
 		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"), Resume: rendercache.GetsResume(in.Source),
@@ -298,7 +298,7 @@ func Key(env *cli.Env, p *project.Project, in payload.Input, exe string) renderc
 
 // logLine writes one line to the project's log (or, with no project,
 // CLAUDE_PLUGIN_DATA's, as hookio does); nowhere when neither is known.
-func logLine(env *cli.Env, in payload.Input, msg string) {
+func logLine(env *clienv.Env, in payload.Input, msg string) {
 	defer func() { _ = recover() }()
 	var path string
 	p, err := project.Resolve(env, dir(env, in))

@@ -3,7 +3,7 @@
 // fail a session, so the log is where failures go. It is bounded: when it
 // grows past MaxBytes it is rotated to log.1 (one generation kept), so it
 // can never fill a disk. Every line passes through a redactor first, since a
-// failure message may quote memory text, and then through cli.Escape, since
+// failure message may quote memory text, and then through clienv.Escape, since
 // people read the log on a terminal.
 //
 // The log is the one file a hook writes on every failure, and its lines
@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/confine"
 )
 
@@ -66,7 +66,7 @@ func (l *Log) Printf(format string, args ...any) {
 	if l.redact != nil {
 		msg = l.redact(msg)
 	}
-	msg = cli.Escape(strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | "))
+	msg = clienv.Escape(strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | "))
 	if len(msg) > 4096 {
 		msg = msg[:4096] + "…"
 	}

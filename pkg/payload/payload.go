@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/jsonscan"
 )
 
@@ -131,7 +131,7 @@ func validSessionID(s string) bool {
 
 // SessionStartOutput builds the single JSON object SessionStart hooks print.
 // Characters a terminal or a reader would not see as themselves are \u
-// escapes (cli.EscapeJSON): the same string, whoever decodes it. The
+// escapes (clienv.EscapeJSON): the same string, whoever decodes it. The
 // object is written here, not by an encoder: encoding it through reflection
 // (sjson stringifies with encoding/json) cost a cached session start a
 // fortieth of its time.
@@ -140,7 +140,7 @@ func SessionStartOutput(context string) ([]byte, error) {
 	b = append(b, outputHead...)
 	b = appendJSONString(b, context)
 	b = append(b, "}}"...)
-	return append(cli.EscapeJSON(b), '\n'), nil
+	return append(clienv.EscapeJSON(b), '\n'), nil
 }
 
 const outputHead = `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":`

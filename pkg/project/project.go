@@ -33,7 +33,7 @@ import (
 	"syscall"
 	"unicode/utf16"
 
-	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/jsonscan"
 	"github.com/intermem/intermem/pkg/statefile"
@@ -57,7 +57,7 @@ var ErrNoProject = errors.New("not inside a project")
 // Resolve finds the project containing dir and its memory directory. It
 // refuses (ErrNoProject) a root that is / or the user's home directory,
 // unless that directory is itself a git repository.
-func Resolve(env *cli.Env, dir string) (*Project, error) {
+func Resolve(env *clienv.Env, dir string) (*Project, error) {
 	root, repo, err := findRoot(dir)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func findRoot(dir string) (string, bool, error) {
 // noProject says what root is when it cannot be a project ("the
 // filesystem root", "your home directory"), or "". Home is compared with
 // symlinks resolved, as root is.
-func noProject(env *cli.Env, root string) string {
+func noProject(env *clienv.Env, root string) string {
 	if filepath.Dir(root) == root {
 		return "the filesystem root"
 	}
@@ -235,14 +235,14 @@ func isAlnum(c byte) bool {
 
 // ConfigDir returns Claude Code's configuration directory:
 // CLAUDE_CONFIG_DIR when set (it replaces ~/.claude entirely), else ~/.claude.
-func ConfigDir(env *cli.Env) string {
+func ConfigDir(env *clienv.Env) string {
 	if d := env.Get("CLAUDE_CONFIG_DIR"); d != "" {
 		return expandHome(env, d)
 	}
 	return filepath.Join(home(env), ".claude")
 }
 
-func home(env *cli.Env) string {
+func home(env *clienv.Env) string {
 	if h := env.Get("HOME"); h != "" {
 		return h
 	}
@@ -252,7 +252,7 @@ func home(env *cli.Env) string {
 	return "/"
 }
 
-func expandHome(env *cli.Env, p string) string {
+func expandHome(env *clienv.Env, p string) string {
 	if p == "~" {
 		return home(env)
 	}
@@ -269,7 +269,7 @@ func expandHome(env *cli.Env, p string) string {
 // when set; else autoMemoryDirectory from the project's local settings or
 // the user's settings (Claude Code ignores it in checked-in project
 // settings, so we do too); else <config>/projects/<Encode(root)>/memory.
-func MemoryDir(env *cli.Env, root string) (string, error) {
+func MemoryDir(env *clienv.Env, root string) (string, error) {
 	if d := env.Get("INTERMEM_MEMORY_DIR"); d != "" {
 		return expandHome(env, d), nil
 	}

@@ -1,4 +1,4 @@
-package cli
+package clienv
 
 // Terminal safety
 //
@@ -16,7 +16,7 @@ package cli
 // stdout and stderr once, at the top of each Main), and every injected
 // context line through Escape, so a hostile byte is shown as an escape
 // like \x1b, \u202e or \U000e0041, never as itself. JSON output stays exact
-// JSON: WriteJSON and EscapeJSON turn the same characters into \uXXXX
+// JSON: cli.WriteJSON and EscapeJSON turn the same characters into \uXXXX
 // escapes, which decode to the same string (encoding/json already escapes
 // C0 controls and U+2028/U+2029, and turns invalid UTF-8 into U+FFFD).
 //
@@ -27,8 +27,6 @@ package cli
 // of injected context, newlines are gone before Escape sees the text.
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"unicode"
 	"unicode/utf8"
@@ -309,19 +307,4 @@ func EscapeJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, b[:i]...)
 	return e.append(out, b[i:])
-}
-
-// WriteJSON writes v as indented JSON (HTML characters as themselves),
-// escaped by EscapeJSON, to w, or to the writer under w when w is a
-// SafeWriter: the --json output of every command.
-func WriteJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := Raw(w).Write(EscapeJSON(buf.Bytes()))
-	return err
 }
