@@ -236,3 +236,51 @@ func TestMaxWrites(t *testing.T) {
 		}
 	})
 }
+
+// A build bounded in files (Config.MaxFiles, a hook's) parses at most that
+// many changed files of a per-file source, leaves the others' entries as
+// they were stored and says so (Partial); builds after it go on until the
+// source is whole, and only then is its state trusted again.
+func TestMaxFiles(t *testing.T) {
+	f := newFixture(t)
+	for i := range 5 {
+		f.write(fmt.Sprintf(".clavain/learnings/m%d.md", i), fmt.Sprintf("Learning m%d: the spool keeps its segments.\n", i))
+	}
+	f.update(func(*Catalog) {})
+	for i := range 5 {
+		f.write(fmt.Sprintf(".clavain/learnings/m%d.md", i), fmt.Sprintf("Learning m%d: the invoice renderer retries.\n", i))
+	}
+	bounded := func() (partial bool, renderer int) {
+		if err := f.st.Update(func(tx *bolt.Tx) error {
+			cfg := f.cfg()
+			cfg.MaxFiles = 2
+			c, err := Build(store.Catalog(tx), cfg)
+			if err != nil {
+				return err
+			}
+			partial = c.Partial()
+			for _, e := range c.Entries() {
+				if strings.Contains(e.Text, "invoice renderer") {
+					renderer++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return partial, renderer
+	}
+	for i, want := range []struct {
+		partial  bool
+		renderer int
+	}{{true, 2}, {true, 4}, {false, 5}, {false, 5}} {
+		if p, n := bounded(); p != want.partial || n != want.renderer {
+			t.Fatalf("build %d: partial %v with %d learnings revised, want %v and %d", i+1, p, n, want.partial, want.renderer)
+		}
+	}
+	f.view(func(c *Catalog) {
+		if c.Changed() {
+			t.Error("after the bounded builds, an unbounded one changed the catalog")
+		}
+	})
+}

@@ -35,6 +35,10 @@ type builder struct {
 	listed *listing
 	// whole is set for a Whole source.
 	whole bool
+	// parsed counts the changed files parsed (Config.MaxFiles); partial
+	// is set when one was left for another Build.
+	parsed  int
+	partial bool
 }
 
 // listing is a per-file source's files as source.Files found them, with
@@ -168,7 +172,7 @@ func (b *builder) run() error {
 			return err
 		}
 	}
-	if b.racy {
+	if b.racy || b.partial {
 		key = ""
 	}
 	st := sourceState{Key: key, Files: b.info.Files, Entries: b.info.Entries, Problems: b.info.Problems}
@@ -231,6 +235,15 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 		b.keep(&old)
 		return nil
 	}
+	if max := b.c.cfg.MaxFiles; max > 0 && b.parsed >= max {
+		// Left as stored, for another Build.
+		b.partial, b.c.partial = true, true
+		if had {
+			b.keep(&old)
+		}
+		return nil
+	}
+	b.parsed++
 	rec := store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: f.FP, Racy: racy(f.FP), Parsed: b.c.cfg.Now}
 	var (
 		es    []source.Entry

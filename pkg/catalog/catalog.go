@@ -164,6 +164,14 @@ type Config struct {
 	// 30 MB, 2,000 facts to 78 MB), and its memory is bounded; a command
 	// brings such a change in.
 	MaxWrites int
+	// MaxFiles, when not 0, bounds how many changed files of a per-file
+	// source one Build parses and stores: the others keep their stored
+	// records (their entries stand as they were), the source's state is
+	// left untrusted, and Partial reports it, for the caller to go on in
+	// another transaction. A hook sets it, for the reason of MaxWrites: a
+	// pull that brings 2,600 solution docs and learnings took a session's
+	// end to 81 MB in one transaction a source.
+	MaxFiles int
 }
 
 // ErrTooManyWrites is returned by Build when a Whole source changed by more
@@ -243,6 +251,8 @@ type Catalog struct {
 	on      map[string]bool
 	fresh   []source.Problem
 	changed bool
+	// partial: a source's changed files were left past Config.MaxFiles.
+	partial bool
 	// ahead are the per-file sources' states and listings, taken on
 	// goroutines of their own while Build goes through the sources
 	// (walkAhead).
@@ -297,6 +307,10 @@ func base(env source.Env, s source.Source) string {
 
 // Changed reports whether this Build changed anything the catalog holds.
 func (c *Catalog) Changed() bool { return c.changed }
+
+// Partial reports whether this Build left changed files of a source as
+// they were stored, past Config.MaxFiles: another Build goes on with them.
+func (c *Catalog) Partial() bool { return c.partial }
 
 // Fresh returns the problems this Build found in files it parsed: what a
 // caller reports once (the same problems of unchanged files are not

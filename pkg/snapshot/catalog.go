@@ -32,6 +32,11 @@ const maxProblemLines = 10
 // 31.5 MB with 192 (a memory file of 96 facts rewritten).
 const maxWrites = 128
 
+// maxFiles bounds the changed files of a per-file source one transaction
+// of a session's end parses and stores (catalog.Config.MaxFiles); the
+// refresh goes on in another, until none is left or CatalogBudget.
+const maxFiles = 64
+
 // Refresh is what RefreshCatalog needs.
 type Refresh struct {
 	Env source.Env
@@ -94,37 +99,52 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 		for _, n := range reg.Names() {
 			only[n] = n == name
 		}
-		if err := s.Update(func(tx *bolt.Tx) error {
-			// Most of what a refresh reads it does not write (every
-			// memory file's stored parse, to write one file's entries):
-			// its pages are given back as they grow, and again before
-			// the index and the commit.
-			ct := store.Catalog(tx)
-			ct.ShedReads()
-			c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites})
-			if err != nil {
-				return err
+		// A per-file source's changed files are brought in maxFiles a
+		// transaction, until none is left or the deadline.
+		partial := true
+		for first := true; partial; first = false {
+			if !first && (s.Waited() || !r.Deadline.IsZero() && time.Now().After(r.Deadline)) {
+				r.Logf("catalog: %s: changed files left for the next session end", name)
+				return false, nil
 			}
-			store.Shed(tx)
-			fresh := c.Fresh()
-			for _, p := range fresh {
-				if logged < maxProblemLines {
-					r.Logf("catalog: %s:%d: %s", p.Path, p.Line, p.Message)
+			partial = false
+			if err := s.Update(func(tx *bolt.Tx) error {
+				// Most of what a refresh reads it does not write (every
+				// memory file's stored parse, to write one file's entries):
+				// its pages are given back as they grow, and again before
+				// the index and the commit.
+				ct := store.Catalog(tx)
+				ct.ShedReads()
+				c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites, MaxFiles: maxFiles})
+				if err != nil {
+					return err
 				}
-				logged++
+				store.Shed(tx)
+				partial = c.Partial()
+				fresh := c.Fresh()
+				for _, p := range fresh {
+					if logged < maxProblemLines {
+						r.Logf("catalog: %s:%d: %s", p.Path, p.Line, p.Message)
+					}
+					logged++
+				}
+				// What changed is indexed (a delta over the stored index),
+				// once the source is done, so that the next search decodes
+				// the index instead of building it; a new base is left to
+				// SettleBase.
+				if partial {
+					return nil
+				}
+				if err := c.SettleDelta(); err != nil {
+					return err
+				}
+				store.Shed(tx)
+				return nil
+			}); errors.Is(err, catalog.ErrTooManyWrites) {
+				r.Logf("%v: brought in by the next intermem command that writes (validate, sweep, synthesize)", err)
+			} else if err != nil {
+				return false, err
 			}
-			// What changed is indexed (a delta over the stored index),
-			// so that the next search decodes the index instead of
-			// building it; a new base is left to SettleBase.
-			if err := c.SettleDelta(); err != nil {
-				return err
-			}
-			store.Shed(tx)
-			return nil
-		}); errors.Is(err, catalog.ErrTooManyWrites) {
-			r.Logf("%v: brought in by the next intermem command that writes (validate, sweep, synthesize)", err)
-		} else if err != nil {
-			return false, err
 		}
 	}
 	if logged > maxProblemLines {
