@@ -170,6 +170,9 @@ func SettleBase(ctx context.Context, s *store.Store) (bool, error) {
 		gen  uint64
 	)
 	if err := s.View(func(tx *bolt.Tx) error {
+		// The pages the refresh's commits mapped are given back first:
+		// a read transaction sheds only as its own reads grow.
+		store.Shed(tx)
 		ct := store.Catalog(tx)
 		if !catalog.BaseNeeded(ct) {
 			return nil
