@@ -40,6 +40,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/intermem/intermem/pkg/memlist"
 )
 
 // Deps records every filesystem fact Gather relied on — each stat, lstat,
@@ -105,9 +107,9 @@ func infoVal(fi fs.FileInfo, err error) string {
 func statVal(b []byte, st *syscall.Stat_t) []byte {
 	b = strconv.AppendInt(b, st.Size, 10)
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+	b = strconv.AppendInt(b, memlist.Mtime(st), 10)
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, st.Ctim.Sec*1e9+st.Ctim.Nsec, 10)
+	b = strconv.AppendInt(b, memlist.Ctime(st), 10)
 	b = append(b, ' ')
 	b = strconv.AppendUint(b, st.Ino, 10)
 	b = append(b, ' ')
@@ -335,7 +337,7 @@ func exeID(path string, st *syscall.Stat_t) string {
 	var num [48]byte
 	n := strconv.AppendInt(num[:0], st.Size, 10)
 	n = append(n, ' ')
-	n = strconv.AppendInt(n, st.Mtim.Sec*1e9+st.Mtim.Nsec, 10)
+	n = strconv.AppendInt(n, memlist.Mtime(st), 10)
 	return path + " " + string(n)
 }
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/intermem/intermem/pkg/memlist"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +74,7 @@ func listing(path string) string {
 				}
 				return "!"
 			}
-			typ = modeType(st.Mode)
+			typ = memlist.ModeOf(st.Mode).Type()
 		}
 		ents = append(ents, entry{unsafe.String(&name[0], len(name)), typ})
 	}
@@ -119,23 +120,4 @@ func direntType(t byte) (fs.FileMode, bool) {
 		return fs.ModeSocket, true
 	}
 	return 0, false
-}
-
-// modeType is the type bits of a stat's mode as package os gives them.
-func modeType(m uint32) fs.FileMode {
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		return fs.ModeDevice
-	case syscall.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		return fs.ModeDir
-	case syscall.S_IFIFO:
-		return fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		return fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		return fs.ModeSocket
-	}
-	return 0
 }
