@@ -144,11 +144,7 @@ func TestNewBaseIsSettle(t *testing.T) {
 // BaseNeeded: an index that does not decode, a base or a delta, needs a
 // new base; NewBase gives up when its context is done.
 func TestBaseNeededUndecodable(t *testing.T) {
-	for _, tc := range []struct{ name, base, delta string }{
-		{name: "older format", base: "IMSX\x01\x00\x00\x00"},
-		{name: "damaged base", base: "IMSX\x02\xff\xff\xff\xff"},
-		{name: "damaged delta", delta: "IMSX\x02\xff"},
-	} {
+	for _, tc := range undecodableIndexes {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			f.update(func(c *Catalog) {

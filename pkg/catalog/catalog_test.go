@@ -514,19 +514,24 @@ func TestSettle(t *testing.T) {
 	})
 }
 
+// undecodableIndexes are stored indexes at the catalog's generation that
+// do not decode: an older intermem's format, a damaged base, a damaged
+// delta.
+var undecodableIndexes = []struct {
+	name        string
+	base, delta string
+}{
+	{name: "older format", base: "IMSX\x01\x00\x00\x00"},
+	{name: "damaged base", base: "IMSX\x02\xff\xff\xff\xff"},
+	{name: "damaged delta", delta: "IMSX\x02\xff"},
+}
+
 // TestSettleReplacesUndecodableIndex: an index stored at the current
 // generation that does not decode (an older intermem's format, a damaged
 // one; a delta likewise) is replaced by a writer's Settle, so that
 // read-only searches decode it instead of building it every time.
 func TestSettleReplacesUndecodableIndex(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		base, delta string
-	}{
-		{name: "older format", base: "IMSX\x01\x00\x00\x00"},
-		{name: "damaged base", base: "IMSX\x02\xff\xff\xff\xff"},
-		{name: "damaged delta", delta: "IMSX\x02\xff"},
-	} {
+	for _, tc := range undecodableIndexes {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			f.update(func(c *Catalog) {
