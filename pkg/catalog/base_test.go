@@ -154,17 +154,7 @@ func TestBaseNeededUndecodable(t *testing.T) {
 				if BaseNeeded(c.tx) {
 					t.Fatal("a settled index needs a base")
 				}
-				gen := c.tx.Generation()
-				if tc.base != "" {
-					if err := c.tx.PutIndex([]byte(tc.base), gen); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if tc.delta != "" {
-					if err := c.tx.PutIndexDelta([]byte(tc.delta), gen); err != nil {
-						t.Fatal(err)
-					}
-				}
+				plantIndex(t, c, tc.base, tc.delta)
 				if !BaseNeeded(c.tx) {
 					t.Error("an index that does not decode needs no base")
 				}

@@ -526,6 +526,23 @@ var undecodableIndexes = []struct {
 	{name: "damaged delta", delta: "IMSX\x02\xff"},
 }
 
+// plantIndex stores base and delta ("" for none) as the index at the
+// catalog's generation, as if a writer had stored them.
+func plantIndex(t *testing.T, c *Catalog, base, delta string) {
+	t.Helper()
+	gen := c.tx.Generation()
+	if base != "" {
+		if err := c.tx.PutIndex([]byte(base), gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if delta != "" {
+		if err := c.tx.PutIndexDelta([]byte(delta), gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestSettleReplacesUndecodableIndex: an index stored at the current
 // generation that does not decode (an older intermem's format, a damaged
 // one; a delta likewise) is replaced by a writer's Settle, so that
@@ -538,17 +555,7 @@ func TestSettleReplacesUndecodableIndex(t *testing.T) {
 				if err := c.Settle(); err != nil {
 					t.Fatal(err)
 				}
-				gen := c.tx.Generation()
-				if tc.base != "" {
-					if err := c.tx.PutIndex([]byte(tc.base), gen); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if tc.delta != "" {
-					if err := c.tx.PutIndexDelta([]byte(tc.delta), gen); err != nil {
-						t.Fatal(err)
-					}
-				}
+				plantIndex(t, c, tc.base, tc.delta)
 			})
 			f.update(func(c *Catalog) {
 				if err := c.Settle(); err != nil {
