@@ -39,6 +39,10 @@ type builder struct {
 	// is set when one was left for another Build.
 	parsed  int
 	partial bool
+	// made are the keys of a Whole source's files whose entries this
+	// Build made (the others' stand as stored); paths maps a Whole
+	// source's file key to its path.
+	made, paths map[string]string
 }
 
 // listing is a per-file source's files as source.Files found them, with
@@ -76,15 +80,18 @@ const dirPath = ""
 
 func (b *builder) run() error {
 	b.live, b.dropped = map[string]string{}, map[string]bool{}
+	b.made, b.paths = map[string]string{}, map[string]string{}
 	var (
 		files []source.File
 		probs []source.Problem
-		// whole returns a Whole source's entries of one file.
-		whole func(path string) []source.Entry
-		wc    *wholeCache
-		key   string
-		dir   = base(b.c.cfg.Env, b.s)
-		pre   *witness
+		// whole returns a Whole source's entries of one file; resolved
+		// its key (source.ByFile), nil when the source has none.
+		whole    func(path string) []source.Entry
+		resolved func(path string) string
+		wc       *wholeCache
+		key      string
+		dir      = base(b.c.cfg.Env, b.s)
+		pre      *witness
 	)
 	if w, ok := b.s.(source.Whole); ok {
 		b.whole = true
@@ -93,7 +100,8 @@ func (b *builder) run() error {
 			pre = preWitness(dir, b.c.loadState(b.s.Name()).Touched)
 		}
 		if wf, ok := w.(source.WholeByFile); ok {
-			files, probs, whole = wf.ScanFiles(b.c.cfg.Env, wc)
+			bf := wf.ScanFiles(b.c.cfg.Env, wc)
+			files, probs, whole, resolved = bf.Files, bf.Problems, bf.Entries, bf.Resolved
 		} else {
 			var es []source.Entry
 			es, files, probs = w.ScanAll(b.c.cfg.Env, wc)
@@ -126,7 +134,11 @@ func (b *builder) run() error {
 		b.info.Files = append(b.info.Files, f.Path)
 		var err error
 		if whole != nil {
-			err = b.wholeFile(f, whole(f.Path), byPath[f.Path], wc)
+			res := ""
+			if resolved != nil {
+				res = resolved(f.Path)
+			}
+			err = b.wholeFile(f, whole, res, byPath[f.Path], wc)
 		} else {
 			err = b.file(f, byPath[f.Path])
 		}
@@ -161,6 +173,9 @@ func (b *builder) run() error {
 			return err
 		}
 		b.changed = true
+	}
+	if b.whole {
+		b.rehome(whole)
 	}
 	if err := b.store(); err != nil {
 		return err
@@ -345,9 +360,17 @@ func (b *builder) fresh(probs []source.Problem, had bool, old *store.CatalogFile
 }
 
 // wholeFile brings one file of a Whole source up to date: its entries
-// came from ScanAll, read or decoded from the cache.
-func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Problem, wc *wholeCache) error {
+// come from the scan (entries), made only when the file's stored ones
+// cannot stand. They stand without being made when the file's content is
+// the one its entries were stored from (the cache loaded it at the stored
+// fingerprint, and a writer that stores a parse without the entries
+// clears Resolved: store.CatalogTx.PutParse) and what the rest of the
+// directory decides of them, res, is as it was (source.ByFile.Resolved):
+// a session's end after one memory file changed makes that file's entries
+// alone, not every file's (screened, cited and summed).
+func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry, res string, probs []source.Problem, wc *wholeCache) error {
 	key := store.FileKey(b.s.Name(), f.Path)
+	b.paths[key] = f.Path
 	old, had := b.c.tx.File(key)
 	fp := f.FP
 	if k, ok := wc.kept[f.Path]; ok {
@@ -355,6 +378,13 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 	} else if wc.loaded[f.Path] && had {
 		fp = old.FP
 	}
+	sortProblems(probs)
+	if res != "" && had && wc.loaded[f.Path] && old.Resolved == res && sameProblems(old.Problems, probs) {
+		b.keep(&old)
+		return nil
+	}
+	es := entries(f.Path)
+	b.made[key] = f.Path
 	var ids []string
 	var prepared []store.CatalogEntry
 	seen := map[string]bool{}
@@ -367,16 +397,22 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 		ids = append(ids, e.ID)
 		prepared = append(prepared, store.CatalogEntry{Entry: e.Entry, Flags: e.Flags, File: key})
 	}
-	sortProblems(probs)
 	sum := entriesSum(prepared)
 	if had && old.FP == fp && old.Sum == sum && sameProblems(old.Problems, probs) {
 		b.keep(&old)
-		if old.Racy && !racy(fp) {
-			// Settled since: trust the fingerprint from now on.
-			old.Racy = false
-			return b.c.tx.PutFile(&old)
+		was := old
+		old.Racy = old.Racy && racy(fp) // settled since: trusted from now on
+		// Its key is stored (an older intermem stored none), with the
+		// parse it holds for, for the next scan to keep the entries
+		// without making them.
+		var err error
+		if old.Resolved, err = b.putParse(key, f.Path, res, wc); err != nil {
+			return err
 		}
 		b.racy = b.racy || old.Racy
+		if old.Racy != was.Racy || old.Resolved != was.Resolved {
+			return b.c.tx.PutFile(&old)
+		}
 		return nil
 	}
 	if had {
@@ -397,15 +433,66 @@ func (b *builder) wholeFile(f *source.File, es []source.Entry, probs []source.Pr
 	if ids == nil {
 		ids = []string{}
 	}
-	if blob, ok := wc.blobs[f.Path]; ok {
-		if err := b.c.tx.PutBlob(key, blob); err != nil {
-			return err
-		}
+	res, err := b.putParse(key, f.Path, res, wc)
+	if err != nil {
+		return err
 	}
 	b.changed = true
 	b.racy = b.racy || racy(fp)
 	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
-		IDs: ids, Sum: sum, Problems: probs, Parsed: b.c.cfg.Now})
+		IDs: ids, Sum: sum, Resolved: res, Problems: probs, Parsed: b.c.cfg.Now})
+}
+
+// putParse stores the blob of a Whole source's file that was read this
+// scan, and returns the Resolved key to store with the file's entries:
+// res when the stored blob is the parse they were made from (read and
+// stored now, or loaded from the store), else "" (no parse to store: the
+// one stored before is deleted, for no later scan to take it for the
+// file as it is now).
+func (b *builder) putParse(key, path, res string, wc *wholeCache) (string, error) {
+	if blob, ok := wc.blobs[path]; ok {
+		return res, b.c.tx.PutBlob(key, blob)
+	}
+	if wc.loaded[path] {
+		return res, nil
+	}
+	return "", b.c.tx.DeleteBlob(key)
+}
+
+// rehome makes again, from a Whole source's scan (entries), the entries
+// that a file whose entries stand holds after the file their stored
+// record names dropped them (edited, renamed or removed: the same fact
+// in two files, the first in file order holds it): their record must
+// name the file that holds them now, as a whole refresh would store it.
+func (b *builder) rehome(entries func(string) []source.Entry) {
+	need := map[string]map[string]bool{} // file key → ids to make
+	for id := range b.dropped {
+		k, ok := b.live[id]
+		if _, made := b.made[k]; !ok || made {
+			continue
+		}
+		if e, had := b.c.tx.Entry(id, b.s.Name()); had && e.Gone.IsZero() && e.File == k {
+			continue
+		}
+		if need[k] == nil {
+			need[k] = map[string]bool{}
+		}
+		need[k][id] = true
+	}
+	keys := make([]string, 0, len(need))
+	for k := range need {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, e := range entries(b.paths[k]) {
+			if need[k][e.ID] {
+				p := prepare(e)
+				b.entries = append(b.entries, store.CatalogEntry{Entry: p.Entry, Flags: p.Flags, File: k})
+				delete(need[k], e.ID)
+			}
+		}
+	}
 }
 
 // store writes the entries of changed files, tombstones the ids no file

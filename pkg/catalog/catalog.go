@@ -81,7 +81,16 @@
 //     (store.CatalogTx.PutParse: the fingerprint and blob, the file's ids
 //     and sum left as they were), so Build decodes what a turn already
 //     read, and the session start (package inject) takes its memory files
-//     from the same blobs.
+//     from the same blobs. A file decoded from its blob whose key of what
+//     the directory decided of its entries (source.ByFile.Resolved: which
+//     index lines are pointers, which memories a secret's line points to)
+//     is the one stored with them (CatalogFile.Resolved; PutParse clears
+//     it) keeps its entries without their being made: a refresh after one
+//     memory file changed makes, screens and sums that file's entries (and
+//     those of files the change re-decided) alone, not 20,000. An entry
+//     that a changed file dropped and an unchanged one still holds (the
+//     same fact in two files) is made again from the holder (rehome), so
+//     the store is what a whole refresh stores.
 //   - Every entry a source did not redact itself (source.Entry.Redacted) is
 //     redacted here (pkg/redact, every text field; Secret set when anything
 //     was), and every entry is screened (pkg/screen): the flags are kept

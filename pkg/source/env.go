@@ -76,9 +76,27 @@ type Whole interface {
 // end's refresh would hold, against a hook's bound on memory).
 type WholeByFile interface {
 	Whole
-	// ScanFiles is ScanAll with each file's entries made when asked:
-	// entries(path) returns those whose Path is path, in ScanAll's order.
-	ScanFiles(env Env, c Cache) (files []File, probs []Problem, entries func(path string) []Entry)
+	// ScanFiles is ScanAll with each file's entries made when asked.
+	ScanFiles(env Env, c Cache) ByFile
+}
+
+// ByFile is what WholeByFile's ScanFiles returns.
+type ByFile struct {
+	// Files and Problems are ScanAll's.
+	Files    []File
+	Problems []Problem
+	// Entries returns the entries whose Path is path, in ScanAll's order.
+	Entries func(path string) []Entry
+	// Resolved returns, for the file at path, a key of what the scan
+	// decided of its entries beyond the file's own content (for
+	// auto-memory: which index lines are pointers, which memories a
+	// secret-bearing line points to), and of the form the source makes
+	// its entries in; "" when it has none. A file whose content is what
+	// the Cache held (Load at its fingerprint) and whose key is the one
+	// stored with its entries has those entries still: the catalog keeps
+	// them without asking Entries, so that a scan after one file changed
+	// makes the entries of that file alone. nil: no file has a key.
+	Resolved func(path string) string
 }
 
 // Cache keeps what a Whole source derived from each file between scans.

@@ -46,6 +46,12 @@ type CatalogFile struct {
 	// whose entries changed without the file changing (a pointer whose
 	// target was deleted) is told by it.
 	Sum string `json:"sum,omitempty"`
+	// Resolved is a Whole source's key of what decided the file's entries
+	// beyond its parse (source.ByFile.Resolved), stored with the entries
+	// made from the parse its blob holds: while both stand, a scan keeps
+	// the entries without making them. A writer that stores a new parse
+	// without the entries (PutParse) clears it.
+	Resolved string `json:"resolved,omitempty"`
 	// Problems are what the source could not make sense of in the file as
 	// fingerprinted: reported when found, kept for `intermem sources`.
 	Problems []source.Problem `json:"problems,omitempty"`
@@ -457,7 +463,8 @@ func (c *CatalogTx) PutState(src string, b []byte) error {
 // fingerprint the file had when it was read, for a writer that parsed the
 // file without bringing the catalog's entries up to date — the Stop hook's
 // sweep. The file's stored ids, sum and problems stand: they still say
-// which entries the catalog holds. The next catalog.Build finds the blob
+// which entries the catalog holds (its Resolved key is cleared: they are
+// no longer made from the blob). The next catalog.Build finds the blob
 // at the file's fingerprint, decodes it rather than reading the file, and
 // stores the entries when their sum differs; a session start reads the
 // blob (Parse) instead of parsing the file. racy marks a fingerprint that
@@ -473,6 +480,7 @@ func (c *CatalogTx) PutParse(src, path string, fp source.Fingerprint, racy bool,
 		return nil
 	}
 	f.FP, f.Racy = fp, racy
+	f.Resolved = "" // the ids are no longer the blob's
 	if err := c.PutFile(&f); err != nil {
 		return err
 	}

@@ -44,6 +44,8 @@
 package automemory
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"path"
@@ -110,15 +112,17 @@ func (Source) ScanAll(env source.Env, c source.Cache) ([]source.Entry, []source.
 }
 
 // ScanFiles implements source.WholeByFile: ScanAll, each file's entries
-// made from the scan when the catalog asks for them.
-func (Source) ScanFiles(env source.Env, c source.Cache) ([]source.File, []source.Problem, func(string) []source.Entry) {
+// made from the scan when the catalog asks for them, and each file's
+// Resolved key (resolvedKey).
+func (Source) ScanFiles(env source.Env, c source.Cache) source.ByFile {
 	d, err := Scan(env, c)
 	if err != nil {
 		none := func(string) []source.Entry { return nil }
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, none
+			return source.ByFile{Entries: none}
 		}
-		return nil, []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error(), Unread: true}}, none
+		return source.ByFile{Problems: []source.Problem{{Path: strings.TrimSuffix(Prefix, "/"), Message: "cannot be read: " + err.Error(), Unread: true}},
+			Entries: none}
 	}
 	if t, ok := c.(source.Toucher); ok {
 		t.Touched(d.Touched)
@@ -140,7 +144,41 @@ func (Source) ScanFiles(env source.Env, c source.Cache) ([]source.File, []source
 		}
 		return out
 	}
-	return Files(d), DirProblems(d), entries
+	resolved := func(p string) string {
+		if fs := byPath[p]; len(fs) == 1 {
+			return resolvedKey(fs[0])
+		}
+		return "" // two files share the path: made every time
+	}
+	return source.ByFile{Files: Files(d), Problems: DirProblems(d), Entries: entries, Resolved: resolved}
+}
+
+// entriesForm names the form Entry makes a catalog entry in from a parsed
+// automem entry (and the catalog stores it in: its redaction and
+// screening): a change to either, or to the citations cite.Extract finds,
+// must change it, so that the entries of unchanged files are made again
+// once, by the first scan of the new form.
+const entriesForm = "am1"
+
+// resolvedKey is the source.ByFile Resolved key of f, scanned: the form
+// of its entries, and what the directory-wide resolution (automem's
+// resolve and markPointedSecrets) decided of each — whether an index line
+// is a pointer (left out) or a fact, whether a memory is a secret — which
+// is all that the rest of the directory changes of what a file's entries
+// are: their ids, texts, lines and names are the file's parse alone.
+func resolvedKey(f *automem.File) string {
+	b := make([]byte, 0, len(entriesForm)+12*len(f.Entries))
+	b = append(b, entriesForm...)
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		secret := byte(0)
+		if e.Secret {
+			secret = 1
+		}
+		b = append(append(append(b, 0), e.Kind...), 0, secret)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
 }
 
 // Scan scans the memory directory with cache c (nil: none). A missing

@@ -30,7 +30,8 @@ func TestScanFilesIsScanAll(t *testing.T) {
 	write("notes/deep.md", "- A fact in a sub-folder.\n")
 	env := source.Env{MemoryDir: dir}
 	all, files, probs := Source{}.ScanAll(env, nil)
-	files2, probs2, entries := Source{}.ScanFiles(env, nil)
+	bf := Source{}.ScanFiles(env, nil)
+	files2, probs2, entries := bf.Files, bf.Problems, bf.Entries
 	if !reflect.DeepEqual(files, files2) || !reflect.DeepEqual(probs, probs2) {
 		t.Fatalf("files or problems differ:\n%v %v\n%v %v", files, probs, files2, probs2)
 	}
