@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -35,11 +37,14 @@ type Dir struct {
 }
 
 // dirBuf is the getdents buffer, reused for every read of a listing:
-// about 170 entries of memory-file names. The kernel fills what it
+// about 700 entries of memory-file names. The kernel fills what it
 // returns, and every page it fills is a fresh page of the process's (a
-// fault): a quiet turn over 401 files touched five pages of a 32 KiB
-// buffer, it now touches two, for two more getdents calls.
-const dirBuf = 8 << 10
+// fault): a quiet turn over 401 files touches four pages of it, two more
+// than an 8 KiB buffer would, for one getdents where that takes three —
+// and one batch of records to share between two goroutines
+// (sumRecords), where that would take three, each with its wake-up of
+// a second thread.
+const dirBuf = 32 << 10
 
 func OpenDir(dir string) (*Dir, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
@@ -96,6 +101,22 @@ func (d *Dir) Read(cookie int64, max int) (ents []Dirent, next int64, eof bool, 
 // returns the cookie after the last entry given and whether the
 // directory's end was reached.
 func (d *Dir) scan(cookie int64, max int, each func(name []byte, typ fs.FileMode, next int64)) (next int64, eof bool, err error) {
+	return d.batches(cookie, max, func(recs []byte, _ int) {
+		for len(recs) > 0 {
+			name, typ, off, n := record(recs)
+			recs = recs[n:]
+			if !dots(name) {
+				each(name, direntType(typ), off)
+			}
+		}
+	})
+}
+
+// batches is scan by the buffer: batch is given each run of records
+// (getdents64's linux_dirent64, checked well formed) that scan would give
+// one by one, and how many of them are not "." or "..", before the buffer
+// is read into again.
+func (d *Dir) batches(cookie int64, max int, batch func(recs []byte, n int)) (next int64, eof bool, err error) {
 	// A descriptor just opened reads from the start without a seek.
 	if cookie != 0 || d.moved {
 		if _, err := unix.Seek(d.fd, cookie, 0); err != nil {
@@ -118,36 +139,110 @@ func (d *Dir) scan(cookie int64, max int, each func(name []byte, typ fs.FileMode
 		if m == 0 {
 			return next, true, nil
 		}
-		b := d.buf[:m]
-		for len(b) >= 19 {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				return next, false, errors.New("read directory: malformed entry")
-			}
-			off := int64(binary.NativeEndian.Uint64(b[8:16]))
-			typ := b[18]
-			name := b[19:reclen]
-			end := bytes.IndexByte(name, 0)
-			if end < 0 {
+		// The records up to end are well formed and within max; named
+		// counts those that are not dots.
+		b, end, named := d.buf[:m], 0, 0
+		for len(b)-end >= 19 && n < max {
+			rec := b[end:]
+			reclen := int(binary.NativeEndian.Uint16(rec[16:18]))
+			if reclen < 19 || reclen > len(rec) || bytes.IndexByte(rec[19:reclen], 0) < 0 {
 				// The kernel always ends a name with a NUL within its
 				// record; one that does not is no entry to trust.
+				batch(b[:end], named)
 				return next, false, errors.New("read directory: malformed entry")
 			}
-			name = name[:end]
-			b = b[reclen:]
+			name, _, off, _ := record(rec)
+			if !dots(name) {
+				named++
+			}
+			end += reclen
 			next = off
 			n++
-			if !dots(name) {
-				each(name, direntType(typ), off)
-			}
-			if n >= max {
-				// What getdents returned beyond this entry is read again
-				// from its cookie next time.
-				return next, false, nil
-			}
+		}
+		batch(b[:end], named)
+		if n >= max {
+			// What getdents returned beyond this entry is read again
+			// from its cookie next time.
+			return next, false, nil
 		}
 	}
 	return next, false, nil
+}
+
+// record is the first of recs, well formed (batches checked it): its name
+// (a NUL follows it), type, the cookie after it and its length.
+func record(recs []byte) (name []byte, typ uint8, next int64, n int) {
+	n = int(binary.NativeEndian.Uint16(recs[16:18]))
+	name = recs[19:n]
+	return name[:bytes.IndexByte(name, 0)], recs[18], int64(binary.NativeEndian.Uint64(recs[8:16])), n
+}
+
+// sumScan is scan summing the memory files it meets as Sum does (part):
+// the records of each getdents are stat'ed by two goroutines at once when
+// there are enough of them (sumRecords).
+func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err error) {
+	next, eof, err = d.batches(cookie, max, func(recs []byte, n int) {
+		p.met += n
+		q := d.sumRecords(recs, n)
+		p.sum.sum += q.sum.sum
+		p.sum.n += q.sum.n
+		p.index = p.index || q.index
+	})
+	return next, eof, p, err
+}
+
+// chunkRecs is how many records a goroutine claims at a time: a few tens
+// of microseconds of stats, so that neither waits long for the other's
+// last chunk.
+const chunkRecs = 8
+
+// sumRecords sums the memory files among recs (n records besides the
+// dots). The terms add in any order (fpSum), so the records can be shared:
+// each goroutine claims the next chunkRecs records by an atomic cursor,
+// walks the buffer (read only while both read it) to them and sums them
+// on its own; the two parts add up to the sequential sum.
+func (d *Dir) sumRecords(recs []byte, n int) part {
+	if n < ParallelMin || runtime.GOMAXPROCS(0) < 2 {
+		var cur atomic.Int64
+		return d.sumClaimed(recs, &cur)
+	}
+	var cur atomic.Int64
+	other := make(chan part, 1)
+	go func() { other <- d.sumClaimed(recs, &cur) }()
+	p := d.sumClaimed(recs, &cur)
+	// The other has finished its chunks, or has not started and will
+	// find none left: when it has not started, this goroutine's thread
+	// runs it while it waits, rather than waiting for another thread.
+	q := <-other
+	p.sum.sum += q.sum.sum
+	p.sum.n += q.sum.n
+	p.index = p.index || q.index
+	return p
+}
+
+// sumClaimed sums the records of recs it claims from cur, chunkRecs at a
+// time, until none are left.
+func (d *Dir) sumClaimed(recs []byte, cur *atomic.Int64) part {
+	var p part
+	pos, i := 0, 0 // the record at byte pos is the i-th
+	for {
+		start := int(cur.Add(chunkRecs)) - chunkRecs
+		for ; i < start && pos < len(recs); i++ {
+			pos += int(binary.NativeEndian.Uint16(recs[pos+16 : pos+18]))
+		}
+		if pos >= len(recs) {
+			return p
+		}
+		for ; i < start+chunkRecs && pos < len(recs); i++ {
+			name, typ, _, n := record(recs[pos:])
+			pos += n
+			if dots(name) || !memoryName(name) {
+				continue
+			}
+			p.index = p.index || string(name) == Index
+			p.sum.addTerm(d.entryTerm(name, direntType(typ)))
+		}
+	}
 }
 
 // dots reports whether name is "." or "..".
@@ -211,19 +306,43 @@ func statFlags(follow bool) int {
 // be an allocation: a quiet turn looks at every memory file).
 func (d *Dir) look(name []byte, typ fs.FileMode) facts {
 	var st unix.Stat_t
+	if skip, ok := d.lookStat(name, typ, &st); !ok {
+		return facts{skip: skip}
+	}
+	return facts{ok: true, size: st.Size, mod: time.Unix(st.Mtim.Unix()), ino: st.Ino, mode: ModeOf(st.Mode)}
+}
+
+// lookStat is look's stat into st, or why the entry is skipped without
+// one (ok false).
+func (d *Dir) lookStat(name []byte, typ fs.FileMode, st *unix.Stat_t) (skip string, ok bool) {
 	if typ == ModeUnknown {
-		if err := d.statz(name, false, &st); err != nil {
-			return facts{skip: "cannot be read: " + err.Error()}
+		if err := d.statz(name, false, st); err != nil {
+			return "cannot be read: " + err.Error(), false
 		}
 		typ = ModeOf(st.Mode).Type()
 	}
 	if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
-		return facts{skip: "not a regular file"}
+		return "not a regular file", false
 	}
-	if err := d.statz(name, typ&fs.ModeSymlink != 0, &st); err != nil {
-		return facts{skip: "cannot be read: " + err.Error()}
+	if err := d.statz(name, typ&fs.ModeSymlink != 0, st); err != nil {
+		return "cannot be read: " + err.Error(), false
 	}
-	return facts{ok: true, size: st.Size, mod: time.Unix(st.Mtim.Unix()), ino: st.Ino, mode: ModeOf(st.Mode)}
+	return "", true
+}
+
+// entryTerm is the term in a listing's sum (fpSum) of the directory
+// entry name of type typ: what a File of it (fileOf, over look) would
+// add. It runs on a goroutine of its own when the stats are shared
+// (sumRecords), whose stack begins at two kilobytes: its frame holds the
+// stat and the fingerprint's bytes, and nothing more.
+func (d *Dir) entryTerm(name []byte, typ fs.FileMode) uint64 {
+	var st unix.Stat_t
+	if skip, ok := d.lookStat(name, typ, &st); !ok {
+		return term(name, "", skip)
+	}
+	var buf [64]byte
+	size, mode := st.Size, ModeOf(st.Mode)
+	return term(name, appendFingerprint(buf[:0], size, time.Unix(st.Mtim.Unix()), st.Ino, mode), skipOf(size, mode))
 }
 
 // statz is fstatat of name relative to the directory: name[:len(name)+1]

@@ -114,3 +114,28 @@ func (d *Dir) fileOf(name []byte, s string, typ fs.FileMode) File {
 	}
 	return fileFrom(s, string(f.fingerprint(nil)), f.size, f.mod, f.mode)
 }
+
+// sumScan is scan summing the memory files it meets as Sum does, one
+// after the other.
+func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err error) {
+	next, eof, err = d.scan(cookie, max, func(name []byte, typ fs.FileMode, _ int64) {
+		p.met++
+		if !memoryName(name) {
+			return
+		}
+		p.index = p.index || string(name) == Index
+		p.sum.addTerm(d.entryTerm(name, typ))
+	})
+	return next, eof, p, err
+}
+
+// entryTerm is the term in a listing's sum (fpSum) of the directory
+// entry name of type typ, stat'ed by look: what a File of it (fileOf)
+// would add.
+func (d *Dir) entryTerm(name []byte, typ fs.FileMode) uint64 {
+	f := d.look(name, typ)
+	if !f.ok {
+		return term(name, "", f.skip)
+	}
+	return term(name, f.fingerprint(nil), skipOf(f.size, f.mode))
+}

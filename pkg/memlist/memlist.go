@@ -81,7 +81,7 @@ func List(dir string, subs []string) (*Listing, error) {
 			l.FP = "none"
 			return l, nil
 		}
-		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+		return nil, listErr(dir, err)
 	}
 	have := make(map[string]bool, len(des))
 	for _, de := range des { // ReadDir sorts by name
@@ -194,6 +194,22 @@ type facts struct {
 // fingerprint appends the entry's fingerprint to b.
 func (f *facts) fingerprint(b []byte) []byte {
 	return appendFingerprint(b, f.size, f.mod, f.ino, f.mode)
+}
+
+// ParallelMin is the fewest directory entries a getdents batch must hold
+// for a second goroutine to stat part of them (on Linux,
+// dir_linux.go's sumRecords; a variable for tests).
+// Below it, the wake-up of a second thread costs more than the stats it
+// would take over.
+var ParallelMin = 96
+
+// part is what summing some of a directory's entries says (Dir.sumScan):
+// the sum of the memory files among them, how many entries there were
+// besides "." and "..", and whether the index was one of them.
+type part struct {
+	sum   fpSum
+	met   int
+	index bool
 }
 
 // ErrText is an error without the path it names (the file is named apart,
@@ -315,12 +331,12 @@ func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 			l.FP, l.Whole, l.Last = "none", true, true
 			return l, nil
 		}
-		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+		return nil, listErr(dir, err)
 	}
 	defer d.Close()
 	dfp, err := d.FP()
 	if err != nil {
-		return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+		return nil, listErr(dir, err)
 	}
 	subsSum := SumOf(subs)
 	sw := Sweep{Dir: dfp}
@@ -342,12 +358,8 @@ func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 			l.Files = append(l.Files, f)
 		}
 	}
-	// Whether the index was among the directory's entries, and the
-	// sub-folder files listed (a sub-folder file's name holds a slash, a
-	// directory entry's never does: the two cannot meet, and only
-	// pointers can name a file twice).
+	// Whether the index was among the directory's entries.
 	var haveIndex bool
-	var haveSub map[string]bool
 	if !sw.DirDone {
 		var met int
 		each := func(name []byte, typ fs.FileMode, next int64) {
@@ -356,31 +368,34 @@ func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 				return
 			}
 			haveIndex = haveIndex || string(name) == Index
-			if keep {
-				f := d.fileOf(name, string(name), typ)
-				f.At, f.Pos = AtDirent, next
-				add(f)
-				return
-			}
-			f := d.look(name, typ)
-			if !f.ok {
-				sum.addTerm(term(name, "", f.skip))
-				return
-			}
-			var buf [64]byte
-			sum.addTerm(term(name, f.fingerprint(buf[:0]), skipOf(f.size, f.mode)))
+			f := d.fileOf(name, string(name), typ)
+			f.At, f.Pos = AtDirent, next
+			add(f)
 		}
-		next, eof, err := d.scan(sw.Cookie, left, each)
+		// Without files to keep, the directory's entries are summed as
+		// they are stat'ed (sumScan: by two goroutines when there are
+		// many).
+		scan := func(cookie int64) (int64, bool, error) {
+			if keep {
+				return d.scan(cookie, left, each)
+			}
+			next, eof, p, err := d.sumScan(cookie, left)
+			met, haveIndex = p.met, p.index
+			sum.sum += p.sum.sum
+			sum.n += p.sum.n
+			return next, eof, err
+		}
+		next, eof, err := scan(sw.Cookie)
 		if err != nil && sw.Cookie != 0 {
 			// A cookie this directory does not take (it was replaced,
 			// or moved to another filesystem): a new sweep.
 			sw = Sweep{Dir: dfp}
 			fresh, l.Start = true, sw
 			l.Files, sum, haveIndex, met = l.Files[:0], fpSum{}, false, 0
-			next, eof, err = d.scan(0, left, each)
+			next, eof, err = scan(0)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list memory dir %s: %w", dir, err)
+			return nil, listErr(dir, err)
 		}
 		left -= met
 		sw.Cookie, sw.DirDone = next, eof
@@ -392,37 +407,11 @@ func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 		if sw.Subs != subsSum {
 			sw.Dirty, sw.Sub, sw.Subs = true, 0, subsSum
 		}
-		for ; sw.Sub < len(subs) && left > 0; left-- {
-			s := subs[sw.Sub]
-			sw.Sub++
-			f, ok := SubFile(dir, s)
-			if !ok || haveSub[f.Name] {
-				continue
-			}
-			if haveSub == nil {
-				haveSub = make(map[string]bool, len(subs)-sw.Sub+1)
-			}
-			haveSub[f.Name] = true
-			f.At, f.Pos = AtSub, int64(sw.Sub)
-			add(f)
-		}
+		left = subFiles(dir, subs, &sw, left, add)
 	}
 	l.Last = sw.DirDone && sw.Sub >= len(subs)
 	if !haveIndex {
-		if fi, err := d.Stat(Index, false); err == nil {
-			f := FileOf(Index, fi.Mode().Type(), func() (fs.FileInfo, error) {
-				if fi.Mode()&fs.ModeSymlink != 0 {
-					return d.Stat(Index, true)
-				}
-				return fi, nil
-			})
-			add(f)
-			if keep {
-				// First, as the directory's own entry would not be.
-				copy(l.Files[1:], l.Files)
-				l.Files[0] = f
-			}
-		}
+		d.addIndex(l, keep, &sum)
 	}
 	if l.Last {
 		// An entry added, removed or renamed while this turn read.
@@ -440,6 +429,64 @@ func turn(dir string, subs []string, prev *Sweep, keep bool) (*Listing, error) {
 		l.FP = sum.String()
 	}
 	return l, nil
+}
+
+// listErr is an error listing dir.
+//
+//go:noinline
+func listErr(dir string, err error) error { return fmt.Errorf("list memory dir %s: %w", dir, err) }
+
+// subFiles lists the sub-folder files of subs that sweep sw has not done
+// yet, up to left (add is given each), and returns what is left. A
+// sub-folder file's name holds a slash, a directory entry's never does:
+// the two cannot meet, and only pointers can name a file twice.
+//
+// Its own function, as is addIndex, so that turn's frame stays small (a
+// quiet turn's listing runs a few kilobytes deep in a hook's main
+// goroutine, whose stack would grow).
+//
+//go:noinline
+func subFiles(dir string, subs []string, sw *Sweep, left int, add func(File)) int {
+	var have map[string]bool
+	for ; sw.Sub < len(subs) && left > 0; left-- {
+		s := subs[sw.Sub]
+		sw.Sub++
+		f, ok := SubFile(dir, s)
+		if !ok || have[f.Name] {
+			continue
+		}
+		if have == nil {
+			have = make(map[string]bool, len(subs)-sw.Sub+1)
+		}
+		have[f.Name] = true
+		f.At, f.Pos = AtSub, int64(sw.Sub)
+		add(f)
+	}
+	return left
+}
+
+// addIndex adds the index to the listing l and its sum when the
+// directory holds one that was not among the entries listed: first in
+// l.Files (kept), as the directory's own entry would not be.
+//
+//go:noinline
+func (d *Dir) addIndex(l *Listing, keep bool, sum *fpSum) {
+	fi, err := d.Stat(Index, false)
+	if err != nil {
+		return
+	}
+	f := FileOf(Index, fi.Mode().Type(), func() (fs.FileInfo, error) {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return d.Stat(Index, true)
+		}
+		return fi, nil
+	})
+	sum.add(f.Name, f.FP, f.Skip)
+	if keep {
+		l.Files = append(l.Files, f)
+		copy(l.Files[1:], l.Files)
+		l.Files[0] = f
+	}
 }
 
 // Index is the memory directory's index file.

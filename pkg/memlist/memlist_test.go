@@ -137,3 +137,65 @@ func TestSumIsTurn(t *testing.T) {
 		t.Fatal("a file for a directory: no error")
 	}
 }
+
+// TestParallelSumIsSequential: the sum two goroutines take of a
+// directory's entries (sumRecords, above ParallelMin) is the sum one
+// takes, and Turn's, over directories of hundreds of entries of every
+// kind — more than one getdents buffer holds, with names long and short —
+// and turns whose chunk ends inside a buffer. Run under -race, it also
+// shows that the two goroutines share nothing but the buffer they read.
+func TestParallelSumIsSequential(t *testing.T) {
+	defer func(n, m int) { ChunkEntries, ParallelMin = n, m }(ChunkEntries, ParallelMin)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 6 {
+		dir := t.TempDir()
+		n := 150 + rng.IntN(500)
+		for i := range n {
+			name := fmt.Sprintf("f%03d%s.md", i, strings.Repeat("x", rng.IntN(60)))
+			p := filepath.Join(dir, name)
+			switch rng.IntN(12) {
+			case 0:
+				os.Symlink(fmt.Sprintf("f%03d.md", rng.IntN(n)), p)
+			case 1:
+				os.Symlink("nowhere.md", p)
+			case 2:
+				os.Mkdir(p, 0o755)
+			case 3:
+				syscall.Mkfifo(p, 0o600)
+			case 4:
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf(".hidden%d.md", i)), nil, 0o600)
+			case 5:
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf("other%d.txt", i)), nil, 0o600)
+			default:
+				os.WriteFile(p, []byte(strings.Repeat("x", rng.IntN(100))), 0o640)
+			}
+		}
+		if round%2 == 0 {
+			os.WriteFile(filepath.Join(dir, Index), []byte("- fact\n"), 0o600)
+		}
+		for _, chunk := range []int{4096, n / 2, 7} {
+			ChunkEntries = chunk
+			ParallelMin = 1 << 30
+			seq, seqWhole, err := Sum(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ParallelMin = 1
+			par, parWhole, err := Sum(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := Turn(dir, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if par != seq || parWhole != seqWhole || par != l.FP || parWhole != l.Whole {
+				t.Fatalf("round %d, chunk %d: parallel Sum = %q whole %v, sequential %q whole %v, Turn %q whole %v",
+					round, chunk, par, parWhole, seq, seqWhole, l.FP, l.Whole)
+			}
+			if chunk == 4096 && (!parWhole || ListingFP(l.Files) != par) {
+				t.Fatalf("round %d: parallel Sum = %q, the sum of Turn's files %q", round, par, ListingFP(l.Files))
+			}
+		}
+	}
+}
