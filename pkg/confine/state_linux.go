@@ -30,9 +30,9 @@ func plainState(dir string) bool {
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid != euid {
 		return false
 	}
-	var buf [1024]byte
+	buf := direntBuf()
 	for {
-		n, err := unix.Getdents(fd, buf[:])
+		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
 			continue
 		}
@@ -68,3 +68,14 @@ func plainState(dir string) bool {
 		}
 	}
 }
+
+// direntBuf is plainState's getdents buffer (a dozen entries of the state
+// directory's names at a time), on the heap — returned by a function not
+// inlined, it escapes: half a kilobyte more on the stack of the goroutine
+// that checks, a hook's main a few kilobytes deep here, would make its
+// stack grow, a copy into fresh pages that costs more than this
+// allocation (of a size the hooks allocate anyway: reading the payload
+// starts with one).
+//
+//go:noinline
+func direntBuf() []byte { return make([]byte, 512) }

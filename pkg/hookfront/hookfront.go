@@ -101,57 +101,106 @@ func (o Options) full(name string) (string, error) {
 
 // Main is the whole of cmd/intermem-hook. env.Dir may be empty: the
 // working directory is then asked for only when it is needed (dir).
+//
+// Its own frame and those of the calls on a quiet turn's path stay small
+// (what only another path needs is in functions of its own: parse, info,
+// start, handOver, panicked): the main goroutine's stack begins at a few
+// kilobytes, and a quiet turn that went deeper would grow it, copying it
+// into fresh pages (COSTS: a fault each).
 func Main(env *clienv.Env, args []string, o Options) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			// Nothing was printed; a quiet turn's count may have been
-			// appended, so the turn is not handed over a second time.
-			logLine(env, payload.Input{}, fmt.Sprintf("panic: %v", r))
+			panicked(env, r)
 		}
 		code = 0
 	}()
-	if len(args) == 1 {
-		switch args[0] {
-		case "-h", "-help", "--help", "help":
-			fmt.Fprint(env.Stdout, usage)
-			return 0
-		case "-version", "--version", "version":
-			fmt.Fprintf(env.Stdout, "%s %s\n", Name, clienv.Version)
-			return 0
-		}
+	if len(args) == 1 && info(env, args[0]) {
+		return 0
 	}
 	b, err := readInput(env.Stdin)
 	if err != nil {
 		b = nil
 	}
-	in, perr := payload.Parse(b)
+	var in payload.Input
+	if parse(b, &in) == nil {
+		switch in.Event {
+		case "Stop", "SubagentStop":
+			if Quiet(env, &in) {
+				return 0
+			}
+		case "SessionStart":
+			if start(env, &in, &o) {
+				return 0
+			}
+		}
+	}
+	handOver(env, &in, args, b, &o)
+	return 0
+}
+
+// parse is payload.Parse into in: the copies of an Input returned by
+// value would take a few hundred bytes of Main's frame.
+//
+//go:noinline
+func parse(b []byte, in *payload.Input) (err error) {
+	*in, err = payload.Parse(b)
+	return err
+}
+
+// info prints the usage or the version when arg asks for it, and reports
+// whether it did.
+//
+//go:noinline
+func info(env *clienv.Env, arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(env.Stdout, usage)
+		return true
+	case "-version", "--version", "version":
+		fmt.Fprintf(env.Stdout, "%s %s\n", Name, clienv.Version)
+		return true
+	}
+	return false
+}
+
+// start answers a SessionStart from the render cache (Start), printing
+// its output; false to hand over.
+//
+//go:noinline
+func start(env *clienv.Env, in *payload.Input, o *Options) bool {
+	out, ok := Start(env, *in, *o)
+	if ok && len(out) > 0 {
+		_, _ = env.Stdout.Write(out)
+	}
+	return ok
+}
+
+// handOver replaces the process with the full hook for in's event, the
+// payload b as its stdin; when that cannot be done it logs why (and the
+// front exits 0).
+//
+//go:noinline
+func handOver(env *clienv.Env, in *payload.Input, args []string, b []byte, o *Options) {
 	full := Snapshot
 	if in.Event == "SessionStart" {
 		full = Inject
 	}
-	if perr == nil {
-		switch in.Event {
-		case "Stop", "SubagentStop":
-			if Quiet(env, in) {
-				return 0
-			}
-		case "SessionStart":
-			if out, ok := Start(env, in, o); ok {
-				if len(out) > 0 {
-					_, _ = env.Stdout.Write(out)
-				}
-				return 0
-			}
-		}
-	}
 	path, err := o.full(full)
 	if err == nil {
 		if err = o.Exec(path, args, b); err == nil {
-			return 0 // a test's Exec, which ran the full hook and returned
+			return // a test's Exec, which ran the full hook and returned
 		}
 	}
-	logLine(env, in, fmt.Sprintf("%s: cannot hand over to %s: %v", event(in), full, err))
-	return 0
+	logLine(env, *in, fmt.Sprintf("%s: cannot hand over to %s: %v", event(*in), full, err))
+}
+
+// panicked logs a panic of Main's. Nothing was printed; a quiet turn's
+// count may have been appended, so the turn is not handed over a second
+// time.
+//
+//go:noinline
+func panicked(env *clienv.Env, r any) {
+	logLine(env, payload.Input{}, fmt.Sprintf("panic: %v", r))
 }
 
 // readInput reads the payload as the full hook would (payload.MaxInput),
@@ -171,7 +220,7 @@ func readInput(r io.Reader) ([]byte, error) {
 // resolve is the project the full hook would work on, with its state
 // directory checked (project.CheckState) as hookio checks it before any
 // body; nil for anything the full hook must see.
-func resolve(env *clienv.Env, in payload.Input) *project.Project {
+func resolve(env *clienv.Env, in *payload.Input) *project.Project {
 	p, err := project.Resolve(env, dir(env, in))
 	if err != nil || p.CheckState() != nil {
 		return nil
@@ -184,7 +233,7 @@ func resolve(env *clienv.Env, in payload.Input) *project.Project {
 // cmd/intermem-hook leaves it) is asked for only when neither the payload
 // nor the environment names one — os.Getwd costs two stats and a system
 // call, and Claude Code always sends an absolute cwd.
-func dir(env *clienv.Env, in payload.Input) string {
+func dir(env *clienv.Env, in *payload.Input) string {
 	if d := in.Dir(env.Get, ""); d != "" {
 		return d
 	}
@@ -200,7 +249,7 @@ func dir(env *clienv.Env, in payload.Input) string {
 
 // Quiet answers a Stop or SubagentStop that has nothing to do: true when
 // it is done (nothing more to run), false to hand over.
-func Quiet(env *clienv.Env, in payload.Input) bool {
+func Quiet(env *clienv.Env, in *payload.Input) bool {
 	p := resolve(env, in)
 	if p == nil {
 		return false
@@ -218,8 +267,17 @@ func Quiet(env *clienv.Env, in payload.Input) bool {
 	if in.Event != "Stop" || interval == 0 || in.Bool("stop_hook_active") {
 		return true
 	}
+	return count(env, p, in.SessionID, interval)
+}
+
+// count counts a quiet Stop in the turn tally: false when the tally is not
+// usable as it is or the turn is a checkpoint turn (the full hook takes
+// it).
+//
+//go:noinline
+func count(env *clienv.Env, p *project.Project, session string, interval int) bool {
 	path := p.Path(turns.Name)
-	prev, ok := turns.Lookup(path, in.SessionID)
+	prev, ok := turns.Lookup(path, session)
 	if !ok {
 		return false // the full hook rewrites it
 	}
@@ -232,13 +290,13 @@ func Quiet(env *clienv.Env, in payload.Input) bool {
 		now = time.Now().UTC()
 	}
 	t.Seen = now.Unix()
-	return turns.Append(path, in.SessionID, t) == nil
+	return turns.Append(path, session, t) == nil
 }
 
 // Start answers a SessionStart whose cached rendering still holds: the
 // output to print (nil for none) and true, or false to hand over.
 func Start(env *clienv.Env, in payload.Input, o Options) ([]byte, bool) {
-	p := resolve(env, in)
+	p := resolve(env, &in)
 	if p == nil {
 		return nil, false
 	}
@@ -301,7 +359,7 @@ func Key(env *clienv.Env, p *project.Project, in payload.Input, exe string) rend
 func logLine(env *clienv.Env, in payload.Input, msg string) {
 	defer func() { _ = recover() }()
 	var path string
-	p, err := project.Resolve(env, dir(env, in))
+	p, err := project.Resolve(env, dir(env, &in))
 	switch {
 	case err == nil:
 		if p.CheckState() != nil {
