@@ -810,9 +810,13 @@ func TestIndexDelta(t *testing.T) {
 		}
 	})
 	// A damaged delta, then a damaged base: built again, the same answer.
-	for _, key := range []string{"index_delta", "index"} {
+	for _, key := range []string{"index_delta", "base"} {
 		if err := f.st.Update(func(tx *bolt.Tx) error {
-			return tx.Bucket(store.BucketCatMeta).Put([]byte(key), []byte("IMSX\x02\xff\xff"))
+			bucket := store.BucketCatMeta
+			if key == "base" {
+				bucket = store.BucketCatIndex
+			}
+			return tx.Bucket(bucket).Put([]byte(key), []byte("IMSX\x02\xff\xff"))
 		}); err != nil {
 			t.Fatal(err)
 		}

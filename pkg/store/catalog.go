@@ -26,10 +26,20 @@ var (
 	// name one fact in two sources (a memory and its promoted copy carry
 	// the same id), never twice in one.
 	BucketCatEntries = []byte("catalog_entries")
-	// BucketCatMeta holds the generation, the encoded search index (a base
-	// segment, a delta over it, the generation they are current at and
-	// the ids changed since the base), and each source's last scan.
+	// BucketCatMeta holds the generation, the search index's delta over
+	// its base, the generation they are current at and the ids changed
+	// since the base, and each source's last scan.
 	BucketCatMeta = []byte("catalog")
+	// BucketCatIndex holds the encoded base of the search index (key
+	// "base"), alone: it is megabytes, and bbolt writes a leaf's every
+	// value again when one of its keys is written, and keeps at least two
+	// keys in a leaf. In BucketCatMeta (where an older intermem kept it,
+	// under "index"), it shared a leaf with the generation, so that every
+	// commit that changed an entry read and wrote the whole base again:
+	// at 20,000 entries 1.9 MB, read through the store's mapping and
+	// copied into a buffer of its size, the largest part of a session
+	// end's peak memory. Created when a base is first stored.
+	BucketCatIndex = []byte("catalog_index")
 )
 
 // CatalogFile is what the catalog keeps of one file of a source.
@@ -91,7 +101,8 @@ func entryKey(id, src string) string { return id + "\x00" + src }
 // Meta keys of BucketCatMeta.
 var (
 	metaGeneration = []byte("generation")
-	metaIndex      = []byte("index")
+	metaIndex      = []byte("index") // an older intermem's place of the base: see BucketCatIndex
+	indexBase      = "base"
 	metaIndexGen   = []byte("index_generation")
 	metaIndexDelta = []byte("index_delta")
 	metaChanged    = "changed\x00" // + entry id → "1": changed since the index's base was stored
@@ -369,7 +380,31 @@ func (c *CatalogTx) Bump() error {
 // the base and its delta (IndexDelta) are current at; the bytes are valid
 // only during the transaction.
 func (c *CatalogTx) Index() ([]byte, uint64) {
-	return c.get(BucketCatMeta, string(metaIndex)), c.metaInt(metaIndexGen)
+	return c.indexBase(), c.metaInt(metaIndexGen)
+}
+
+// indexBase returns the stored base of the search index, from where an
+// older intermem stored it when it is not in its own bucket.
+func (c *CatalogTx) indexBase() []byte {
+	if b := c.get(BucketCatIndex, indexBase); b != nil {
+		return b
+	}
+	return c.get(BucketCatMeta, string(metaIndex))
+}
+
+// moveBase moves a base of the search index that an older intermem stored
+// in BucketCatMeta to its own bucket, where writing another key does not
+// write it again (a copy: bytes read from the store are valid only until
+// the commit remaps it).
+func (c *CatalogTx) moveBase() error {
+	old := c.get(BucketCatMeta, string(metaIndex))
+	if old == nil {
+		return nil
+	}
+	if err := c.put(BucketCatIndex, indexBase, bytes.Clone(old)); err != nil {
+		return err
+	}
+	return c.del(BucketCatMeta, string(metaIndex))
 }
 
 // IndexDelta returns the encoded delta over the stored base (nil when
@@ -389,7 +424,10 @@ func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
 	if err := c.del(BucketCatMeta, string(metaIndexDelta)); err != nil {
 		return err
 	}
-	if err := c.put(BucketCatMeta, string(metaIndex), b); err != nil {
+	if err := c.del(BucketCatMeta, string(metaIndex)); err != nil {
+		return err
+	}
+	if err := c.put(BucketCatIndex, indexBase, b); err != nil {
 		return err
 	}
 	c.based = 2
@@ -399,6 +437,9 @@ func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
 // PutIndexDelta stores the encoded delta over the stored base, which
 // together are current at generation gen.
 func (c *CatalogTx) PutIndexDelta(b []byte, gen uint64) error {
+	if err := c.moveBase(); err != nil {
+		return err
+	}
 	if err := c.put(BucketCatMeta, string(metaIndexDelta), b); err != nil {
 		return err
 	}
@@ -422,7 +463,7 @@ func (c *CatalogTx) IndexChanged() []string {
 func (c *CatalogTx) markChanged(id string) error {
 	if c.based == 0 {
 		c.based = 1
-		if c.get(BucketCatMeta, string(metaIndex)) != nil {
+		if c.indexBase() != nil {
 			c.based = 2
 		}
 	}

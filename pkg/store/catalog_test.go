@@ -116,3 +116,74 @@ func TestCatalogTxHeldWritesMerge(t *testing.T) {
 		return nil
 	})
 }
+
+// The search index's base is kept in a bucket of its own, so that a
+// commit that writes the catalog's generation (every one that changes an
+// entry) does not write the base's megabytes again, as it did while the
+// base shared BucketCatMeta's leaf with the generation. A base an older
+// intermem stored there is read where it is, and moved by the first
+// writer of a delta.
+func TestIndexBaseApart(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "intermem.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := []byte("IMSX" + strings.Repeat("base of the index ", 60_000)) // 1 MB
+	update := func(fn func(c *CatalogTx) error) {
+		t.Helper()
+		if err := s.Update(func(tx *bolt.Tx) error { return fn(Catalog(tx)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Where an older intermem stored it.
+	update(func(c *CatalogTx) error {
+		if err := c.Bump(); err != nil {
+			return err
+		}
+		if err := c.put(BucketCatMeta, "index", base); err != nil {
+			return err
+		}
+		return c.put(BucketCatMeta, "index_generation", []byte("1"))
+	})
+	read := func() (b []byte, gen uint64, old bool) {
+		s.View(func(tx *bolt.Tx) error {
+			c := Catalog(tx)
+			raw, g := c.Index()
+			b, gen = append([]byte(nil), raw...), g
+			old = tx.Bucket(BucketCatMeta).Get([]byte("index")) != nil
+			return nil
+		})
+		return b, gen, old
+	}
+	if b, gen, old := read(); string(b) != string(base) || gen != 1 || !old {
+		t.Fatalf("an older intermem's base: %d bytes at %d (in BucketCatMeta: %v), want %d at 1", len(b), gen, old, len(base))
+	}
+	update(func(c *CatalogTx) error { return c.PutIndexDelta([]byte("IMSX delta"), 1) })
+	if b, gen, old := read(); string(b) != string(base) || gen != 1 || old {
+		t.Fatalf("after a delta was stored: %d bytes at %d (left in BucketCatMeta: %v), want %d at 1 in its own bucket", len(b), gen, old, len(base))
+	}
+	// A commit that bumps the generation and marks an entry changed
+	// leaves the base's pages where they were: not written again.
+	root := func() (pgid uint64) {
+		s.View(func(tx *bolt.Tx) error {
+			pgid = uint64(tx.Bucket(BucketCatIndex).RootPage())
+			return nil
+		})
+		return pgid
+	}
+	before := root()
+	update(func(c *CatalogTx) error {
+		if err := c.PutEntry(&CatalogEntry{Entry: source.Entry{ID: "a1", Source: "compound", Text: "changed"}}); err != nil {
+			return err
+		}
+		return c.Bump()
+	})
+	if after := root(); after != before {
+		t.Errorf("a commit that changed an entry wrote the base again (its page %d → %d)", before, after)
+	}
+	update(func(c *CatalogTx) error { return c.PutIndex([]byte("IMSX new base"), 2) })
+	if b, gen, old := read(); string(b) != "IMSX new base" || gen != 2 || old {
+		t.Fatalf("a new base: %q at %d (old one left: %v)", b, gen, old)
+	}
+}
