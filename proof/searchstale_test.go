@@ -105,6 +105,27 @@ func TestHooksKeepSearchCurrent(t *testing.T) {
 	end(func() { appendFact("topic_03.md", "The invoice renderer retries with jittered backoff.") })
 	check("one fact added, then the session ended", "invoice renderer backoff", "memory/topic_03.md")
 
+	// A fact added half a second before the session's end: within the
+	// catalog's racy window, where the memory file's stat alone cannot
+	// say it is unchanged (before, auto-memory's key was stored empty and
+	// every search scanned the memory again until the next session's
+	// end); the key holds what the session's end read of the file.
+	session++
+	racyID := fmt.Sprintf("stale-%d", session)
+	appendFact("topic_05.md", "The payment webhook retries after a gateway timeout.")
+	edited := time.Now()
+	if r := f.run(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"Stop"}`, racyID, f.root), nil, "intermem-snapshot"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("Stop: exit %d, stdout %q", r.code, r.stdout)
+	}
+	time.Sleep(time.Until(edited.Add(500 * time.Millisecond)))
+	if r := f.run(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"SessionEnd","reason":"other"}`, racyID, f.root), nil, "intermem-snapshot"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("SessionEnd: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if since := time.Since(edited); since < catalog.RacyWindow {
+		t.Logf("the session ended %v after the edit", since.Round(time.Millisecond))
+	}
+	check("one fact added 0.5 s before the session ended", "payment webhook gateway timeout", "memory/topic_05.md")
+
 	// Edits over sessions, each rewriting 12 facts (24 ids changed),
 	// until more ids changed than a delta takes (maxDelta: 602/8+64).
 	for s := range 6 {

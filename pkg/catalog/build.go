@@ -112,7 +112,7 @@ func (b *builder) run() error {
 			whole = func(p string) []source.Entry { return byPath[p] }
 		}
 		if pre != nil && wc.touched != nil {
-			key = wholeKey(b.c.cfg.Env, dir, wc.touched, pre, true)
+			key = racyKey(wholeKey(b.c.cfg.Env, dir, wc.touched, pre, false), dir, wc.touched, pre, wc.sums)
 		}
 	} else {
 		if b.listed == nil {
@@ -187,7 +187,9 @@ func (b *builder) run() error {
 			return err
 		}
 	}
-	if b.racy || b.partial {
+	if b.partial || b.racy && !b.whole {
+		// (A Whole source's racy files are in its key, by content:
+		// racyKey.)
 		key = ""
 	}
 	st := sourceState{Key: key, Files: b.info.Files, Entries: b.info.Entries, Problems: b.info.Problems}
@@ -674,6 +676,17 @@ type wholeCache struct {
 	// touched are the paths the scan depended on (source.Toucher); nil
 	// when the source did not say.
 	touched []string
+	// sums are what the scan read of each file it read
+	// (source.ContentKeeper), by path relative to the source's base.
+	sums map[string][32]byte
+}
+
+// KeepContent implements source.ContentKeeper.
+func (w *wholeCache) KeepContent(path string, sum [32]byte) {
+	if w.sums == nil {
+		w.sums = map[string][32]byte{}
+	}
+	w.sums[path] = sum
 }
 
 // Touched implements source.Toucher.

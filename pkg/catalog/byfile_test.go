@@ -248,3 +248,92 @@ func dumpMem(m memState) string {
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }
+
+// A memory file modified within RacyWindow of a refresh is keyed by what
+// the refresh read of it (racyKey): a Build after it that finds every
+// stat unchanged reads that file alone, and does not scan auto-memory
+// again while the file holds what was read. Before, the key was stored
+// empty and every read-only Build (a search) scanned the memory until the
+// next writer's refresh.
+func TestRacyFileKeyedByContent(t *testing.T) {
+	f := newFixture(t)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f.mem, old, old); err != nil {
+		t.Fatal(err)
+	}
+	src := &counted{made: map[string]int{}}
+	scans := 0
+	reg, err := source.NewRegistry(scanCounter{src, &scans})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(write bool) {
+		t.Helper()
+		f.now = f.now.Add(time.Minute)
+		run := f.st.View
+		if write {
+			run = f.st.Update
+		}
+		if err := run(func(tx *bolt.Tx) error {
+			_, err := Build(store.Catalog(tx), Config{Env: source.Env{Root: f.root, MemoryDir: f.mem}, Registry: reg, Now: f.now})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(true)
+	// Edited now: racy.
+	p := filepath.Join(f.mem, "deploy.md")
+	if err := os.WriteFile(p, []byte("---\nname: deploy\ndescription: Deploys go through staging\ntype: project\n---\nRun scripts/deploy.sh staging, then canary, then prod.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(true)
+	scans = 0
+	build(false)
+	build(false)
+	if scans != 0 {
+		t.Errorf("after a refresh that read a racy file, %d read-only builds scanned auto-memory again, want 0", scans)
+	}
+	// What the refresh read is what the key says: another sum is another
+	// file, scanned.
+	var state []byte
+	f.st.View(func(tx *bolt.Tx) error {
+		state = append([]byte(nil), store.Catalog(tx).State("auto-memory")...)
+		return nil
+	})
+	st := readState(state)
+	key, racy := splitRacyKey(st.Key)
+	if len(racy) != 1 || racy[0].path != "deploy.md" {
+		t.Fatalf("key %q: files known by content %v, want deploy.md", st.Key, racy)
+	}
+	racy[0].sum[0] ^= 1
+	tampered := st
+	tampered.Key = racyKey(key, f.mem, st.Touched, &witness{racy: map[string]bool{p: true}}, map[string][32]byte{"deploy.md": racy[0].sum})
+	f.st.Update(func(tx *bolt.Tx) error { return store.Catalog(tx).PutState("auto-memory", encodeState(&tampered)) })
+	scans = 0
+	build(false)
+	if scans != 1 {
+		t.Errorf("a file whose content is not the one keyed: %d scans, want 1", scans)
+	}
+	// Rewritten: its stat differs, scanned.
+	f.st.Update(func(tx *bolt.Tx) error { return store.Catalog(tx).PutState("auto-memory", state) })
+	if err := os.WriteFile(p, []byte("rewritten\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scans = 0
+	build(false)
+	if scans != 1 {
+		t.Errorf("a racy file rewritten: %d scans, want 1", scans)
+	}
+}
+
+// scanCounter counts a Whole source's scans.
+type scanCounter struct {
+	*counted
+	n *int
+}
+
+func (s scanCounter) ScanFiles(env source.Env, c source.Cache) source.ByFile {
+	*s.n++
+	return s.counted.ScanFiles(env, c)
+}

@@ -43,8 +43,11 @@
 //     is stored empty (never matched) when a stat in it was within
 //     RacyWindow of its modification, a file record is racy, a listed
 //     file has a problem of its own, or a Whole source's scan looked at a
-//     path not stat'd before it; Fresh reports nothing for an unchanged
-//     source, as a full scan of unchanged files would not. A per-file
+//     path not stat'd before it — but a Whole source's file modified within
+//     RacyWindow that its scan read is keyed by the sum of what was read
+//     (racyKey, fresh.go), and the next Build reads that file alone.
+//     Fresh reports nothing for an unchanged source, as a full scan of
+//     unchanged files would not. A per-file
 //     source's key is summed as source.SumWalk finds its files, no File
 //     made, unless the walk cannot be summed or the key differs (then its
 //     listing is taken, for the scan). The per-file sources' states are

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/intermem/intermem/pkg/redact"
@@ -354,6 +356,114 @@ func statNow(base string, touched []string) *witness {
 	return w
 }
 
+// A Whole source's racy files
+//
+// A scan whose witness (stat'd before it read anything) holds a file
+// modified within RacyWindow cannot key the source by stats alone: the
+// file may be written again within the clock's tick and keep its stat.
+// Such a key was stored empty, and every Build after it scanned the source
+// again — every read-only search, after a memory file was edited less
+// than RacyWindow before a session's end, until the next session's end.
+// racyKey keys such a file by its content as well: the SHA-256 of the
+// bytes the scan read of it (source.ContentKeeper). A Build after it that
+// finds every stat as the witness took it reads those files alone and
+// trusts the source when each holds what the scan read: what the scan
+// made of the file is what it would make of it now, and every other path
+// is as its trusted stat says. (A change after the witness's stat and
+// before the scan's read is in what the scan read; one after the read is
+// in the content.) A racy path that is not a file the scan read — a
+// directory, a file not read — leaves the key empty, as before.
+
+// racyFile is a file of a Whole source's key known by its content: its
+// path relative to the source's base and the sum of what the scan read.
+type racyFile struct {
+	path string
+	sum  [32]byte
+}
+
+// racyKey returns key, the unjudged key of a Whole source over its
+// witness w, with the content of every racy path it covers, from sums
+// (what the scan read, by path relative to base); "" when a racy path is
+// not a file the scan read, or key is "".
+func racyKey(key, base string, touched []string, w *witness, sums map[string][32]byte) string {
+	if key == "" {
+		return ""
+	}
+	var racy []racyFile
+	for _, p := range covered(base, touched) {
+		if !w.racy[p] {
+			continue
+		}
+		rel, err := filepath.Rel(base, p)
+		sum, ok := sums[filepath.ToSlash(rel)]
+		if err != nil || !ok || !filepath.IsLocal(rel) {
+			return ""
+		}
+		racy = append(racy, racyFile{path: filepath.ToSlash(rel), sum: sum})
+	}
+	b := []byte(key)
+	for _, f := range racy {
+		b = append(append(append(append(b, 0), f.path...), 0), hex.EncodeToString(f.sum[:])...)
+	}
+	return string(b)
+}
+
+// splitRacyKey splits a key racyKey made into the stats' key and the
+// files known by their content.
+func splitRacyKey(key string) (string, []racyFile) {
+	parts := strings.Split(key, "\x00")
+	if len(parts)%2 == 0 {
+		return "\x00", nil // not racyKey's: matches no key
+	}
+	var racy []racyFile
+	for i := 1; i < len(parts); i += 2 {
+		var f racyFile
+		if n, err := hex.Decode(f.sum[:], []byte(parts[i+1])); err != nil || n != len(f.sum) || !filepath.IsLocal(parts[i]) {
+			return "\x00", nil
+		}
+		f.path = parts[i]
+		racy = append(racy, f)
+	}
+	return parts[0], racy
+}
+
+// maxRacyBytes bounds what sameContent reads of one file.
+const maxRacyBytes = 4 << 20
+
+// sameContent reports whether every file of racy holds what its sum says,
+// read now under base.
+func sameContent(base string, racy []racyFile) bool {
+	for _, f := range racy {
+		sum, ok := readSum(filepath.Join(base, filepath.FromSlash(f.path)))
+		if !ok || sum != f.sum {
+			return false
+		}
+	}
+	return true
+}
+
+// readSum returns the SHA-256 of the regular file at path, up to
+// maxRacyBytes; false when it cannot be read, is not a regular file (a
+// FIFO put in its place is not waited on) or is larger.
+func readSum(path string) ([32]byte, bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return [32]byte{}, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxRacyBytes {
+		return [32]byte{}, false
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxRacyBytes+1))
+	if err != nil || n > maxRacyBytes {
+		return [32]byte{}, false
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum, true
+}
+
 // preWitness stats, before a Whole source's scan, what its previous scan
 // touched and every name in its base directory: what the new scan most
 // likely touches, stat'd before it reads anything, so that a change during
@@ -395,7 +505,12 @@ func (c *Catalog) unchanged(s source.Source, b *builder) bool {
 		if dir == "" {
 			return false
 		}
-		key = wholeKeyNow(env, dir, st.Touched)
+		var racy []racyFile
+		key, racy = splitRacyKey(st.Key)
+		if now := wholeKeyNow(env, dir, st.Touched); now != key || !sameContent(dir, racy) {
+			return false
+		}
+		key = st.Key
 	} else {
 		var ok bool
 		if key, dirs, ok = sumKey(env, s, st.Dirs); !ok || key != st.Key {

@@ -119,6 +119,18 @@ type Toucher interface {
 	Touched(paths []string)
 }
 
+// ContentKeeper is a Cache that is told what a Whole source's scan read of
+// a file: the SHA-256 of its bytes, by its path relative to the source's
+// base (slash-separated, as Toucher's). A file modified within the
+// catalog's racy window of the scan cannot be told unchanged by its stat
+// alone (written again within the clock's tick, it keeps it); with the sum
+// of what the scan read, a later Build tells it by reading that one file
+// instead of scanning the source again.
+type ContentKeeper interface {
+	Cache
+	KeepContent(path string, sum [32]byte)
+}
+
 // Fingerprint is what the catalog compares to tell whether a file changed
 // since it was parsed, at the cost of a stat: its size, modification time,
 // and (where the system has them) inode and status-change time. A rename

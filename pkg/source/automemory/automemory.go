@@ -295,4 +295,8 @@ func (fc fileCache) Save(name string, fi fs.FileInfo, f *automem.File) {
 	if b, ok := Encode(f, true); ok {
 		fc.c.Keep(Prefix+f.SafeName, source.FingerprintOf(fi), b)
 	}
+	if k, ok := fc.c.(source.ContentKeeper); ok && f.SafeName == name {
+		// (A name holding a secret is not kept, not even summed.)
+		k.KeepContent(name, sha256.Sum256(f.Content))
+	}
 }
