@@ -28,6 +28,7 @@ import (
 // (sweep.go says what happens when one is).
 type Dir struct {
 	fd    int
+	size  int64 // the directory's st_size at its fingerprint (FP)
 	buf   []byte
 	moved bool // the descriptor was read or sought since it was opened
 	// fps holds the fingerprints of the files listed (file), each File's
@@ -64,6 +65,7 @@ func (d *Dir) FP() (string, error) {
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return "", err
 	}
+	d.size = st.Size
 	var buf [64]byte
 	b := strconv.AppendUint(buf[:0], st.Ino, 10)
 	b = append(b, ':')
@@ -179,11 +181,21 @@ func record(recs []byte) (name []byte, typ uint8, next int64, n int) {
 
 // sumScan is scan summing the memory files it meets as Sum does (part):
 // the records of each getdents are stat'ed by two goroutines at once when
-// there are enough of them (sumRecords).
+// there are enough of them (sumRecords). The second (a helper) is started
+// before the directory is read when the directory's size says it holds
+// many entries (ParallelBytes): waking a second thread takes hundreds of
+// microseconds on a virtual machine, about as long as reading the
+// directory, so the helper is running by the time the entries are there.
 func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err error) {
+	var h *helper
+	if d.size >= ParallelBytes && runtime.GOMAXPROCS(0) > 1 {
+		h = &helper{d: d}
+		go h.run()
+		defer h.closed.Store(true)
+	}
 	next, eof, err = d.batches(cookie, max, func(recs []byte, n int) {
 		p.met += n
-		q := d.sumRecords(recs, n)
+		q := d.sumRecords(recs, n, h)
 		p.sum.sum += q.sum.sum
 		p.sum.n += q.sum.n
 		p.index = p.index || q.index
@@ -191,57 +203,145 @@ func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err 
 	return next, eof, p, err
 }
 
+// ParallelBytes is the directory size (st_size) from which a sum starts
+// its helper before reading the directory: on ext4 a block of 4 KiB holds
+// about a hundred memory files' entries, on tmpfs each entry counts 20
+// bytes, on btrfs twice its name (a variable for tests).
+var ParallelBytes int64 = 8 << 10
+
 // chunkRecs is how many records a goroutine claims at a time: a few tens
 // of microseconds of stats, so that neither waits long for the other's
 // last chunk.
 const chunkRecs = 8
 
-// sumRecords sums the memory files among recs (n records besides the
-// dots). The terms add in any order (fpSum), so the records can be shared:
-// each goroutine claims the next chunkRecs records by an atomic cursor,
-// walks the buffer (read only while both read it) to them and sums them
-// on its own; the two parts add up to the sequential sum.
-func (d *Dir) sumRecords(recs []byte, n int) part {
-	if n < ParallelMin || runtime.GOMAXPROCS(0) < 2 {
-		var cur atomic.Int64
-		return d.sumClaimed(recs, &cur)
+// helper is the second goroutine of a sum (sumScan): it takes its part of
+// each batch published to it, until the sum is done (closed).
+type helper struct {
+	d      *Dir
+	batch  atomic.Pointer[shared]
+	closed atomic.Bool
+}
+
+// shared is a batch of records two goroutines sum: each claims the next
+// chunkRecs records from cur; the helper counts the chunks it is summing
+// (inflight) and adds each chunk's part to sum, n and index before it
+// counts it done, so that once cur is exhausted and inflight is zero
+// every record is in one of the two parts.
+type shared struct {
+	recs     []byte
+	count    int // records in recs, dots included
+	cur      atomic.Int64
+	inflight atomic.Int32
+	sum, n   atomic.Uint64
+	index    atomic.Bool
+}
+
+// helperSpins bounds the yields of a helper that waits for a batch:
+// a few milliseconds, about the longest a directory of a few thousand
+// entries takes to read; a helper still waiting then leaves the sum to
+// the goroutine that reads.
+const helperSpins = 4000
+
+// run waits for each batch, yielding rather than sleeping (a thread that
+// slept would take as long to wake as the batch takes to sum), and takes
+// its part of it.
+func (h *helper) run() {
+	var last *shared
+	for spins := 0; !h.closed.Load(); {
+		b := h.batch.Load()
+		if b == nil || b == last {
+			if spins++; spins > helperSpins {
+				return
+			}
+			yield()
+			continue
+		}
+		last, spins = b, 0
+		h.d.sumClaimed(b.recs, b.count, &b.cur, b)
 	}
-	var cur atomic.Int64
-	other := make(chan part, 1)
-	go func() { other <- d.sumClaimed(recs, &cur) }()
-	p := d.sumClaimed(recs, &cur)
-	// The other has finished its chunks, or has not started and will
-	// find none left: when it has not started, this goroutine's thread
-	// runs it while it waits, rather than waiting for another thread.
-	q := <-other
-	p.sum.sum += q.sum.sum
-	p.sum.n += q.sum.n
-	p.index = p.index || q.index
+}
+
+// yield lets another goroutine, then another thread of the machine, run
+// on this one's processor: a goroutine that waits on the other by
+// spinning must not keep it from running when the two share a processor.
+func yield() {
+	runtime.Gosched()
+	unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// sumRecords sums the memory files among recs (n records besides the
+// dots). The terms add in any order (fpSum), so the records can be shared
+// with the helper h (nil: none): each goroutine claims the next chunkRecs
+// records by an atomic cursor, walks the buffer (read only while both
+// read it) to them and sums them on its own; the two parts add up to the
+// sequential sum. The buffer is not read into again before the helper's
+// last chunk is done.
+func (d *Dir) sumRecords(recs []byte, n int, h *helper) part {
+	count := 0
+	for pos := 0; pos < len(recs); count++ {
+		pos += int(binary.NativeEndian.Uint16(recs[pos+16 : pos+18]))
+	}
+	if h == nil || n < ParallelMin {
+		var cur atomic.Int64
+		return d.sumClaimed(recs, count, &cur, nil)
+	}
+	b := &shared{recs: recs, count: count}
+	h.batch.Store(b)
+	p := d.sumClaimed(recs, count, &b.cur, nil)
+	// The helper's chunk under way, if it has one: a few stats.
+	for b.inflight.Load() != 0 {
+		yield()
+	}
+	p.sum.sum += b.sum.Load()
+	p.sum.n += b.n.Load()
+	p.index = p.index || b.index.Load()
 	return p
 }
 
-// sumClaimed sums the records of recs it claims from cur, chunkRecs at a
-// time, until none are left.
-func (d *Dir) sumClaimed(recs []byte, cur *atomic.Int64) part {
+// sumClaimed sums the records of recs (count of them) it claims from cur,
+// chunkRecs at a time, until none are left: into its result, or, for the
+// helper (into non-nil), into the batch chunk by chunk. A claim past the
+// last record reads nothing of recs: the helper's last claim may come
+// after the buffer was read into again.
+func (d *Dir) sumClaimed(recs []byte, count int, cur *atomic.Int64, into *shared) part {
 	var p part
 	pos, i := 0, 0 // the record at byte pos is the i-th
 	for {
-		start := int(cur.Add(chunkRecs)) - chunkRecs
-		for ; i < start && pos < len(recs); i++ {
-			pos += int(binary.NativeEndian.Uint16(recs[pos+16 : pos+18]))
+		if into != nil {
+			into.inflight.Add(1)
 		}
-		if pos >= len(recs) {
+		start := int(cur.Add(chunkRecs)) - chunkRecs
+		if start >= count {
+			if into != nil {
+				into.inflight.Add(-1)
+			}
 			return p
 		}
-		for ; i < start+chunkRecs && pos < len(recs); i++ {
+		for ; i < start; i++ {
+			pos += int(binary.NativeEndian.Uint16(recs[pos+16 : pos+18]))
+		}
+		var c part
+		for ; i < start+chunkRecs && i < count; i++ {
 			name, typ, _, n := record(recs[pos:])
 			pos += n
 			if dots(name) || !memoryName(name) {
 				continue
 			}
-			p.index = p.index || string(name) == Index
-			p.sum.addTerm(d.entryTerm(name, direntType(typ)))
+			c.index = c.index || string(name) == Index
+			c.sum.addTerm(d.entryTerm(name, direntType(typ)))
 		}
+		if into == nil {
+			p.sum.sum += c.sum.sum
+			p.sum.n += c.sum.n
+			p.index = p.index || c.index
+			continue
+		}
+		into.sum.Add(c.sum.sum)
+		into.n.Add(c.sum.n)
+		if c.index {
+			into.index.Store(true)
+		}
+		into.inflight.Add(-1)
 	}
 }
 

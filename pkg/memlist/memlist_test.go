@@ -139,17 +139,20 @@ func TestSumIsTurn(t *testing.T) {
 }
 
 // TestParallelSumIsSequential: the sum two goroutines take of a
-// directory's entries (sumRecords, above ParallelMin) is the sum one
-// takes, and Turn's, over directories of hundreds of entries of every
-// kind — more than one getdents buffer holds, with names long and short —
-// and turns whose chunk ends inside a buffer. Run under -race, it also
-// shows that the two goroutines share nothing but the buffer they read.
+// directory's entries (a helper started before the directory is read,
+// sharing every batch above ParallelMin) is the sum one takes, and Turn's,
+// over directories of hundreds of entries of every kind — more than one
+// getdents buffer holds, with names long and short — and turns whose chunk
+// ends inside a buffer; a helper started for batches too small to share
+// changes nothing either. Run under -race, it also shows that the two
+// goroutines share nothing but the buffer they read and the batch's
+// atomics.
 func TestParallelSumIsSequential(t *testing.T) {
-	defer func(n, m int) { ChunkEntries, ParallelMin = n, m }(ChunkEntries, ParallelMin)
+	defer func(n, m int, b int64) { ChunkEntries, ParallelMin, ParallelBytes = n, m, b }(ChunkEntries, ParallelMin, ParallelBytes)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 6 {
 		dir := t.TempDir()
-		n := 150 + rng.IntN(500)
+		n := 150 + rng.IntN(800)
 		for i := range n {
 			name := fmt.Sprintf("f%03d%s.md", i, strings.Repeat("x", rng.IntN(60)))
 			p := filepath.Join(dir, name)
@@ -175,13 +178,8 @@ func TestParallelSumIsSequential(t *testing.T) {
 		}
 		for _, chunk := range []int{4096, n / 2, 7} {
 			ChunkEntries = chunk
-			ParallelMin = 1 << 30
+			ParallelMin, ParallelBytes = 1<<30, 1<<62
 			seq, seqWhole, err := Sum(dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ParallelMin = 1
-			par, parWhole, err := Sum(dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,12 +187,22 @@ func TestParallelSumIsSequential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if par != seq || parWhole != seqWhole || par != l.FP || parWhole != l.Whole {
-				t.Fatalf("round %d, chunk %d: parallel Sum = %q whole %v, sequential %q whole %v, Turn %q whole %v",
-					round, chunk, par, parWhole, seq, seqWhole, l.FP, l.Whole)
+			if seq != l.FP || seqWhole != l.Whole {
+				t.Fatalf("round %d, chunk %d: sequential Sum = %q whole %v, Turn %q whole %v", round, chunk, seq, seqWhole, l.FP, l.Whole)
 			}
-			if chunk == 4096 && (!parWhole || ListingFP(l.Files) != par) {
-				t.Fatalf("round %d: parallel Sum = %q, the sum of Turn's files %q", round, par, ListingFP(l.Files))
+			if chunk == 4096 && (!seqWhole || ListingFP(l.Files) != seq) {
+				t.Fatalf("round %d: Sum = %q, the sum of Turn's files %q", round, seq, ListingFP(l.Files))
+			}
+			for _, c := range []struct{ min int }{{1}, {1 << 30}} {
+				ParallelMin, ParallelBytes = c.min, 0
+				par, parWhole, err := Sum(dir, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if par != seq || parWhole != seqWhole {
+					t.Fatalf("round %d, chunk %d, ParallelMin %d: parallel Sum = %q whole %v, sequential %q whole %v",
+						round, chunk, c.min, par, parWhole, seq, seqWhole)
+				}
 			}
 		}
 	}
