@@ -26,12 +26,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/intermem/intermem/pkg/confine"
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // Record is one archived fact.
@@ -88,7 +87,7 @@ const Header = "# Archived facts\n\nintermem moved these promoted facts out of t
 
 // headingRE compiles on first use: the hooks link this package (through
 // ops) and never parse an archive.
-var headingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## ([0-9a-f]{8,64})\s*$`) })
+var headingRE = lazyre.New(`^## ([0-9a-f]{8,64})\s*$`)
 
 // Parse reads an archive.
 func Parse(content []byte) []Record {
@@ -113,9 +112,9 @@ func Parse(content []byte) []Record {
 			fence = "-" // closed: later lines are not part of the block
 		case fence != "" && fence != "-":
 			body = append(body, line)
-		case headingRE().MatchString(line):
+		case headingRE.Get().MatchString(line):
 			flush(off)
-			cur = &Record{ID: headingRE().FindStringSubmatch(line)[1], Line: i + 1, start: off}
+			cur = &Record{ID: headingRE.Get().FindStringSubmatch(line)[1], Line: i + 1, start: off}
 		case cur != nil && fence == "" && strings.HasPrefix(line, "~~~~"):
 			fence = strings.Fields(line)[0]
 		case cur != nil && strings.HasPrefix(line, "- archived: "):

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // source is where in the entry a candidate was found; each has its own bar.
@@ -202,10 +203,10 @@ func isDotfile(base string) bool {
 	}
 	name := base[1:]
 	lower := strings.ToLower(name)
-	if knownDotfiles()[lower] {
+	if knownDotfiles.Has(lower) {
 		return true
 	}
-	if knownExt()[lower] {
+	if knownExt.Has(lower) {
 		return false // an extension: "`.md` files"
 	}
 	if strings.ContainsAny(name, "-_.") {
@@ -279,7 +280,7 @@ func outsideCitation(c Citation, prefix, rest string, src source) (Citation, boo
 
 // systemRoots are first segments of absolute paths that name the machine's
 // file system, never a project: /etc/hosts, /home/u/x, /Users/u/x.
-var systemRoots = set(
+var systemRoots = lazy.NewSet(
 	"bin", "boot", "dev", "etc", "home", "lib",
 	"lib32", "lib64", "media", "mnt", "nix", "opt",
 	"proc", "root", "run", "sbin", "snap", "srv",
@@ -320,7 +321,7 @@ func absCitation(c Citation, p string, src source) (Citation, bool) {
 		}
 		c.Kind = Symbol
 	}
-	if systemRoots()[segs[0]] {
+	if systemRoots.Has(segs[0]) {
 		c.Outside = true
 		switch src {
 		case fromProse:
@@ -557,13 +558,13 @@ func isPlaceholderRoot(segs []string) bool {
 
 // branchPrefixes are conventional git branch prefixes: feat/phase2-subscribe
 // is a branch, not a directory.
-var branchPrefixes = set("feat", "feature", "fix", "bugfix", "hotfix", "chore", "refactor")
+var branchPrefixes = lazy.NewSet("feat", "feature", "fix", "bugfix", "hotfix", "chore", "refactor")
 
 func isBranch(segs []string) bool {
-	return len(segs) == 2 && branchPrefixes()[segs[0]] && !isFileName(segs[1])
+	return len(segs) == 2 && branchPrefixes.Has(segs[0]) && !isFileName(segs[1])
 }
 
-var mimeTop = set(
+var mimeTop = lazy.NewSet(
 	"application", "audio", "font", "image",
 	"multipart", "text", "video",
 )
@@ -572,7 +573,7 @@ var mimeTop = set(
 // application/vnd.api+json) but not a file under such a directory
 // (image/logo.png).
 func isMIME(segs []string) bool {
-	if len(segs) != 2 || !mimeTop()[segs[0]] {
+	if len(segs) != 2 || !mimeTop.Has(segs[0]) {
 		return false
 	}
 	sub := segs[1]
@@ -641,7 +642,7 @@ func lastSegment(p string) string {
 // isFileName reports whether a base name is evidently a file: a known
 // extension-less name (Makefile) or a known extension (db.go, .mcp.json).
 func isFileName(base string) bool {
-	return knownNames()[base] || hasKnownExt(base)
+	return knownNames.Has(base) || hasKnownExt(base)
 }
 
 func hasKnownExt(base string) bool {
@@ -649,7 +650,7 @@ func hasKnownExt(base string) bool {
 	if i <= 0 || i == len(base)-1 {
 		return false
 	}
-	return knownExt()[strings.ToLower(base[i+1:])]
+	return knownExt.Has(strings.ToLower(base[i+1:]))
 }
 
 // parseSymbol recognises Func(), Type.Method(), pkg::Func() and

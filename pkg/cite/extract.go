@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // maxTokenLen bounds the length of anything considered as a path. Longer
@@ -209,11 +211,11 @@ func (e *extractor) finish(text string) []Citation {
 	return out
 }
 
-var docExts = set("md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc", "org")
+var docExts = lazy.NewSet("md", "mdx", "markdown", "rst", "txt", "adoc", "asciidoc", "org")
 
 func isDoc(p string) bool {
 	i := strings.LastIndexByte(p, '.')
-	return i >= 0 && docExts()[strings.ToLower(p[i+1:])]
+	return i >= 0 && docExts.Has(strings.ToLower(p[i+1:]))
 }
 
 // changeCues are phrases that make an entry describe an edit rather than the
@@ -407,9 +409,9 @@ func (e *extractor) scanCode(raw string) {
 	switch {
 	case strings.ContainsRune(f[0], '/'):
 		cand = f[0]
-	case interpreters()[f[0]]:
+	case interpreters.Has(f[0]):
 		for _, a := range f[1:] {
-			if strings.HasPrefix(a, "-") || a == "run" || interpreters()[a] {
+			if strings.HasPrefix(a, "-") || a == "run" || interpreters.Has(a) {
 				continue
 			}
 			cand = a
@@ -424,7 +426,7 @@ func (e *extractor) scanCode(raw string) {
 }
 
 // interpreters are commands whose first non-flag argument is a script file.
-var interpreters = set(
+var interpreters = lazy.NewSet(
 	"bash", "sh", "zsh", "fish", "source", ".",
 	"python", "python3", "node", "ruby", "perl",
 	"php", "bun", "deno", "tsx", "ts-node", "uv",
@@ -548,7 +550,7 @@ func linkTarget(s string, i int) (string, int, bool) {
 	return s[start:end], i + 1, true
 }
 
-var httpVerbs = set(
+var httpVerbs = lazy.NewSet(
 	"GET", "POST", "PUT", "PATCH", "DELETE",
 	"HEAD", "OPTIONS",
 )
@@ -579,7 +581,7 @@ func (e *extractor) scanWords(s, prev string) string {
 			prev = ""
 			continue
 		}
-		e.scanWord(w, httpVerbs()[prev])
+		e.scanWord(w, httpVerbs.Has(prev))
 		prev = w
 	}
 	return prev
@@ -641,7 +643,7 @@ func cutTrailingScript(s string) string {
 	for j < len(s) && s[j] < utf8.RuneSelf && (unicode.IsLetter(rune(s[j])) || unicode.IsDigit(rune(s[j]))) {
 		j++
 	}
-	if j == i+1 || j == len(s) || s[j] < utf8.RuneSelf || !knownExt()[strings.ToLower(s[i+1:j])] {
+	if j == i+1 || j == len(s) || s[j] < utf8.RuneSelf || !knownExt.Has(strings.ToLower(s[i+1:j])) {
 		return s
 	}
 	return s[:j]

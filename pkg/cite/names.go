@@ -3,13 +3,14 @@ package cite
 import (
 	"errors"
 	"strings"
-	"sync"
+
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // knownExt lists file extensions (lower case) that make a base name a file.
 // Top-level domains that are not also common extensions (com, org, io, dev)
 // are deliberately absent, so "example.com" is not read as a file.
-var knownExt = set(
+var knownExt = lazy.NewSet(
 	// Go, C family, systems
 	"go", "mod", "sum", "work", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "m", "mm",
 	"rs", "zig", "nim", "swift", "kt", "kts", "java", "scala", "groovy", "gradle",
@@ -50,7 +51,7 @@ var knownExt = set(
 
 // knownDotfiles are dotfile and dot-directory names (without the dot) common
 // enough to be cited bare.
-var knownDotfiles = set(
+var knownDotfiles = lazy.NewSet(
 	"env", "git", "github", "gitlab", "gitignore", "gitattributes", "gitmodules", "gitconfig",
 	"vscode", "idea", "claude", "cursor", "codex", "venv", "config", "cache", "local", "ssh",
 	"husky", "changeset", "devcontainer", "beads", "next", "nuxt", "turbo", "yarn", "cargo",
@@ -59,7 +60,7 @@ var knownDotfiles = set(
 )
 
 // knownNames are base names that are files without an extension.
-var knownNames = set(
+var knownNames = lazy.NewSet(
 	"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile",
 	"Vagrantfile", "Gemfile", "Rakefile", "Procfile", "Brewfile", "Justfile", "justfile",
 	"Taskfile", "Snakefile", "Earthfile", "Tiltfile", "Caddyfile", "Pipfile", "Podfile",
@@ -68,18 +69,6 @@ var knownNames = set(
 	"CONTRIBUTORS", "CODEOWNERS", "NOTICE", "VERSION", "BUILD", "WORKSPACE", "OWNERS",
 	"MAINTAINERS", "PATENTS", "gradlew", "mvnw", "configure",
 )
-
-// set is the set of xs, built on first use (sync.OnceValue): every hook
-// links this package, and most of their runs look up no name.
-func set(xs ...string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := make(map[string]bool, len(xs))
-		for _, x := range xs {
-			m[x] = true
-		}
-		return m
-	})
-}
 
 // errEscape is returned by pathUnescape for a "%" not followed by two hex
 // digits.

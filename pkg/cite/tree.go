@@ -5,13 +5,15 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // maxWalk bounds every walk of the project tree (directory entries read).
 const maxWalk = 200_000
 
 // skipDirs are never searched: version control, dependencies and our own state.
-var skipDirs = set(".git", "node_modules", ".intermem", ".venv", "__pycache__")
+var skipDirs = lazy.NewSet(".git", "node_modules", ".intermem", ".venv", "__pycache__")
 
 var (
 	errBudget = errors.New("search limit reached")
@@ -44,7 +46,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	w.budget -= len(ents) + 1
 	out := ents[:0]
 	for _, e := range ents {
-		if e.IsDir() && skipDirs()[e.Name()] && !w.keep[e.Name()] {
+		if e.IsDir() && skipDirs.Has(e.Name()) && !w.keep[e.Name()] {
 			continue
 		}
 		if !w.ownOK && own(path.Join(name, e.Name())) {

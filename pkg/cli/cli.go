@@ -20,15 +20,8 @@ import (
 	"github.com/intermem/intermem/pkg/clienv"
 )
 
-// Version is intermem's version, one for every binary (clienv.Version,
-// which scripts/build.sh sets).
-var Version = clienv.Version
-
 // Env is the process environment as seen by a command (clienv.Env).
 type Env = clienv.Env
-
-// ErrBadNow is returned when INTERMEM_NOW is set but is not RFC 3339.
-var ErrBadNow = clienv.ErrBadNow
 
 // New builds an Env from "KEY=value" strings, as returned by os.Environ.
 func New(environ []string, dir string, stdin io.Reader, stdout, stderr io.Writer) *Env {

@@ -18,8 +18,7 @@ import (
 	"time"
 )
 
-// Version is intermem's version, one for every binary (cli.Version is
-// this); scripts/build.sh sets it with -ldflags
+// Version is intermem's version, one for every binary; scripts/build.sh sets it with -ldflags
 // "-X github.com/intermem/intermem/pkg/clienv.Version=…".
 var Version = "0.1.0"
 

@@ -20,11 +20,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-func init() {
-	register("archived", "list the facts archived in docs/intermem/.archived.md", runArchived)
-	register("restore", "put an archived fact back where it was: intermem restore ID", runRestore)
-}
-
 const archivedUsage = `Usage: intermem archived [--project DIR] [--json]
 
 Lists the promoted facts intermem archived because they stopped holding,

@@ -10,10 +10,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 )
 
 type subcommand struct {
@@ -22,10 +22,42 @@ type subcommand struct {
 	run     func(ctx context.Context, env *cli.Env, args []string) error
 }
 
-var subcommands = map[string]subcommand{}
+// subcommands are intermem's commands in name order: a table the compiler
+// lays out, not one filled by init functions, which every process of every
+// binary that links this package ran at its start.
+var subcommands = []subcommand{
+	{"archived", "list the facts archived in docs/intermem/.archived.md", runArchived},
+	{"checkpoint", "record where the work stands (a summary, for the next session and long-term memory)", runCheckpoint},
+	{"checkpoints", "list checkpoints: saved summaries, phase marks, the hooks' every-N-turns ones", runCheckpoints},
+	{"context", "what the SessionStart hook would inject for this project, and its estimated tokens", runContext},
+	{"decide", "record a decision and why it was taken", runDecide},
+	{"decisions", "list the decisions taken, by phase", runDecisions},
+	{"export", "write the memories out as Markdown files or one JSON document: intermem export --out DIR", runExport},
+	{"get", "one whole entry of any source, with what intermem knows of it: intermem get ID", runGet},
+	{"head", "the phase the work stands at, and the checkpoints of every phase", runHead},
+	{"import", "bring in the state of the original Python intermem: its promoted facts and stability history", runImport},
+	{"phase", "start, close (the closeout) or restore a phase of the work; backtracks invalidate later phases", runPhase},
+	{"provenance", "where an entry came from and what intermem did with it: intermem provenance ID", runProvenance},
+	{"restore", "put an archived fact back where it was: intermem restore ID", runRestore},
+	{"search", "search every memory source, best first: intermem search QUERY [--source S]…", runSearch},
+	{"sources", "every memory source intermem reads: where, how many entries, problems", runSources},
+	{"status", "where things are, sessions seen, entries by stability, MEMORY.md against its load cap", runStatus},
+	{"sweep", "re-validate promoted facts, apply decay, archive what stopped holding, restore what came back", runSweep},
+	{"tidy", "move the largest sections of an over-cap MEMORY.md into topic files (dry run unless --apply); report stale counts", runTidy},
+	{"tier", "move promoted facts into docs/intermem/ behind a thin index (migrate), or back inline (flatten)", runTier},
+	{"topics", "sections of promoted knowledge and of memory, with counts and average confidence", runTopics},
+	{"validate", "check what promoted facts and memories cite against the code; show stale ones and fixes", runValidate},
+	{"write", "store a memory for other tools and scripts: intermem write --type T --title T", runWrite},
+}
 
-func register(name, summary string, run func(ctx context.Context, env *cli.Env, args []string) error) {
-	subcommands[name] = subcommand{name: name, summary: summary, run: run}
+// lookup is the command called name.
+func lookup(name string) (subcommand, bool) {
+	for _, sc := range subcommands {
+		if sc.name == name {
+			return sc, true
+		}
+	}
+	return subcommand{}, false
 }
 
 const usage = `intermem keeps Claude Code's auto-memory small, true and curated.
@@ -49,14 +81,9 @@ Each answers --help and --version.
 `
 
 func printUsage(w io.Writer) {
-	names := make([]string, 0, len(subcommands))
-	for n := range subcommands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, subcommands[n].summary)
+	for _, sc := range subcommands {
+		fmt.Fprintf(&b, "  %-10s %s\n", sc.name, sc.summary)
 	}
 	fmt.Fprintf(w, usage, b.String())
 }
@@ -77,10 +104,10 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 		printUsage(env.Stdout)
 		return 0
 	case "--version", "version":
-		fmt.Fprintf(env.Stdout, "intermem %s\n", cli.Version)
+		fmt.Fprintf(env.Stdout, "intermem %s\n", clienv.Version)
 		return 0
 	}
-	sc, ok := subcommands[name]
+	sc, ok := lookup(name)
 	if !ok {
 		return cli.Report(env.Stderr, &cli.Error{
 			Err:  fmt.Errorf("unknown command %q", name),

@@ -13,10 +13,6 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-func init() {
-	register("context", "what the SessionStart hook would inject for this project, and its estimated tokens", runContext)
-}
-
 const contextUsage = `Usage: intermem context [--project DIR] [--budget N] [--withheld] [--json]
 
 Prints the context intermem-inject would give Claude Code at the start of

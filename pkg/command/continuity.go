@@ -21,15 +21,6 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-func init() {
-	register("checkpoint", "record where the work stands (a summary, for the next session and long-term memory)", runCheckpoint)
-	register("checkpoints", "list checkpoints: saved summaries, phase marks, the hooks' every-N-turns ones", runCheckpoints)
-	register("phase", "start, close (the closeout) or restore a phase of the work; backtracks invalidate later phases", runPhase)
-	register("head", "the phase the work stands at, and the checkpoints of every phase", runHead)
-	register("decide", "record a decision and why it was taken", runDecide)
-	register("decisions", "list the decisions taken, by phase", runDecisions)
-}
-
 // optInt is an optional integer flag.
 type optInt struct{ v *int }
 

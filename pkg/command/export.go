@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/intermem/intermem/pkg/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/intermem/intermem/pkg/lazyre"
 
 	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/catalog"
@@ -23,10 +24,6 @@ import (
 	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/written"
 )
-
-func init() {
-	register("export", "write the memories out as Markdown files or one JSON document: intermem export --out DIR", runExport)
-}
 
 const exportUsage = `Usage: intermem export --out DIR [--format md|json] [--source S]... [--json] [--project DIR]
 

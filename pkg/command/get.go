@@ -15,10 +15,6 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-func init() {
-	register("get", "one whole entry of any source, with what intermem knows of it: intermem get ID", runGet)
-}
-
 const getUsage = `Usage: intermem get ID [--project DIR] [--json]
 
 Prints the whole entry with the id ID (as intermem search prints it), from
@@ -161,7 +157,9 @@ func writerRows(w *retrieve.Writer, row func(k, v string)) {
 }
 
 // writerFields are the fields writerRows shows for a written memory.
-var writerFields = map[string]bool{"source": true, "agent_id": true, "session_id": true, "tool_use_id": true, "scope": true}
+func writerFields() map[string]bool {
+	return map[string]bool{"source": true, "agent_id": true, "session_id": true, "tool_use_id": true, "scope": true}
+}
 
 // fieldRows shows a source's fields in name order, each on one line;
 // those in skip are left out.
@@ -224,7 +222,7 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		row("cites", strings.Join(e.Citations, ", "))
 		var skip map[string]bool
 		if e.Written != nil {
-			skip = writerFields
+			skip = writerFields()
 		}
 		writerRows(e.Written, row)
 		fieldRows(e.Fields, skip, row)

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/intermem/intermem/pkg/lazyre"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/intermem/intermem/pkg/lazyre"
+
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
@@ -26,10 +27,6 @@ import (
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/store"
 )
-
-func init() {
-	register("import", "bring in the state of the original Python intermem: its promoted facts and stability history", runImport)
-}
 
 const importUsage = `Usage: intermem import [--json] [--project DIR]
 

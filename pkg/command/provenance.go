@@ -11,10 +11,6 @@ import (
 	"github.com/intermem/intermem/pkg/source"
 )
 
-func init() {
-	register("provenance", "where an entry came from and what intermem did with it: intermem provenance ID", runProvenance)
-}
-
 const provenanceUsage = `Usage: intermem provenance ID [--project DIR] [--json]
 
 Prints where the entry with the id ID came from and what happened to it:

@@ -18,10 +18,6 @@ import (
 	"github.com/intermem/intermem/pkg/targets"
 )
 
-func init() {
-	register("topics", "sections of promoted knowledge and of memory, with counts and average confidence", runTopics)
-}
-
 // item is one searchable unit of knowledge, wherever it lives.
 type item struct {
 	Kind    string  `json:"kind"` // memory | promoted | archived

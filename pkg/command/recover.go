@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
 	"github.com/intermem/intermem/pkg/redact"
@@ -122,7 +123,7 @@ func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 	defer env.Flush()
 	defer cli.Recover(env.Stderr, &code)
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
-		fmt.Fprintf(env.Stdout, "intermem-recover %s\n", cli.Version)
+		fmt.Fprintf(env.Stdout, "intermem-recover %s\n", clienv.Version)
 		return 0
 	}
 	return cli.Report(env.Stderr, runRecover(ctx, env, args))

@@ -13,10 +13,6 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-func init() {
-	register("search", "search every memory source, best first: intermem search QUERY [--source S]…", runSearch)
-}
-
 const searchUsage = `Usage: intermem search QUERY... [--source S]... [--since DATE] [--until DATE]
                        [--scope project|phase|session|user]... [--all-projects]
                        [--session ID] [--limit N] [--project DIR] [--json]

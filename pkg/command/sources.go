@@ -10,10 +10,6 @@ import (
 	"github.com/intermem/intermem/pkg/retrieve"
 )
 
-func init() {
-	register("sources", "every memory source intermem reads: where, how many entries, problems", runSources)
-}
-
 const sourcesUsage = `Usage: intermem sources [--project DIR] [--json]
 
 Lists every memory source intermem reads (package catalog): whether it is

@@ -20,10 +20,6 @@ import (
 	"github.com/intermem/intermem/pkg/tier"
 )
 
-func init() {
-	register("status", "where things are, sessions seen, entries by stability, MEMORY.md against its load cap", runStatus)
-}
-
 const statusUsage = `Usage: intermem status [--project DIR] [--json]
 
 Shows where intermem looks (project root, auto-memory directory, store),

@@ -22,10 +22,6 @@ import (
 	"github.com/intermem/intermem/pkg/sweep"
 )
 
-func init() {
-	register("sweep", "re-validate promoted facts, apply decay, archive what stopped holding, restore what came back", runSweep)
-}
-
 const sweepUsage = `Usage: intermem sweep [--project DIR] [--json] [--dry-run] [--allow-outside] [--cite-root DIR]
 
 Keeps promoted facts true: re-validates what each cites, refreshes facts

@@ -17,6 +17,7 @@ import (
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/ops"
@@ -65,7 +66,7 @@ func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int)
 		fmt.Fprint(env.Stdout, synthesizeUsage)
 		return 0
 	case "-version", "--version", "version":
-		fmt.Fprintf(env.Stdout, "intermem-synthesize %s\n", cli.Version)
+		fmt.Fprintf(env.Stdout, "intermem-synthesize %s\n", clienv.Version)
 		return 0
 	default:
 		err = &cli.Error{Err: fmt.Errorf("unknown subcommand %q", args[0]), Hint: "use plan or apply", Code: 2}

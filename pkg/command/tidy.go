@@ -17,10 +17,6 @@ import (
 	"github.com/intermem/intermem/pkg/tidy"
 )
 
-func init() {
-	register("tidy", "move the largest sections of an over-cap MEMORY.md into topic files (dry run unless --apply); report stale counts", runTidy)
-}
-
 const tidyUsage = `Usage: intermem tidy [--project DIR] [--apply] [--json]
 
 Brings MEMORY.md back under the part of it Claude Code loads (the first

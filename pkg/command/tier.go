@@ -11,10 +11,6 @@ import (
 	"github.com/intermem/intermem/pkg/tier"
 )
 
-func init() {
-	register("tier", "move promoted facts into docs/intermem/ behind a thin index (migrate), or back inline (flatten)", runTier)
-}
-
 const tierUsage = `Usage: intermem tier migrate|flatten [--project DIR] [--json] [--dry-run] [--allow-outside]
 
 migrate moves every promoted fact of AGENTS.md (marked with an intermem

@@ -29,10 +29,6 @@ import (
 	"github.com/intermem/intermem/pkg/validate"
 )
 
-func init() {
-	register("validate", "check what promoted facts and memories cite against the code; show stale ones and fixes", runValidate)
-}
-
 const validateUsage = `Usage: intermem validate [--project DIR] [--json] [--source NAME]... [--promoted|--memory]
                          [--verbose] [--cite-root DIR]
 

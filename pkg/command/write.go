@@ -27,10 +27,6 @@ import (
 	"github.com/intermem/intermem/pkg/source/written"
 )
 
-func init() {
-	register("write", "store a memory for other tools and scripts: intermem write --type T --title T", runWrite)
-}
-
 const writeUsage = `Usage: intermem write --type solution|learning|insight|decision|style --title TITLE
                       [--content TEXT | --content-file FILE | (stdin)] [--tag TAG]...
                       [--file PATH]... [--source NAME] [--agent ID] [--session ID]

@@ -285,8 +285,18 @@ type transcript struct {
 	last  string   // the last assistant text
 }
 
-// editTools are the tools whose input names a file the session changed.
-var editTools = map[string]string{"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+// editField is the input field that names the file an edit tool changed,
+// and whether tool is one (a switch, not a map: a package-level map is built
+// at every process's start).
+func editField(tool string) (string, bool) {
+	switch tool {
+	case "Edit", "Write", "MultiEdit":
+		return "file_path", true
+	case "NotebookEdit":
+		return "notebook_path", true
+	}
+	return "", false
+}
 
 // readTranscript reads the tail of the session's transcript: the files its
 // edit tools changed and the last assistant text. The path comes from the
@@ -338,7 +348,7 @@ func readTranscript(env *cli.Env, path string) transcript {
 					t.last = s
 				}
 			case "tool_use":
-				if field, ok := editTools[item.Get("name").String()]; ok {
+				if field, ok := editField(item.Get("name").String()); ok {
 					if p := item.Get("input." + field).String(); p != "" && !seen[p] {
 						seen[p] = true
 						t.files = append(t.files, p)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/payload"
 )
 
 // FuzzParse: Parse never panics; it accepts only one JSON object; an
@@ -40,17 +41,17 @@ func FuzzParse(f *testing.F) {
 		trimmed := bytes.TrimSpace(b)
 		switch {
 		case len(trimmed) == 0:
-			if !errors.Is(err, ErrEmpty) {
+			if !errors.Is(err, payload.ErrEmpty) {
 				t.Fatalf("empty input: err %v, want ErrEmpty", err)
 			}
 			return
 		case trimmed[0] != '{':
-			if !errors.Is(err, ErrNotJSON) {
+			if !errors.Is(err, payload.ErrNotJSON) {
 				t.Fatalf("input not starting with '{' accepted: %q (err %v)", b, err)
 			}
 			return
 		}
-		if errors.Is(err, ErrNotJSON) || errors.Is(err, ErrEmpty) {
+		if errors.Is(err, payload.ErrNotJSON) || errors.Is(err, payload.ErrEmpty) {
 			return
 		}
 		// One JSON object: encoding/json agrees it is valid.
@@ -73,7 +74,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, ErrNoSession) {
+			if !errors.Is(err, payload.ErrNoSession) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			return

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 )
 
 // blockingStdin stands for a terminal nobody types into: reading it is
@@ -28,8 +29,8 @@ func TestHelpAndVersionDoNotReadStdin(t *testing.T) {
 	}
 	for arg, want := range map[string]string{
 		"--help": "Usage: intermem-test < payload.json\n", "-h": "Usage: intermem-test < payload.json\n",
-		"help": "Usage: intermem-test < payload.json\n", "--version": "intermem-test " + cli.Version + "\n",
-		"-version": "intermem-test " + cli.Version + "\n",
+		"help": "Usage: intermem-test < payload.json\n", "--version": "intermem-test " + clienv.Version + "\n",
+		"-version": "intermem-test " + clienv.Version + "\n",
 	} {
 		var out, errb bytes.Buffer
 		env := cli.New(nil, t.TempDir(), blockingStdin{t}, &out, &errb)

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/failpoint"
 	"github.com/intermem/intermem/pkg/logfile"
@@ -47,15 +48,8 @@ const MaxInput = payload.MaxInput
 // Input is the part of a hook payload intermem relies on.
 type Input = payload.Input
 
-// Errors returned by Read (package payload's).
-var (
-	ErrEmpty     = payload.ErrEmpty
-	ErrTooLarge  = payload.ErrTooLarge
-	ErrNotJSON   = payload.ErrNotJSON
-	ErrNoSession = payload.ErrNoSession
-)
-
-// Read reads and parses a hook payload (payload.Read).
+// Read reads and parses a hook payload (payload.Read; its errors are
+// payload's: ErrEmpty, ErrTooLarge, ErrNotJSON, ErrNoSession).
 func Read(r io.Reader) (Input, error) { return payload.Read(r) }
 
 // Parse parses a payload already in memory (payload.Parse).
@@ -122,7 +116,7 @@ func Run(env *cli.Env, args []string, opts Options, body Body) (code int) {
 			fmt.Fprint(env.Stdout, opts.Usage)
 			return 0
 		case "-version", "--version", "version":
-			fmt.Fprintf(env.Stdout, "%s %s\n", opts.Name, cli.Version)
+			fmt.Fprintf(env.Stdout, "%s %s\n", opts.Name, clienv.Version)
 			return 0
 		}
 	}

@@ -5,9 +5,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // Kinds of note Notes.Find reports.
@@ -436,7 +437,7 @@ func appendSentence(out []string, s string) []string {
 func Tokens(unit string) []string {
 	rs := appendNormalized(nil, unit)
 	var out []string
-	stop, neg := stopwords(), negations()
+	stop, neg := stopwords.Get(), negations.Get()
 	isWord := func(r rune) bool {
 		if r < utf8.RuneSelf {
 			return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_' || 'A' <= r && r <= 'Z'
@@ -551,9 +552,11 @@ func undouble(w string) string {
 // stopwords are function words of English and of the other languages the
 // corpus is written in (Portuguese, Spanish), after Normalize, before
 // stemming. Words that carry meaning in a technical fact (not, never, no,
-// only, all) are kept. Built on first use (sync.OnceValue), not at program
+// only, all) are kept. Built on first use (package lazy), not at program
 // start: every hook links this package and most runs compare no notes.
-var stopwords = sync.OnceValue(func() map[string]bool {
+var stopwords = lazy.New(buildStopwords)
+
+func buildStopwords() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		a an the and or but if then else so than that this these those there here
@@ -572,12 +575,14 @@ var stopwords = sync.OnceValue(func() map[string]bool {
 		m[w] = true
 	}
 	return m
-})
+}
 
 // negations all become the token "not", so that "never push to main" and
 // "don't push to main" share it. Contractions arrive split at the
 // apostrophe ("don't" is "don" and "t"). Built on first use.
-var negations = sync.OnceValue(func() map[string]bool {
+var negations = lazy.New(buildNegations)
+
+func buildNegations() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`no not never none nothing neither nor cannot
 		don doesn didn isn aren wasn weren won wouldn shouldn mustn haven hasn
@@ -585,4 +590,4 @@ var negations = sync.OnceValue(func() map[string]bool {
 		m[w] = true
 	}
 	return m
-})
+}

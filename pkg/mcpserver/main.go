@@ -13,7 +13,7 @@ import (
 )
 
 // Version is the intermem version, set at build time with -ldflags (as
-// cli.Version is).
+// clienv.Version is).
 var Version = "0.1.0"
 
 // maxFrame bounds one inbound JSON-RPC message. The largest legitimate

@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/intermem/intermem/pkg/continuity"
 	"math"
 	"reflect"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/intermem/intermem/pkg/continuity"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -253,12 +253,24 @@ func hintFor(err error) string {
 // right.
 func argError(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-var idRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
+// isID reports whether s is an entry id: 16 lower-case hex digits (what
+// `^[0-9a-f]{16}$` matched; a package-level regexp compiles at start-up).
+func isID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // checkID returns the id normalised, or an error a model can act on.
 func checkID(id string) (string, error) {
 	n := strings.ToLower(strings.TrimSpace(id))
-	if !idRE.MatchString(n) {
+	if !isID(n) {
 		if n == "" {
 			return "", argError("id is empty: give a result's id (16 hex digits)")
 		}

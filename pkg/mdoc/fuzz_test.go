@@ -140,7 +140,7 @@ func FuzzMarkerScan(f *testing.F) {
 		if strings.ContainsAny(s, "`\n") {
 			return
 		}
-		want := markerRE().FindAllStringSubmatchIndex(s, -1)
+		want := markerRE.Get().FindAllStringSubmatchIndex(s, -1)
 		got := markerLocs([]byte(s))
 		if len(got) != len(want) {
 			t.Fatalf("%q: scanner found %d markers, markerRE %d", s, len(got), len(want))

@@ -2,21 +2,19 @@ package mdoc
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // markerRE matches an intermem marker, legacy 8-hex and current 16-hex
 // alike; the first group is the id. It is compiled on first use (the hot
 // paths use the hand-written scanner, and hooks must not pay for regexp
 // compilation at start-up); FuzzMarkerScan holds the two equal.
-var markerRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`<!--\s*intermem:([0-9a-f]{8,64})\s*-->`)
-})
+var markerRE = lazyre.New(`<!--\s*intermem:([0-9a-f]{8,64})\s*-->`)
 
 // StripMarkers removes every intermem marker from s.
-func StripMarkers(s string) string { return markerRE().ReplaceAllString(s, "") }
+func StripMarkers(s string) string { return markerRE.Get().ReplaceAllString(s, "") }
 
 // validID reports whether id is 8 to 64 lower-case hex digits.
 func validID(id string) bool {

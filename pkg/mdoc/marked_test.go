@@ -18,7 +18,7 @@ func TestMarker(t *testing.T) {
 		"<!-- intermem -->":                    "", // the old bare form carries no id
 	} {
 		got := ""
-		if m := markerRE().FindStringSubmatch(s); m != nil {
+		if m := markerRE.Get().FindStringSubmatch(s); m != nil {
 			got = m[1]
 		}
 		if got != want {

@@ -2,9 +2,9 @@ package mdoc
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // Statement is a unit of text that says something: a list item or a
@@ -98,7 +98,7 @@ func isCommentOnly(s []byte) bool {
 
 // importRE is Claude Code's import pattern: "@" at the start of a line or
 // after whitespace, then the path up to the next unescaped whitespace.
-var importRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`) })
+var importRE = lazyre.New(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
 
 // Imports returns the paths of the @path imports, in order and without
 // duplicates, as Claude Code reads them: "@" at the start of a line or after
@@ -126,7 +126,7 @@ func (d *Doc) Imports() []string {
 			}
 			s = b
 		}
-		for _, m := range importRE().FindAllSubmatch(s, -1) {
+		for _, m := range importRE.Get().FindAllSubmatch(s, -1) {
 			p := strings.ReplaceAll(string(m[1]), `\ `, " ")
 			if !seen[p] {
 				seen[p] = true

@@ -59,6 +59,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/confine"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // Kinds of operation (journal.Op.Kind).
@@ -81,13 +82,17 @@ const (
 	Written  journal.State = "written"
 )
 
-var final = map[string]journal.State{
-	KindPromote: Pruned,
-	KindArchive: Archived,
-	KindRestore: Restored,
-	KindMigrate: Migrated,
-	KindTidy:    Tidied,
-	KindWrite:   Written,
+var final = lazy.New(buildFinal)
+
+func buildFinal() map[string]journal.State {
+	return map[string]journal.State{
+		KindPromote: Pruned,
+		KindArchive: Archived,
+		KindRestore: Restored,
+		KindMigrate: Migrated,
+		KindTidy:    Tidied,
+		KindWrite:   Written,
+	}
 }
 
 // applier is one way of changing a file (journal.Applier).
@@ -103,30 +108,34 @@ type action struct {
 }
 
 // actions is every step action of every kind.
-var actions = map[string]action{
-	// promote (promote.go); insert and remove-marked also move facts for
-	// archive, restore and migrate.
-	ActInsert:         {applyInsert, undoInsert},
-	ActImport:         {applyImport, undoImport},
-	ActRemoveEntry:    {applyRemoveEntry, nil},
-	ActDeleteFile:     {applyDeleteFile, nil},
-	ActRemovePointers: {applyRemovePointers, nil},
-	ActRemoveMarked:   {applyRemoveMarked, nil},
-	// the tiered layout (tiered.go)
-	ActEnsureDetail:     {applyEnsureDetail, undoEnsureDetail},
-	ActSetIndex:         {applySetIndex, undoSetIndex},
-	ActDropEmptyDetail:  {applyDropEmptyDetail, nil},
-	ActDropEmptyHeading: {applyDropEmptyHeading, nil},
-	// archive and restore (archive.go)
-	ActArchiveAdd:    {applyArchiveAdd, nil},
-	ActArchiveRemove: {applyArchiveRemove, nil},
-	// tidy (tidy.go)
-	ActTidyCreate: {applyTidyCreate, undoTidyCreate},
-	ActTidyIndex:  {applyTidyIndex, nil},
-	// write (write.go)
-	ActWriteAppend: {applyWriteAppend, undoWriteAppend},
-	ActWriteRetire: {applyWriteRetire, undoWriteRetire},
-	ActWriteRevive: {applyWriteRevive, undoWriteAppend},
+var actions = lazy.New(buildActions)
+
+func buildActions() map[string]action {
+	return map[string]action{
+		// promote (promote.go); insert and remove-marked also move facts for
+		// archive, restore and migrate.
+		ActInsert:         {applyInsert, undoInsert},
+		ActImport:         {applyImport, undoImport},
+		ActRemoveEntry:    {applyRemoveEntry, nil},
+		ActDeleteFile:     {applyDeleteFile, nil},
+		ActRemovePointers: {applyRemovePointers, nil},
+		ActRemoveMarked:   {applyRemoveMarked, nil},
+		// the tiered layout (tiered.go)
+		ActEnsureDetail:     {applyEnsureDetail, undoEnsureDetail},
+		ActSetIndex:         {applySetIndex, undoSetIndex},
+		ActDropEmptyDetail:  {applyDropEmptyDetail, nil},
+		ActDropEmptyHeading: {applyDropEmptyHeading, nil},
+		// archive and restore (archive.go)
+		ActArchiveAdd:    {applyArchiveAdd, nil},
+		ActArchiveRemove: {applyArchiveRemove, nil},
+		// tidy (tidy.go)
+		ActTidyCreate: {applyTidyCreate, undoTidyCreate},
+		ActTidyIndex:  {applyTidyIndex, nil},
+		// write (write.go)
+		ActWriteAppend: {applyWriteAppend, undoWriteAppend},
+		ActWriteRetire: {applyWriteRetire, undoWriteRetire},
+		ActWriteRevive: {applyWriteRevive, undoWriteAppend},
+	}
 }
 
 // ErrUnknownAction is returned for a step whose action no kind defines.
@@ -138,12 +147,12 @@ var Kinds journal.Kinds = kinds{}
 type kinds struct{}
 
 func (kinds) Final(kind string) (journal.State, bool) {
-	s, ok := final[kind]
+	s, ok := final.Get()[kind]
 	return s, ok
 }
 
 func (kinds) Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
-	a, ok := actions[s.Action]
+	a, ok := actions.Get()[s.Action]
 	if !ok {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAction, s.Action)
 	}
@@ -151,7 +160,7 @@ func (kinds) Apply(s *journal.Step, cur []byte, exists bool, read journal.Reader
 }
 
 func (kinds) Undo(s *journal.Step, cur []byte, exists bool, read journal.Reader) ([]byte, bool, error) {
-	a, ok := actions[s.Action]
+	a, ok := actions.Get()[s.Action]
 	if !ok {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAction, s.Action)
 	}

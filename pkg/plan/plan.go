@@ -81,16 +81,15 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/intermem/intermem/pkg/automem"
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"github.com/intermem/intermem/pkg/loaded"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
@@ -770,8 +769,8 @@ func Block(e automem.Entry) string {
 			fence = t[:3]
 		case fence != "" && strings.HasPrefix(t, fence):
 			fence = ""
-		case fence == "" && headingRE().MatchString(line):
-			line = "**" + strings.TrimSpace(strings.Trim(headingRE().ReplaceAllString(line, ""), "#")) + "**"
+		case fence == "" && headingRE.Get().MatchString(line):
+			line = "**" + strings.TrimSpace(strings.Trim(headingRE.Get().ReplaceAllString(line, ""), "#")) + "**"
 		}
 		if t == "" {
 			b.WriteString("\n")
@@ -789,7 +788,7 @@ func isOrdered(marker string) bool {
 
 // The regular expressions compile on first use: the SessionStart hook
 // links this package (for Judge) and must not pay for them at start-up.
-var headingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{1,6}(\s+|$)`) })
+var headingRE = lazyre.New(`^ {0,3}#{1,6}(\s+|$)`)
 
 // Route decides the target of an entry and says why.
 func Route(e automem.Entry) (target, why string) {
@@ -806,13 +805,13 @@ func Route(e automem.Entry) (target, why string) {
 	if e.Kind == automem.Memory && e.Description != "" {
 		text = e.Description
 	}
-	if imperativeRE().MatchString(text) {
+	if imperativeRE.Get().MatchString(text) {
 		return targets.Claude, "behavioural rule"
 	}
-	if preferenceRE().MatchString(text) {
+	if preferenceRE.Get().MatchString(text) {
 		return targets.Claude, "user preference"
 	}
-	if preferenceSectionRE().MatchString(e.Section) {
+	if preferenceSectionRE.Get().MatchString(e.Section) {
 		return targets.Claude, "preference section"
 	}
 	return targets.Agents, "project fact"
@@ -821,17 +820,11 @@ func Route(e automem.Entry) (target, why string) {
 var (
 	// An imperative rule: always/never/prefer/don't/do not/avoid… at the
 	// start, after optional emphasis or an emoji.
-	imperativeRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^[^\p{L}\p{N}` + "`" + `]{0,6}(always|never|prefer|don'?t|do not|avoid|must not|please|make sure)\b`)
-	})
+	imperativeRE = lazyre.New(`(?i)^[^\p{L}\p{N}` + "`" + `]{0,6}(always|never|prefer|don'?t|do not|avoid|must not|please|make sure)\b`)
 	// A statement about what the user wants.
-	preferenceRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(the )?user (prefers|wants|likes|dislikes|hates|asked|expects)\b`)
-	})
+	preferenceRE = lazyre.New(`(?i)\b(the )?user (prefers|wants|likes|dislikes|hates|asked|expects)\b`)
 	// Sections of preferences and feedback.
-	preferenceSectionRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
-	})
+	preferenceSectionRE = lazyre.New(`(?i)\b(preferences?|feedback|user|workflow|style guide|communication)\b`)
 )
 
 // Section picks the section a candidate goes under: its own section's topic
@@ -847,7 +840,7 @@ func Section(e automem.Entry, d *automem.Dir) string {
 	}
 	if d != nil && d.Index != nil {
 		for _, p := range d.Index.Entries {
-			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE().MatchString(p.Section) {
+			if p.Kind == automem.Pointer && p.Link == e.File && p.Section != "" && !genericRE.Get().MatchString(p.Section) {
 				return tier.TopicTitle(p.Section)
 			}
 		}
@@ -876,9 +869,7 @@ func Section(e automem.Entry, d *automem.Dir) string {
 	return "Notes"
 }
 
-var genericRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*(user|feedback|project|reference|memories|memory|index|notes?)\s*$`)
-})
+var genericRE = lazyre.New(`(?i)^\s*(user|feedback|project|reference|memories|memory|index|notes?)\s*$`)
 
 func preview(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -1,11 +1,10 @@
 package plan
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // TimeBound reports whether an entry records the state of something at a
@@ -38,7 +37,7 @@ func TimeBound(e automem.Entry) (string, bool) {
 		}
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if asOfRE().MatchString(line) {
+	if asOfRE.Get().MatchString(line) {
 		return "dated status: “" + clipRunes(line, 50) + "”", true
 	}
 	if lead := leadOf(line); datedState(lead) {
@@ -51,11 +50,11 @@ func TimeBound(e automem.Entry) (string, bool) {
 // ("state (2026-04-02)", "COMPLETE 2026-06-15", "현재(2026-05-24)"): a
 // date elsewhere in the line (a fix's date, a commit's) does not make it.
 func datedState(s string) bool {
-	dates := dateRE().FindAllStringIndex(s, 4)
+	dates := dateRE.Get().FindAllStringIndex(s, 4)
 	if dates == nil {
 		return false
 	}
-	for _, w := range stateWordRE().FindAllStringIndex(s, 4) {
+	for _, w := range stateWordRE.Get().FindAllStringIndex(s, 4) {
 		for _, d := range dates {
 			if gap(w, d) <= nearGap {
 				return true
@@ -83,9 +82,9 @@ func timeBoundSection(title string) (string, bool) {
 		return "", false
 	}
 	switch {
-	case snapshotRE().MatchString(title),
-		forCurrentRE().MatchString(title),
-		sectionStateRE().MatchString(title) && (dateRE().MatchString(title) || currentRE().MatchString(title)):
+	case snapshotRE.Get().MatchString(title),
+		forCurrentRE.Get().MatchString(title),
+		sectionStateRE.Get().MatchString(title) && (dateRE.Get().MatchString(title) || currentRE.Get().MatchString(title)):
 		return "in section “" + clipRunes(title, 50) + "”", true
 	}
 	return "", false
@@ -117,25 +116,15 @@ func clipRunes(s string, n int) string {
 }
 
 var (
-	dateRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(19|20)\d\d-\d\d(-\d\d)?\b|\b(19|20)\d\d/\d\d/\d\d\b|\d{4}年\d{1,2}月`)
-	})
+	dateRE = lazyre.New(`\b(19|20)\d\d-\d\d(-\d\d)?\b|\b(19|20)\d\d/\d\d/\d\d\b|\d{4}年\d{1,2}月`)
 	// Words that make a dated lead a record of a state. Status tokens
 	// count in capitals only ("COMPLETE 2026-06-15"): "done" and
 	// "complete" are ordinary words, and "TODO #60" is a reference.
-	stateWordRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i:\b(state|status|snapshot|progress|currently|current|as of|today|so far|in progress)\b)|\b(DONE|COMPLETE|COMPLETED|WIP|PENDING|BLOCKED)\b|현재|진행|当前|目前|进度|状态|現在|(?i:atualmente|estado atual|actualmente)`)
-	})
-	asOfRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^\W{0,6}(as of|currently,? as of|state as of|status as of)\s+((19|20)\d\d|today|now|this)`)
-	})
-	snapshotRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bsnapshots?\b|스냅샷|快照`) })
+	stateWordRE = lazyre.New(`(?i:\b(state|status|snapshot|progress|currently|current|as of|today|so far|in progress)\b)|\b(DONE|COMPLETE|COMPLETED|WIP|PENDING|BLOCKED)\b|현재|진행|当前|目前|进度|状态|現在|(?i:atualmente|estado atual|actualmente)`)
+	asOfRE      = lazyre.New(`(?i)^\W{0,6}(as of|currently,? as of|state as of|status as of)\s+((19|20)\d\d|today|now|this)`)
+	snapshotRE  = lazyre.New(`(?i)\bsnapshots?\b|스냅샷|快照`)
 	// "… run `make status` for current", "see … for the latest".
-	forCurrentRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bfor (the )?(current|latest|live)\b`) })
-	sectionStateRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(status|state|progress)\b|진행|进度|状态`)
-	})
-	currentRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(current|currently|latest|today|now)\b|현재|当前|目前`)
-	})
+	forCurrentRE   = lazyre.New(`(?i)\bfor (the )?(current|latest|live)\b`)
+	sectionStateRE = lazyre.New(`(?i)\b(status|state|progress)\b|진행|进度|状态`)
+	currentRE      = lazyre.New(`(?i)\b(current|currently|latest|today|now)\b|현재|当前|目前`)
 )

@@ -4,9 +4,10 @@ import (
 	"encoding/base64"
 	"math"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	lazyset "github.com/intermem/intermem/pkg/lazy"
 )
 
 // labelAnchors are the keyword stems of a key-like label ("…password",
@@ -186,7 +187,7 @@ func proseValue(s string, i int) (int, int) {
 		return connected, i
 	}
 	j := i
-	if w := proseWord(s, j); prepositions()[w] {
+	if w := proseWord(s, j); prepositions.Has(w) {
 		for n := 0; n < 4; n++ {
 			w := proseWord(s, j)
 			if w == "" || connectiveAt(s, j) > 0 {
@@ -217,12 +218,12 @@ func proseValue(s string, i int) (int, int) {
 	return bare, i
 }
 
-var prepositions = set("for", "of", "on", "in", "at", "to", "from")
+var prepositions = lazyset.NewSet("for", "of", "on", "in", "at", "to", "from")
 
 // proseWord returns the word (letters, digits, '_', '-', '.') at s[i:], at most 24 bytes.
 func proseWord(s string, i int) string {
 	j := i
-	for j < len(s) && j-i <= 24 && (alnum[s[j]] || s[j] == '_' || s[j] == '-' || s[j] == '.') {
+	for j < len(s) && j-i <= 24 && (alnum.has(s[j]) || s[j] == '_' || s[j] == '-' || s[j] == '.') {
 		j++
 	}
 	if j-i > 24 {
@@ -264,7 +265,7 @@ func strong(v string) bool {
 	}
 	for i := 0; i < len(v); i++ {
 		// Token alphabets only: code ("func(*ecdh.PrivateKey", "map[K]V") is not a value.
-		if c := v[i]; !tokenish[c] && c != '+' && c != '/' && c != '=' && c != '.' && c != '~' {
+		if c := v[i]; !tokenish.has(c) && c != '+' && c != '/' && c != '=' && c != '.' && c != '~' {
 			return false
 		}
 	}
@@ -470,17 +471,34 @@ func labelComponents(label string) []string {
 }
 
 var (
-	passwordWords = set("password", "passwd", "passphrase", "passcode", "pass", "pwd", "credentials",
+	passwordWords = lazyset.NewSet("password", "passwd", "passphrase", "passcode", "pass", "pwd", "credentials",
 		"credential", "creds", "senha", "contraseña", "passwort", "kennwort", "wachtwoord", "пароль")
 	// Words before "token" that make it a counter or a parser token, not a credential.
-	notSecretToken = set("page", "next", "continuation", "pagination", "cursor", "sync", "cancel",
+	notSecretToken = lazyset.NewSet("page", "next", "continuation", "pagination", "cursor", "sync", "cancel",
 		"cancellation", "max", "min", "num", "input", "output", "total", "design", "csrf", "xsrf",
 		"lexer", "parser", "eof", "special", "stop", "bos", "eos", "pad", "unk", "mask", "sep",
 		"cls", "end", "start", "count", "per", "new", "prompt", "completion", "context")
 	tokenPrefixes = []string{"access", "auth", "refresh", "api", "bot", "bearer", "session", "oauth",
 		"id", "github", "gh", "slack", "npm", "personal", "deploy", "push", "pat", "app"}
 	// Words before "key" that make it a credential (a bare "key:" is usually not).
-	keyPrev = map[string]string{
+	keyPrev = lazyset.New(keyPrevs)
+	// Last words of a label that name a form of the value before them: SECRET_KEY_BASE
+	// (Rails) is a secret key.
+	valueSuffix = lazyset.NewSet("base", "value", "val", "b64", "base64", "hex", "raw")
+	// Words that, run together with "pass", name a password (PGPASS, DBPASS, SMTPPASS).
+	passPrefixes = lazyset.NewSet("pg", "db", "my", "mysql", "sql", "psql", "redis", "mongo", "root", "admin",
+		"user", "usr", "smtp", "mail", "imap", "ftp", "sftp", "ldap", "vnc", "wifi", "app", "api",
+		"svc", "bot", "keystore", "store", "key", "master", "sys", "login", "auth", "web", "rabbit",
+		"mq", "es", "elastic", "kafka", "jenkins", "sudo")
+	cjkPassword = []string{"비밀번호", "암호", "密码", "密碼", "口令", "パスワード"}
+	cjkToken    = []string{"토큰", "令牌", "トークン"}
+	cjkSecret   = []string{"密钥", "密鑰"}
+)
+
+// keyPrevs are the words before "key" that make it a credential, with the
+// kind each names (built on first use: keyPrev).
+func keyPrevs() map[string]string {
+	return map[string]string{
 		"api": "api-key", "x": "api-key", "access": "api-key", "license": "api-key", "licence": "api-key",
 		"account": "api-key", "app": "api-key", "application": "api-key", "client": "api-key",
 		"subscription": "api-key", "service": "api-key", "role": "api-key", "admin": "api-key",
@@ -492,35 +510,12 @@ var (
 		"hmac": "secret", "jwt": "secret", "session": "secret", "shared": "secret", "storage": "secret",
 		"decryption": "secret", "cookie": "secret", "crypto": "secret",
 	}
-	// Last words of a label that name a form of the value before them: SECRET_KEY_BASE
-	// (Rails) is a secret key.
-	valueSuffix = set("base", "value", "val", "b64", "base64", "hex", "raw")
-	// Words that, run together with "pass", name a password (PGPASS, DBPASS, SMTPPASS).
-	passPrefixes = set("pg", "db", "my", "mysql", "sql", "psql", "redis", "mongo", "root", "admin",
-		"user", "usr", "smtp", "mail", "imap", "ftp", "sftp", "ldap", "vnc", "wifi", "app", "api",
-		"svc", "bot", "keystore", "store", "key", "master", "sys", "login", "auth", "web", "rabbit",
-		"mq", "es", "elastic", "kafka", "jenkins", "sudo")
-	cjkPassword = []string{"비밀번호", "암호", "密码", "密碼", "口令", "パスワード"}
-	cjkToken    = []string{"토큰", "令牌", "トークン"}
-	cjkSecret   = []string{"密钥", "密鑰"}
-)
-
-// set is the set of words, built on first use (sync.OnceValue): every hook
-// links this package, and most of their runs redact nothing new.
-func set(words ...string) func() map[string]bool {
-	return sync.OnceValue(func() map[string]bool {
-		m := make(map[string]bool, len(words))
-		for _, w := range words {
-			m[w] = true
-		}
-		return m
-	})
 }
 
 // classifyLabel reports whether a label names a secret, and which kind.
 func classifyLabel(label string) (string, bool) {
 	comps := labelComponents(label)
-	if n := len(comps); n > 1 && valueSuffix()[comps[n-1]] {
+	if n := len(comps); n > 1 && valueSuffix.Has(comps[n-1]) {
 		comps = comps[:n-1] // SECRET_KEY_BASE, API_TOKEN_VALUE
 	}
 	if len(comps) == 0 {
@@ -547,17 +542,17 @@ func classifyLabel(label string) (string, bool) {
 				return "secret", true
 			}
 		}
-		if passwordWords()[last] {
+		if passwordWords.Has(last) {
 			return "password", true
 		}
 		return "", false
 	}
 	switch {
-	case passwordWords()[last]:
+	case passwordWords.Has(last):
 		return "password", true
 	case strings.HasSuffix(last, "password") || strings.HasSuffix(last, "passwd"):
 		return "password", true
-	case strings.HasSuffix(last, "pass") && passPrefixes()[strings.TrimSuffix(last, "pass")]:
+	case strings.HasSuffix(last, "pass") && passPrefixes.Has(strings.TrimSuffix(last, "pass")):
 		return "password", true // PGPASS, DBPASS, SMTPPASS (not bypass, compass)
 	case last == "secret":
 		if prev == "client" {
@@ -567,7 +562,7 @@ func classifyLabel(label string) (string, bool) {
 	case last == "clientsecret":
 		return "client-secret", true
 	case last == "token":
-		if notSecretToken()[prev] {
+		if notSecretToken.Has(prev) {
 			return "", false
 		}
 		return "token", true
@@ -579,10 +574,10 @@ func classifyLabel(label string) (string, bool) {
 		}
 		return "", false
 	case last == "key":
-		k, ok := keyPrev[prev]
+		k, ok := keyPrev.Get()[prev]
 		return k, ok
 	case strings.HasSuffix(last, "key"):
-		k, ok := keyPrev[strings.TrimSuffix(last, "key")]
+		k, ok := keyPrev.Get()[strings.TrimSuffix(last, "key")]
 		return k, ok
 	case strings.HasSuffix(last, "secret"):
 		p := strings.TrimSuffix(last, "secret")
@@ -607,7 +602,7 @@ var (
 	extensionRe  = lazy(`/[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,5}$`)
 	lowerPathRe  = lazy(`^[a-z0-9._-]+(?:/[a-z0-9._-]*)+$`)
 	appPassRe    = lazy(`^[a-z]{4}(?: [a-z]{4}){3}$`)
-	placeholders = set("placeholder", "example", "sample", "dummy", "test", "testing", "changeme",
+	placeholders = lazyset.NewSet("placeholder", "example", "sample", "dummy", "test", "testing", "changeme",
 		"changeit", "secret", "password", "passwd", "token", "apikey", "none", "null", "nil",
 		"undefined", "empty", "unset", "notset", "required", "optional", "string", "default",
 		"redacted", "hidden", "masked", "removed", "omitted", "todo", "tbd", "fixme", "foobar",
@@ -722,7 +717,7 @@ func isPlaceholder(v string) bool {
 		return true
 	}
 	cs := string(core)
-	return placeholders()[cs] || strings.HasSuffix(cs, "here")
+	return placeholders.Has(cs) || strings.HasSuffix(cs, "here")
 }
 
 // isPathLike reports file-system paths and file names: "/etc/x", "~/.ssh/id_rsa", "./a",
@@ -774,7 +769,7 @@ func lenient(kind string, group int) func(s string, m []int) (Finding, bool) {
 // last '@' ends it).
 func urlAt(_ *scanMemo, s string, hs, he int) (Finding, bool) {
 	i := hs
-	for i > 0 && hs-i < 21 && (alnum[s[i-1]] || s[i-1] == '+' || s[i-1] == '.' || s[i-1] == '-') {
+	for i > 0 && hs-i < 21 && (alnum.has(s[i-1]) || s[i-1] == '+' || s[i-1] == '.' || s[i-1] == '-') {
 		i--
 	}
 	for i < hs && !(s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
@@ -794,7 +789,7 @@ func urlAt(_ *scanMemo, s string, hs, he int) (Finding, bool) {
 			at = j
 		}
 	}
-	if at < 0 || at+1 >= len(s) || !(alnum[s[at+1]] || s[at+1] == '[') {
+	if at < 0 || at+1 >= len(s) || !(alnum.has(s[at+1]) || s[at+1] == '[') {
 		return Finding{}, false
 	}
 	user, pass, hasPass := strings.Cut(s[he:at], ":")
@@ -805,7 +800,7 @@ func urlAt(_ *scanMemo, s string, hs, he int) (Finding, bool) {
 			return Finding{}, false
 		}
 		if len(user) < 20 || classes(user) < 2 || !strings.ContainsAny(user, "0123456789") ||
-			strings.ContainsFunc(user, func(r rune) bool { return r > 127 || !tokenish[byte(r)] }) || isPlaceholder(user) {
+			strings.ContainsFunc(user, func(r rune) bool { return r > 127 || !tokenish.has(byte(r)) }) || isPlaceholder(user) {
 			return Finding{}, false
 		}
 		return Finding{"url-credentials", he, at}, true

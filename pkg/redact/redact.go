@@ -1,11 +1,12 @@
 package redact
 
 import (
-	"github.com/intermem/intermem/pkg/keyscan"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/intermem/intermem/pkg/keyscan"
 )
 
 // Finding is one detected secret: Kind is a short stable name ("github-token",
@@ -381,20 +382,30 @@ func merge(fs []found) []Finding {
 	return res
 }
 
-// byteSet is a set of bytes.
-type byteSet [256]bool
+// byteSet is a set of bytes, a bit per byte value. The sets are written as
+// constants so that the package has no initialisation (every hook links it):
+// TestByteSets holds each to the ranges it names.
+type byteSet [4]uint64
 
+// has reports whether c is in the set.
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+
+// add puts c in the set.
+func (b *byteSet) add(c byte) { b[c>>6] |= 1 << (c & 63) }
+
+// newByteSet is the set of the bytes that ranges name: "a-z" a range, any
+// other string its bytes. The rules' sets are built with them, on first use.
 func newByteSet(ranges ...string) *byteSet {
 	var b byteSet
 	for _, r := range ranges {
 		if len(r) == 3 && r[1] == '-' {
 			for c := int(r[0]); c <= int(r[2]); c++ {
-				b[c] = true
+				b.add(byte(c))
 			}
 			continue
 		}
 		for i := 0; i < len(r); i++ {
-			b[r[i]] = true
+			b.add(r[i])
 		}
 	}
 	return &b
@@ -402,18 +413,26 @@ func newByteSet(ranges ...string) *byteSet {
 
 // clear reports whether the bytes just before start and just after end are not in the set.
 func (b *byteSet) clear(s string, start, end int) bool {
-	if start > 0 && b[s[start-1]] {
+	if start > 0 && b.has(s[start-1]) {
 		return false
 	}
-	if end < len(s) && b[s[end]] {
+	if end < len(s) && b.has(s[end]) {
 		return false
 	}
 	return true
 }
 
+// The bits of the ASCII letters and digits: digits in the first word of a
+// byteSet (bytes 0–63), letters in the second (64–127).
+const (
+	digitBits = (1<<10 - 1) << '0'
+	upperBits = (1<<26 - 1) << ('A' - 64)
+	lowerBits = (1<<26 - 1) << ('a' - 64)
+)
+
 var (
-	alnum    = newByteSet("a-z", "A-Z", "0-9")
-	word     = newByteSet("a-z", "A-Z", "0-9", "_")
-	tokenish = newByteSet("a-z", "A-Z", "0-9", "_-")
-	base64ch = newByteSet("a-z", "A-Z", "0-9", "+/")
+	alnum    = &byteSet{digitBits, upperBits | lowerBits}                        // a-z A-Z 0-9
+	word     = &byteSet{digitBits, upperBits | lowerBits | 1<<('_'-64)}          // a-z A-Z 0-9 _
+	tokenish = &byteSet{digitBits | 1<<'-', upperBits | lowerBits | 1<<('_'-64)} // a-z A-Z 0-9 _ -
+	base64ch = &byteSet{digitBits | 1<<'+' | 1<<'/', upperBits | lowerBits}      // a-z A-Z 0-9 + /
 )

@@ -89,8 +89,8 @@ func buildRules() []*rule {
 		check: func(s string, m []int) (Finding, bool) {
 			start, end := m[2], m[3]
 			// The API puts the token straight after "bot": https://api.telegram.org/bot<token>/…
-			left := start == 0 || !tokenish[s[start-1]] || start >= 3 && s[start-3:start] == "bot"
-			if !left || end < len(s) && tokenish[s[end]] {
+			left := start == 0 || !tokenish.has(s[start-1]) || start >= 3 && s[start-3:start] == "bot"
+			if !left || end < len(s) && tokenish.has(s[end]) {
 				return Finding{}, false
 			}
 			return Finding{"telegram-bot-token", start, end}, true
@@ -261,22 +261,22 @@ func discordAt(_ *scanMemo, s string, start, _ int) (Finding, bool) {
 		return Finding{}, false
 	}
 	for k := start + 1; k < start+7; k++ {
-		if !tokenish[s[k]] {
+		if !tokenish.has(s[k]) {
 			return Finding{}, false
 		}
 	}
 	a := start
-	for a > 0 && start-a <= 26 && tokenish[s[a-1]] {
+	for a > 0 && start-a <= 26 && tokenish.has(s[a-1]) {
 		a--
 	}
-	if n := start - a; n < 24 || n > 26 || a > 0 && tokenish[s[a-1]] || s[a] < 'M' || s[a] > 'O' {
+	if n := start - a; n < 24 || n > 26 || a > 0 && tokenish.has(s[a-1]) || s[a] < 'M' || s[a] > 'O' {
 		return Finding{}, false
 	}
 	b := start + 8
-	for b < len(s) && b-start-8 <= 38 && tokenish[s[b]] {
+	for b < len(s) && b-start-8 <= 38 && tokenish.has(s[b]) {
 		b++
 	}
-	if n := b - start - 8; n < 27 || n > 38 || b < len(s) && tokenish[s[b]] || !discordID(s[a:start]) {
+	if n := b - start - 8; n < 27 || n > 38 || b < len(s) && tokenish.has(s[b]) || !discordID(s[a:start]) {
 		return Finding{}, false
 	}
 	return Finding{"discord-token", a, b}, true
@@ -289,18 +289,18 @@ var derKeyPrefixes = []string{"MII", "MIG", "MHcCAQEE", "MC4CAQAwBQYDK2Vw", "b3B
 // derKeyAt accepts a run of at least 40 base64 bytes that starts like a DER private key
 // (public keys and certificates start differently: "MIIBIjAN", "MIIDdzCC").
 func derKeyAt(_ *scanMemo, s string, start, _ int) (Finding, bool) {
-	if start > 0 && base64ch[s[start-1]] && !(start >= 2 && s[start-2:start] == `\n`) {
+	if start > 0 && base64ch.has(s[start-1]) && !(start >= 2 && s[start-2:start] == `\n`) {
 		return Finding{}, false
 	}
 	e := start
-	for e < len(s) && e-start < maxPEM && base64ch[s[e]] {
+	for e < len(s) && e-start < maxPEM && base64ch.has(s[e]) {
 		e++
 	}
 	for k := 0; k < 2 && e < len(s) && s[e] == '='; k++ {
 		e++
 	}
 	v := s[start:e]
-	if len(v) < 40 || e < len(s) && (base64ch[s[e]] || s[e] == '=') {
+	if len(v) < 40 || e < len(s) && (base64ch.has(s[e]) || s[e] == '=') {
 		return Finding{}, false
 	}
 	switch {
@@ -382,7 +382,7 @@ func findPEM(memo *scanMemo, s string, start, _ int) (Finding, bool) {
 	end := body
 	if end < len(s) && s[end] == '\\' {
 		// JSON-escaped: "-----BEGIN …-----\nMIIE…\n…"
-		for end < len(s) && (base64ch[s[end]] || s[end] == '=' || s[end] == '\\') {
+		for end < len(s) && (base64ch.has(s[end]) || s[end] == '=' || s[end] == '\\') {
 			end++
 		}
 		return Finding{"private-key", start, end}, true
@@ -450,7 +450,7 @@ func pemBodyLine(line string) bool {
 		return true
 	}
 	for i := 0; i < len(line); i++ {
-		if !base64ch[line[i]] && line[i] != '=' {
+		if !base64ch.has(line[i]) && line[i] != '=' {
 			return false
 		}
 	}

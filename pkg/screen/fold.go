@@ -3,8 +3,9 @@ package screen
 import (
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	lazyval "github.com/intermem/intermem/pkg/lazy"
 )
 
 // Disguised text
@@ -140,9 +141,11 @@ func fold(s string) (string, []int) {
 }
 
 // lookAlike maps Cyrillic, Greek and Latin letters that render like an ASCII letter (the
-// common entries of Unicode's confusables list) to it. Built on first use (sync.OnceValue),
+// common entries of Unicode's confusables list) to it. Built on first use (package lazy),
 // not at program start: the hooks link this package and most of their runs screen nothing.
-var lookAlike = sync.OnceValue(func() map[rune]byte {
+var lookAlike = lazyval.New(buildLookAlike)
+
+func buildLookAlike() map[rune]byte {
 	return map[rune]byte{
 		// Cyrillic
 		'а': 'a', 'в': 'b', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's',
@@ -157,7 +160,7 @@ var lookAlike = sync.OnceValue(func() map[rune]byte {
 		'ɡ': 'g', 'ı': 'i', 'ȷ': 'j', 'ʟ': 'L', 'ɪ': 'I', 'ᴀ': 'A', 'ᴇ': 'E', 'ᴏ': 'O',
 		'\u3000': ' ', '\u00A0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2009': ' ', '\u202F': ' ',
 	}
-})
+}
 
 // foldRune returns the ASCII character r imitates.
 func foldRune(r rune) (byte, bool) {
@@ -180,7 +183,7 @@ func foldRune(r rune) (byte, bool) {
 		return byte(r - 0xE0000), true
 	}
 	if r < 0x530 || r >= 0x1D00 && r < 0x1D80 || r >= 0x2000 && r < 0x2030 || r == 0x3000 {
-		c, ok := lookAlike()[r]
+		c, ok := lookAlike.Get()[r]
 		return c, ok
 	}
 	return 0, false

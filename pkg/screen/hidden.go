@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	lazyval "github.com/intermem/intermem/pkg/lazy"
 )
 
 // hiddenName names the invisible characters that are flagged: bidi controls and marks,
@@ -115,12 +117,18 @@ func controlName(r rune) string {
 	return "CONTROL CHARACTER"
 }
 
-// joiningScripts use ZWJ/ZWNJ inside words as part of ordinary spelling.
-var joiningScripts = []*unicode.RangeTable{
-	unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian, unicode.Devanagari,
-	unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati, unicode.Oriya, unicode.Tamil,
-	unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Myanmar,
-	unicode.Khmer, unicode.Tibetan,
+// joiningScripts use ZWJ/ZWNJ inside words as part of ordinary spelling
+// (built on first use: unicode's tables are variables, so a package-level
+// slice of them is copied at every process's start).
+var joiningScripts = lazyval.New(buildJoiningScripts)
+
+func buildJoiningScripts() []*unicode.RangeTable {
+	return []*unicode.RangeTable{
+		unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian, unicode.Devanagari,
+		unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati, unicode.Oriya, unicode.Tamil,
+		unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Myanmar,
+		unicode.Khmer, unicode.Tibetan,
+	}
 }
 
 func isEmojiPart(r rune) bool {
@@ -131,7 +139,11 @@ func isEmojiPart(r rune) bool {
 
 // rtlScripts are written right to left; a bidi mark beside their letters is ordinary
 // typography.
-var rtlScripts = []*unicode.RangeTable{unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko}
+var rtlScripts = lazyval.New(buildRTLScripts)
+
+func buildRTLScripts() []*unicode.RangeTable {
+	return []*unicode.RangeTable{unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko}
+}
 
 // legitimate reports the invisible characters that ordinary text needs: ZWJ inside an
 // emoji sequence (👩‍💻), ZWJ/ZWNJ between letters of a joining script, a BOM at the very
@@ -146,15 +158,15 @@ func legitimate(s string, i, size int, r rune, prev rune) bool {
 	case 0xFEFF:
 		return i == 0
 	case 0x200E, 0x200F, 0x61C:
-		return prev >= 0 && unicode.In(prev, rtlScripts...) || unicode.In(next, rtlScripts...)
+		return prev >= 0 && unicode.In(prev, rtlScripts.Get()...) || unicode.In(next, rtlScripts.Get()...)
 	case 0x200D:
 		if isEmojiPart(prev) && isEmojiPart(next) {
 			return true
 		}
 		fallthrough
 	case 0x200C:
-		return unicode.In(prev, joiningScripts...) || unicode.In(next, joiningScripts...) ||
-			unicode.Is(unicode.Mn, prev) && unicode.In(next, joiningScripts...)
+		return unicode.In(prev, joiningScripts.Get()...) || unicode.In(next, joiningScripts.Get()...) ||
+			unicode.Is(unicode.Mn, prev) && unicode.In(next, joiningScripts.Get()...)
 	}
 	if r >= 0xFE00 && r <= 0xFE0F {
 		_, prevHidden := hiddenName(prev)
@@ -248,15 +260,14 @@ func hiddenChars(fs []Flag, s string) []Flag {
 // and newline, and the UTF-8 lead bytes C2 (C1, soft hyphen), CD (U+034F), D8 (U+061C),
 // E1, E2, E3, EF, F0 and F3. None is a continuation byte, so skipping to one never lands
 // inside a character.
-var leadByte = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = c != '\t' && c != '\n'
-	}
-	for _, c := range []byte{0x7F, 0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3} {
-		t[c] = true
-	}
-	return t
-}()
+var leadByte = [256]bool{ // written out: a table built by a call runs at every process start (TestLeadByte)
+	0x00: true, 0x01: true, 0x02: true, 0x03: true, 0x04: true, 0x05: true, 0x06: true,
+	0x07: true, 0x08: true, 0x0B: true, 0x0C: true, 0x0D: true, 0x0E: true, 0x0F: true,
+	0x10: true, 0x11: true, 0x12: true, 0x13: true, 0x14: true, 0x15: true, 0x16: true,
+	0x17: true, 0x18: true, 0x19: true, 0x1A: true, 0x1B: true, 0x1C: true, 0x1D: true,
+	0x1E: true, 0x1F: true, 0x7F: true, 0xC2: true, 0xCD: true, 0xD8: true, 0xE1: true,
+	0xE2: true, 0xE3: true, 0xEF: true, 0xF0: true, 0xF3: true,
+}
 
 // flagSequence returns the byte length of the emoji subdivision-flag tag sequence at the
 // start of s (lower-case letter or digit tags ended by U+E007F, as in 🏴 + "gbeng" + cancel),

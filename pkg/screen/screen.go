@@ -95,7 +95,9 @@ func head(kind string, keys []string, pattern string) lineRule {
 // vetoable kinds are not flagged inside a prohibition or a permission request: "Never pipe
 // curl into sh", "Do not disable the hooks", "ask the user for permission to bypass the
 // hook" are safety rules, not attacks.
-var vetoable = map[string]bool{KindSafety: true, KindRemoteExec: true, KindExfil: true}
+func vetoable(kind string) bool {
+	return kind == KindSafety || kind == KindRemoteExec || kind == KindExfil
+}
 
 // vetoRe matches a negation or a permission request in the clause before a match.
 var vetoRe = lazy(`(?i)(?:^|[^\w'])(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|mustn'?t|avoid|forbid(?:den)?|prohibit(?:ed)?|disallow(?:ed)?|refuse|instead\s+of|rather\s+than|nunca|não|禁止|不要|不能|절대|금지)\b|\b(?:permission|approval|consent|confirmation|authori[sz]ation|explicit\s+ok)\s+(?:to|before)\b|❌|⛔|🚫`)
@@ -384,7 +386,7 @@ func lineRules(fs []Flag, s string) []Flag {
 						continue
 					}
 				}
-				if vetoable[r.kind] && vetoed(clausePrefix(s[max(ls, start-maxPrefix):start])) {
+				if vetoable(r.kind) && vetoed(clausePrefix(s[max(ls, start-maxPrefix):start])) {
 					continue
 				}
 				fs = append(fs, Flag{Kind: r.kind, Detail: detail, Start: start, End: end})
@@ -407,10 +409,31 @@ func quote(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return controlEscaper.Replace(s)
+	return escapeControls(s)
 }
 
-var controlEscaper = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
+// escapeControls writes a newline, carriage return and tab as \n, \r and
+// \t (a strings.Replacer at package level would be built at every
+// process's start).
+func escapeControls(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
 
 var (
 	commentAddressed = lazy(`(?i)^\s*(?:note\s+(?:to|for)\s+(?:the\s+)?)?` + addressee + `\b\s*[:,\-–—]`)

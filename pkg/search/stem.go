@@ -1,5 +1,7 @@
 package search
 
+import "github.com/intermem/intermem/pkg/lazy"
+
 // Stem returns the Porter2 (Snowball English) stem of a lower-case word.
 // Words of two letters or fewer, and words with anything but ASCII letters
 // and apostrophes, are returned unchanged: digits, identifiers with
@@ -20,7 +22,7 @@ func Stem(word string) string {
 			return word
 		}
 	}
-	if s, ok := exceptions[word]; ok {
+	if s, ok := exceptions.Get()[word]; ok {
 		return s
 	}
 	w := []byte(word)
@@ -44,7 +46,7 @@ func Stem(word string) string {
 
 	w = step0(w)
 	w = step1a(w)
-	if _, ok := exceptions1a[string(w)]; ok {
+	if _, ok := exceptions1a.Get()[string(w)]; ok {
 		return restoreY(w)
 	}
 	w = step1b(w, r1)
@@ -56,17 +58,25 @@ func Stem(word string) string {
 	return restoreY(w)
 }
 
-var exceptions = map[string]string{
-	"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie",
-	"idly": "idl", "gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli",
-	"singly": "singl",
-	"sky":    "sky", "news": "news", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos",
-	"bias": "bias", "andes": "andes",
+var exceptions = lazy.New(buildExceptions)
+
+func buildExceptions() map[string]string {
+	return map[string]string{
+		"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie",
+		"idly": "idl", "gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli",
+		"singly": "singl",
+		"sky":    "sky", "news": "news", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos",
+		"bias": "bias", "andes": "andes",
+	}
 }
 
-var exceptions1a = map[string]bool{
-	"inning": true, "outing": true, "canning": true, "herring": true, "earring": true,
-	"proceed": true, "exceed": true, "succeed": true,
+var exceptions1a = lazy.New(buildExceptions1a)
+
+func buildExceptions1a() map[string]bool {
+	return map[string]bool{
+		"inning": true, "outing": true, "canning": true, "herring": true, "earring": true,
+		"proceed": true, "exceed": true, "succeed": true,
+	}
 }
 
 func restoreY(w []byte) string {

@@ -2,9 +2,10 @@ package search
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/intermem/intermem/pkg/lazy"
 )
 
 // maxFieldBytes is the most bytes of one field that are indexed. Longer
@@ -196,7 +197,7 @@ func (a *analyzer) emitWord(w string, emit func(int32)) {
 	id, ok := a.words[lw]
 	if !ok {
 		id = -1
-		if !stopwords()[lw] {
+		if !stopwords.Get()[lw] {
 			id = a.id(Stem(lw))
 		}
 		if len(a.words) < maxMemo {
@@ -216,9 +217,11 @@ func isCJK(r rune) bool {
 // stopwords are dropped from documents and queries: the Snowball English
 // list, the contractions' stems that splitting at apostrophes leaves, and
 // the words of a question ("how do I", "why does"). Built on first use
-// (sync.OnceValue): the hooks link this package and most of their runs
+// (package lazy): the hooks link this package and most of their runs
 // search nothing.
-var stopwords = sync.OnceValue(func() map[string]bool {
+var stopwords = lazy.New(buildStopwords)
+
+func buildStopwords() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		a about above after again against all am an and any are as at be because
@@ -236,4 +239,4 @@ var stopwords = sync.OnceValue(func() map[string]bool {
 		m[w] = true
 	}
 	return m
-})
+}

@@ -22,7 +22,7 @@ func writeSchema4(t *testing.T, path string) {
 	}
 	defer db.Close()
 	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, b := range allBuckets {
+		for _, b := range allBuckets() {
 			if bytes.Equal(b, BucketSightings) {
 				continue // schema 5's
 			}

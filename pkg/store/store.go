@@ -69,12 +69,16 @@ var (
 	BucketBackups   = []byte("backups")   // 8-byte big-endian sequence → op id whose backup directory it made
 )
 
-var allBuckets = [][]byte{
-	BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
-	BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
-	BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
-	BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects, BucketMemories,
-	BucketSightings,
+// allBuckets are every bucket of a current store (a function: a package-level
+// slice of the bucket variables is copied at every process's start).
+func allBuckets() [][]byte {
+	return [][]byte{
+		BucketMeta, BucketSessions, BucketEntries, BucketSeen, BucketFiles, BucketPlans,
+		BucketDecisions, BucketPromoted, BucketJournal, BucketChecks, BucketFacts, BucketBackups,
+		BucketCatFiles, BucketCatBlobs, BucketCatEntries, BucketCatMeta, BucketOverlay,
+		BucketCheckpoints, BucketPhases, BucketDecided, BucketHead, BucketProjects, BucketMemories,
+		BucketSightings,
+	}
 }
 
 // Errors returned by Open.
@@ -223,7 +227,7 @@ func create(path string, now time.Time) error {
 }
 
 func initSchema(tx *bolt.Tx, now time.Time) error {
-	for _, b := range allBuckets {
+	for _, b := range allBuckets() {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -269,7 +273,7 @@ func ID(tx *bolt.Tx) string {
 
 // migrations[v] upgrades a store from version v to v+1. Version 0 is a
 // store whose meta bucket lacks a schema key (written before versioning).
-var migrations = map[int]func(tx *bolt.Tx) error{
+var migrations = []func(tx *bolt.Tx) error{
 	0: createBuckets,
 	// 1→2: the backups bucket, and the store id journal operations are
 	// bound to.
@@ -294,7 +298,7 @@ var migrations = map[int]func(tx *bolt.Tx) error{
 }
 
 func createBuckets(tx *bolt.Tx) error {
-	for _, b := range allBuckets {
+	for _, b := range allBuckets() {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -372,10 +376,10 @@ func (s *Store) checkSchema(now time.Time) error {
 	}
 	return s.DB.Update(func(tx *bolt.Tx) error {
 		for v := version; v < SchemaVersion; v++ {
-			m, ok := migrations[v]
-			if !ok {
+			if v < 0 || v >= len(migrations) {
 				return fmt.Errorf("no migration from schema %d", v)
 			}
+			m := migrations[v]
 			if err := m(tx); err != nil {
 				return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
 			}

@@ -195,7 +195,7 @@ func TestMigrateFromUnversioned(t *testing.T) {
 	}
 	defer s.Close()
 	s.View(func(tx *bolt.Tx) error {
-		for _, b := range allBuckets {
+		for _, b := range allBuckets() {
 			if tx.Bucket(b) == nil {
 				t.Errorf("bucket %s missing after migration", b)
 			}
@@ -245,7 +245,7 @@ func TestMigrateFrom1AssignsID(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Update(func(tx *bolt.Tx) error {
-		for _, b := range allBuckets {
+		for _, b := range allBuckets() {
 			if string(b) != string(BucketBackups) {
 				tx.CreateBucket(b)
 			}

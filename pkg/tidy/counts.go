@@ -4,14 +4,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/lazyre"
 )
 
 // Count is a number in memory text whose noun names a directory of the
@@ -33,9 +32,7 @@ type Count struct {
 
 // countRE finds a number (not part of a version, a date, a path, an id or
 // a larger number) followed by one or two words.
-var countRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^\w.,\-/#:$@+])(\d{1,6})[ \t]+([A-Za-z][A-Za-z-]*)(?:[ \t]+([A-Za-z][A-Za-z-]*))?`)
-})
+var countRE = lazyre.New(`(?:^|[^\w.,\-/#:$@+])(\d{1,6})[ \t]+([A-Za-z][A-Za-z-]*)(?:[ \t]+([A-Za-z][A-Za-z-]*))?`)
 
 // Limits of the walk that finds the project's directories.
 const (
@@ -85,7 +82,7 @@ func Counts(d *automem.Dir, root string) []Count {
 				continue
 			}
 			s = withoutCode(s)
-			for _, m := range countRE().FindAllStringSubmatchIndex(s, -1) {
+			for _, m := range countRE.Get().FindAllStringSubmatchIndex(s, -1) {
 				c, ok := check(s, m, dirs)
 				if !ok {
 					continue

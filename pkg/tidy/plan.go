@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/lazy"
 	"github.com/intermem/intermem/pkg/redact"
 )
 
@@ -341,7 +342,7 @@ func slugOf(title string) string {
 	switch {
 	case s == "":
 		return "topic"
-	case reserved[s]:
+	case reserved.Has(s):
 		return s + "-topic"
 	}
 	return s
@@ -349,14 +350,9 @@ func slugOf(title string) string {
 
 // reserved are stems that would collide with MEMORY.md on a
 // case-insensitive disk or name a device on Windows.
-var reserved = func() map[string]bool {
-	m := map[string]bool{"memory": true, "con": true, "prn": true, "aux": true, "nul": true}
-	for i := 1; i <= 9; i++ {
-		m[fmt.Sprintf("com%d", i)] = true
-		m[fmt.Sprintf("lpt%d", i)] = true
-	}
-	return m
-}()
+var reserved = lazy.NewSet("memory", "con", "prn", "aux", "nul",
+	"com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+	"lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9")
 
 // uniqueName returns stem.md, or stem-2.md, stem-3.md… the first whose
 // lower-cased form is not taken.

@@ -24,14 +24,13 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/journal"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
 	"github.com/intermem/intermem/pkg/targets"
@@ -85,7 +84,7 @@ func (c Config) Tiers(target string) bool {
 func TopicTitle(title string) string {
 	t := strings.TrimSpace(title)
 	for {
-		loc := datedSuffix().FindStringIndex(t)
+		loc := datedSuffix.Get().FindStringIndex(t)
 		if loc == nil || loc[0] == 0 {
 			break
 		}
@@ -99,7 +98,7 @@ func TopicTitle(title string) string {
 
 // datedSuffix matches what TopicTitle strips. It compiles on first use:
 // the hooks link this package and rarely title a topic.
-var datedSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(datedSuffixExpr) })
+var datedSuffix = lazyre.New(datedSuffixExpr)
 
 const datedSuffixExpr = `(?i)(` +
 	// a bracketed date (a year alone too), or a bracketed dated note

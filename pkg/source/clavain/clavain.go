@@ -31,12 +31,11 @@
 package clavain
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"github.com/intermem/intermem/pkg/source"
 )
 
@@ -56,9 +55,7 @@ func (Source) Patterns() []string {
 
 // labelLine matches an "Evidence:" or "Verify:" line, with optional list
 // mark and bold. It is compiled on first use: the hooks link this package.
-var labelLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*|__)?(evidence|verify)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
-})
+var labelLine = lazyre.New(`(?i)^(?:[-*+]\s+)?(?:\*\*|__)?(evidence|verify)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$`)
 
 // Parse returns the file's learning; see the package comment.
 func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem) {
@@ -111,7 +108,7 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 	}
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(line)
-		if m := labelLine().FindStringSubmatch(line); m != nil {
+		if m := labelLine.Get().FindStringSubmatch(line); m != nil {
 			rest := strings.TrimSpace(strings.Trim(strings.TrimSpace(m[2]), "*_"))
 			if strings.EqualFold(m[1], "evidence") {
 				for _, c := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ';' }) {

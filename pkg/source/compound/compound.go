@@ -36,12 +36,11 @@ package compound
 
 import (
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/intermem/intermem/pkg/cite"
+	"github.com/intermem/intermem/pkg/lazyre"
 	"github.com/intermem/intermem/pkg/source"
 )
 
@@ -160,7 +159,7 @@ func firstSentence(text string) string {
 			strings.HasPrefix(line, "|") || strings.HasSuffix(line, ":") {
 			continue
 		}
-		line = listMark().ReplaceAllString(line, "")
+		line = listMark.Get().ReplaceAllString(line, "")
 		line = strings.ReplaceAll(line, "**", "")
 		if i := strings.Index(line, ". "); i > 0 {
 			line = line[:i+1]
@@ -177,19 +176,19 @@ func oneLine(s string) string { return source.OneLine(s, 300) }
 var (
 	// Compiled on first use: the hooks link this package and must not pay
 	// for patterns at start-up.
-	listMark     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[-*+>]\s*|\d+[.)]\s+)+`) })
-	leadingDate  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-`) })
-	trailingDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(\d{4})(\d{2})(\d{2})$`) })
+	listMark     = lazyre.New(`^(?:[-*+>]\s*|\d+[.)]\s+)+`)
+	leadingDate  = lazyre.New(`^(\d{4}-\d{2}-\d{2})-`)
+	trailingDate = lazyre.New(`-(\d{4})(\d{2})(\d{2})$`)
 )
 
 // nameDate reads the date in a solution file name: 2026-02-01-slug.md or
 // slug-20260204.md.
 func nameDate(p string) time.Time {
 	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
-	if m := leadingDate().FindStringSubmatch(base); m != nil {
+	if m := leadingDate.Get().FindStringSubmatch(base); m != nil {
 		return source.ParseDate(m[1])
 	}
-	if m := trailingDate().FindStringSubmatch(base); m != nil {
+	if m := trailingDate.Get().FindStringSubmatch(base); m != nil {
 		return source.ParseDate(m[1] + "-" + m[2] + "-" + m[3])
 	}
 	return time.Time{}
@@ -199,7 +198,7 @@ func nameDate(p string) time.Time {
 // 2026-02-01-loky-cpu-count.md, dashes and underscores as spaces.
 func nameTitle(p string) string {
 	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
-	base = leadingDate().ReplaceAllString(base, "")
-	base = trailingDate().ReplaceAllString(base, "")
+	base = leadingDate.Get().ReplaceAllString(base, "")
+	base = trailingDate.Get().ReplaceAllString(base, "")
 	return strings.Join(strings.FieldsFunc(base, func(r rune) bool { return r == '-' || r == '_' }), " ")
 }
