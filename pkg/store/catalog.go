@@ -2,10 +2,13 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -105,7 +108,8 @@ var (
 	indexBase      = "base"
 	metaIndexGen   = []byte("index_generation")
 	metaIndexDelta = []byte("index_delta")
-	metaChanged    = "changed\x00" // + entry id → "1": changed since the index's base was stored
+	metaChanged    = "changed\x00" // + entry id → "1": an older intermem's mark of metaChanges
+	metaChanges    = "changes\x00" // + the generation (8 bytes, big-endian) + entry id → "1": changed since the index's base was stored
 	metaScanned    = "scanned\x00" // + source name → RFC 3339
 	metaState      = "state\x00"   // + source name → the catalog's freshness record
 )
@@ -125,6 +129,9 @@ type CatalogTx struct {
 	// shed: a write transaction's reads shed its mapped pages as a read
 	// transaction's do (ShedReads).
 	shed bool
+	// markGen is the generation the marks of changed ids this transaction
+	// writes are keyed by (markChanged), once read.
+	markGen []byte
 }
 
 // ShedReads makes the reads of c's write transaction give back the
@@ -415,9 +422,8 @@ func (c *CatalogTx) IndexDelta() []byte { return c.get(BucketCatMeta, string(met
 // generation gen over every entry: it has no delta, and no id has changed
 // since.
 func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
-	changed := c.IndexChanged()
-	for _, id := range changed {
-		if err := c.del(BucketCatMeta, metaChanged+id); err != nil {
+	for _, k := range c.changedKeys() {
+		if err := c.del(BucketCatMeta, k); err != nil {
 			return err
 		}
 	}
@@ -450,11 +456,28 @@ func (c *CatalogTx) PutIndexDelta(b []byte, gen uint64) error {
 // the stored base of the search index was built, in order.
 func (c *CatalogTx) IndexChanged() []string {
 	var ids []string
-	_ = c.each(BucketCatMeta, metaChanged, func(key string, _ []byte) error {
-		ids = append(ids, key[len(metaChanged):])
-		return nil
-	})
-	return ids
+	for _, k := range c.changedKeys() {
+		if id, ok := strings.CutPrefix(k, metaChanged); ok {
+			ids = append(ids, id)
+		} else if len(k) > len(metaChanges)+8 {
+			ids = append(ids, k[len(metaChanges)+8:])
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// changedKeys returns the keys of every mark of an id changed since the
+// index's base, in either form.
+func (c *CatalogTx) changedKeys() []string {
+	var keys []string
+	for _, prefix := range []string{metaChanged, metaChanges} {
+		_ = c.each(BucketCatMeta, prefix, func(key string, _ []byte) error {
+			keys = append(keys, key)
+			return nil
+		})
+	}
+	return keys
 }
 
 // markChanged records that id's entries or overlay changed, when a base
@@ -470,7 +493,16 @@ func (c *CatalogTx) markChanged(id string) error {
 	if c.based == 1 {
 		return nil
 	}
-	return c.put(BucketCatMeta, metaChanged+id, []byte("1"))
+	// Keyed by the generation first: the marks a transaction writes are
+	// next to each other, after every earlier one, in a leaf or two of
+	// the store, where keyed by id alone each was in a leaf of its own
+	// (at random among thousands), which the commit wrote again and, to
+	// free it, mapped again: half of the pages a session's end that brings
+	// in 64 changed documents writes.
+	if c.markGen == nil {
+		c.markGen = binary.BigEndian.AppendUint64(nil, c.Generation())
+	}
+	return c.put(BucketCatMeta, metaChanges+string(c.markGen)+id, []byte("1"))
 }
 
 // Scanned returns when a scan last changed what the catalog holds of

@@ -2,6 +2,7 @@ package store
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,4 +187,63 @@ func TestIndexBaseApart(t *testing.T) {
 	if b, gen, old := read(); string(b) != "IMSX new base" || gen != 2 || old {
 		t.Fatalf("a new base: %q at %d (old one left: %v)", b, gen, old)
 	}
+}
+
+// The marks of the ids changed since the index's base are keyed by the
+// generation they were written at, then the id, so that one
+// transaction's marks lie together after every earlier one's (keyed by
+// the id alone, each was written in a leaf of its own, at random). Marks
+// an older intermem wrote, keyed by the id alone, are still read, and
+// cleared with the rest when a base is stored.
+func TestChangedMarks(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "intermem.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	update := func(fn func(c *CatalogTx) error) {
+		t.Helper()
+		if err := s.Update(func(tx *bolt.Tx) error { return fn(Catalog(tx)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(c *CatalogTx, ids ...string) error {
+		for _, id := range ids {
+			if err := c.PutEntry(&CatalogEntry{Entry: source.Entry{ID: id, Source: "compound", Text: id}}); err != nil {
+				return err
+			}
+		}
+		return c.Bump()
+	}
+	update(func(c *CatalogTx) error {
+		if err := c.PutIndex([]byte("IMSX base"), 0); err != nil {
+			return err
+		}
+		// An older intermem's mark.
+		return c.put(BucketCatMeta, "changed\x00b0", []byte("1"))
+	})
+	update(func(c *CatalogTx) error { return put(c, "f1", "a1") })
+	update(func(c *CatalogTx) error { return put(c, "c2", "b0", "f1") })
+	var keys []string
+	s.View(func(tx *bolt.Tx) error {
+		c := Catalog(tx)
+		if got, want := c.IndexChanged(), []string{"a1", "b0", "c2", "f1"}; !slices.Equal(got, want) {
+			t.Errorf("ids changed: %q, want %q", got, want)
+		}
+		keys = c.changedKeys()
+		return nil
+	})
+	want := []string{"changed\x00b0",
+		"changes\x00\x00\x00\x00\x00\x00\x00\x00\x00a1", "changes\x00\x00\x00\x00\x00\x00\x00\x00\x00f1",
+		"changes\x00\x00\x00\x00\x00\x00\x00\x00\x01b0", "changes\x00\x00\x00\x00\x00\x00\x00\x00\x01c2", "changes\x00\x00\x00\x00\x00\x00\x00\x00\x01f1"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("marks %q, want %q", keys, want)
+	}
+	update(func(c *CatalogTx) error { return c.PutIndex([]byte("IMSX new base"), 2) })
+	s.View(func(tx *bolt.Tx) error {
+		if ids := Catalog(tx).IndexChanged(); len(ids) != 0 {
+			t.Errorf("after a new base, ids changed: %q", ids)
+		}
+		return nil
+	})
 }
