@@ -155,18 +155,23 @@ func (b *builder) run() error {
 	if err := b.dirProblems(rest); err != nil {
 		return err
 	}
-	// Files read before and not found now are gone.
+	// Files read before and not found now are gone (their records found
+	// by key: only theirs are decoded, for their ids).
 	var gone []string
-	if err := b.c.tx.Files(b.s.Name(), func(f *store.CatalogFile) error {
-		if !listed[f.Path] {
-			gone = append(gone, f.Path)
-			for _, id := range f.IDs {
-				b.dropped[id] = true
-			}
+	if err := b.c.tx.FilePaths(b.s.Name(), func(p string) error {
+		if !listed[p] {
+			gone = append(gone, p)
 		}
 		return nil
 	}); err != nil {
 		return err
+	}
+	for _, p := range gone {
+		if f, ok := b.c.tx.File(store.FileKey(b.s.Name(), p)); ok {
+			for _, id := range f.IDs {
+				b.dropped[id] = true
+			}
+		}
 	}
 	for _, p := range gone {
 		if err := b.c.tx.DeleteFile(store.FileKey(b.s.Name(), p)); err != nil {

@@ -303,6 +303,17 @@ func (c *CatalogTx) Files(src string, fn func(f *CatalogFile) error) error {
 	})
 }
 
+// FilePaths calls fn with the path of every file of source src the
+// catalog holds a record of, in path order, from the records' keys alone
+// (no record decoded): what a scan compares its listing with to find the
+// files gone, at every transaction of a refresh that goes on in several.
+func (c *CatalogTx) FilePaths(src string, fn func(path string) error) error {
+	prefix := src + "\x00"
+	return c.each(BucketCatFiles, prefix, func(key string, _ []byte) error {
+		return fn(key[len(prefix):])
+	})
+}
+
 // Blob returns what a Whole source kept of the file key.
 func (c *CatalogTx) Blob(key string) []byte { return c.get(BucketCatBlobs, key) }
 
