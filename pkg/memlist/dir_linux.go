@@ -203,12 +203,6 @@ func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err 
 	return next, eof, p, err
 }
 
-// ParallelBytes is the directory size (st_size) from which a sum starts
-// its helper before reading the directory: on ext4 a block of 4 KiB holds
-// about a hundred memory files' entries, on tmpfs each entry counts 20
-// bytes, on btrfs twice its name (a variable for tests).
-var ParallelBytes int64 = 8 << 10
-
 // chunkRecs is how many records a goroutine claims at a time: a few tens
 // of microseconds of stats, so that neither waits long for the other's
 // last chunk.

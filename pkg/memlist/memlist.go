@@ -203,6 +203,13 @@ func (f *facts) fingerprint(b []byte) []byte {
 // would take over.
 var ParallelMin = 96
 
+// ParallelBytes is the directory size (st_size) from which a sum starts
+// its helper before reading the directory (on Linux, dir_linux.go): on
+// ext4 a block of 4 KiB holds about a hundred memory files' entries, on
+// tmpfs each entry counts 20 bytes, on btrfs twice its name (a variable
+// for tests).
+var ParallelBytes int64 = 8 << 10
+
 // part is what summing some of a directory's entries says (Dir.sumScan):
 // the sum of the memory files among them, how many entries there were
 // besides "." and "..", and whether the index was one of them.
