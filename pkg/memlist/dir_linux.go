@@ -186,20 +186,32 @@ func record(recs []byte) (name []byte, typ uint8, next int64, n int) {
 // many entries (ParallelBytes): waking a second thread takes hundreds of
 // microseconds on a virtual machine, about as long as reading the
 // directory, so the helper is running by the time the entries are there.
+// When the size does not say so but a batch of ParallelMin entries comes,
+// it is started then, late.
 func (d *Dir) sumScan(cookie int64, max int) (next int64, eof bool, p part, err error) {
 	var h *helper
-	if d.size >= ParallelBytes && runtime.GOMAXPROCS(0) > 1 {
+	procs := runtime.GOMAXPROCS(0)
+	if d.size >= ParallelBytes && procs > 1 {
 		h = &helper{d: d}
 		go h.run()
-		defer h.closed.Store(true)
 	}
 	next, eof, err = d.batches(cookie, max, func(recs []byte, n int) {
 		p.met += n
+		if h == nil && n >= ParallelMin && procs > 1 {
+			// More entries than the directory's size said (a
+			// filesystem whose st_size counts otherwise): the helper,
+			// late.
+			h = &helper{d: d}
+			go h.run()
+		}
 		q := d.sumRecords(recs, n, h)
 		p.sum.sum += q.sum.sum
 		p.sum.n += q.sum.n
 		p.index = p.index || q.index
 	})
+	if h != nil {
+		h.closed.Store(true)
+	}
 	return next, eof, p, err
 }
 

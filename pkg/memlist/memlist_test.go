@@ -139,8 +139,9 @@ func TestSumIsTurn(t *testing.T) {
 }
 
 // TestParallelSumIsSequential: the sum two goroutines take of a
-// directory's entries (a helper started before the directory is read,
-// sharing every batch above ParallelMin) is the sum one takes, and Turn's,
+// directory's entries (a helper started before the directory is read, or
+// once a batch shows it large, sharing every batch above ParallelMin) is
+// the sum one takes, and Turn's,
 // over directories of hundreds of entries of every kind — more than one
 // getdents buffer holds, with names long and short — and turns whose chunk
 // ends inside a buffer; a helper started for batches too small to share
@@ -193,8 +194,14 @@ func TestParallelSumIsSequential(t *testing.T) {
 			if chunk == 4096 && (!seqWhole || ListingFP(l.Files) != seq) {
 				t.Fatalf("round %d: Sum = %q, the sum of Turn's files %q", round, seq, ListingFP(l.Files))
 			}
-			for _, c := range []struct{ min int }{{1}, {1 << 30}} {
-				ParallelMin, ParallelBytes = c.min, 0
+			// The helper early on every batch, early on none (too few
+			// entries in each), and late (the directory's size too
+			// small to say).
+			for _, c := range []struct {
+				min   int
+				bytes int64
+			}{{1, 0}, {1 << 30, 0}, {1, 1 << 62}} {
+				ParallelMin, ParallelBytes = c.min, c.bytes
 				par, parWhole, err := Sum(dir, nil)
 				if err != nil {
 					t.Fatal(err)
