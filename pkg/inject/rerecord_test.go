@@ -142,10 +142,27 @@ func TestSessionEndRerecords(t *testing.T) {
 		})
 		return blobs, files
 	}
-	blobs, files := roots()
+	// The first records, beside each file's entries, the key of what the
+	// rest of the directory decided of them (CatalogFile.Resolved, which
+	// PutParse cleared): its parses stay as they are. The next rewrites
+	// nothing at all.
+	blobs, _ := roots()
 	h.hook("B", "SessionEnd")
+	b, files := roots()
+	if b != blobs {
+		t.Errorf("a session end over current parses moved the blobs' pages: root %d → %d", blobs, b)
+	}
+	h.store(func(ct *store.CatalogTx, _ *bolt.Tx) {
+		for _, name := range []string{"MEMORY.md", "deploy.md", "notes.md"} {
+			if f, ok := ct.File(parseKey(name)); !ok || f.Resolved == "" {
+				t.Errorf("%s: a session end over its current parse recorded no resolution key", name)
+			}
+		}
+	})
+	blobs = b
+	h.hook("B0", "SessionEnd")
 	if b, f := roots(); b != blobs || f != files {
-		t.Errorf("a session end over current parses moved the catalog's pages: blobs' root %d → %d, files' root %d → %d", blobs, b, files, f)
+		t.Errorf("a session end over current parses and keys moved the catalog's pages: blobs' root %d → %d, files' root %d → %d", blobs, b, files, f)
 	}
 
 	// An older intermem's JSON parse of deploy.md, a damaged one of

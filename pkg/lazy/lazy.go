@@ -2,8 +2,8 @@
 // words, a replacer — declared so that the package has no initialisation.
 //
 // Every intermem process runs the initialisation of every package its binary
-// links before it does anything, and on this machine each page that touches is
-// dear (a first-touched page costs about 15 µs; see COSTS.md). A package-level
+// links before it does anything, and each page that touches is a page fault
+// (about 15 µs on a paravirtualised 2-vCPU machine; docs/proofs.md). A package-level
 // map literal, a table built by a function call, a strings.NewReplacer or a
 // sync.OnceValue (which allocates its closures) all run there, in every hook
 // and every command, whether or not the run looks anything up. A Value or Set
