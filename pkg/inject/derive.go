@@ -278,13 +278,28 @@ func fields(w *bytes.Buffer, tag string, fs ...string) {
 	w.WriteByte('\n')
 }
 
-var escaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
-
+// esc writes a backslash, tab, newline and carriage return as \\, \t, \n
+// and \r (unesc reverses it).
 func esc(s string) string {
 	if !strings.ContainsAny(s, "\\\t\n\r") {
 		return s
 	}
-	return escaper.Replace(s)
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 func unesc(s string) string {

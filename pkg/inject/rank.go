@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/intermem/intermem/pkg/lazy"
 	"github.com/intermem/intermem/pkg/score"
 )
 
@@ -38,14 +39,12 @@ const (
 const maxScanText = 4096
 
 // stopWords are branch and path words that say nothing about a topic.
-var stopWords = map[string]bool{
-	"feature": true, "features": true, "feat": true, "fix": true, "fixes": true, "bugfix": true,
-	"hotfix": true, "chore": true, "main": true, "master": true, "trunk": true, "develop": true,
-	"dev": true, "release": true, "wip": true, "the": true, "and": true, "for": true, "with": true,
-	"add": true, "update": true, "remove": true, "new": true, "claude": true, "codex": true,
-	"src": true, "lib": true, "pkg": true, "internal": true, "cmd": true, "app": true, "apps": true,
-	"packages": true, "docs": true, "refactor": true, "tmp": true, "temp": true,
-}
+var stopWords = lazy.NewSet(
+	"feature", "features", "feat", "fix", "fixes", "bugfix", "hotfix", "chore", "main", "master",
+	"trunk", "develop", "dev", "release", "wip", "the", "and", "for", "with", "add", "update",
+	"remove", "new", "claude", "codex", "src", "lib", "pkg", "internal", "cmd", "app", "apps",
+	"packages", "docs", "refactor", "tmp", "temp",
+)
 
 // Words splits s into lower-case words of letters and digits, dropping
 // stop words, words shorter than 3 characters and duplicates; the order of
@@ -57,7 +56,7 @@ func Words(s string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	for _, w := range f {
-		if utf8.RuneCountInString(w) < 3 || stopWords[w] || seen[w] {
+		if utf8.RuneCountInString(w) < 3 || stopWords.Has(w) || seen[w] {
 			continue
 		}
 		seen[w] = true

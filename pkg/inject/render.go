@@ -193,8 +193,9 @@ func render(in *Inputs, budget, maxChars int) Result {
 	reserve := func() {
 		if !reserved {
 			reserved = true
-			usedBytes += noticeReserve
-			usedChars += noticeReserve
+			r := noticeReserve()
+			usedBytes += r
+			usedChars += r
 		}
 	}
 	if len(withheld) > 0 {

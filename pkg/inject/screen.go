@@ -112,4 +112,4 @@ func withheldNotice(n int) string {
 
 // noticeReserve is kept free for the notice (and the health header) once
 // something is withheld: the longest notice is for 99,999 items.
-var noticeReserve = len(withheldNotice(99999)) + len("\nHealth:\n")
+func noticeReserve() int { return len(withheldNotice(99999)) + len("\nHealth:\n") }

@@ -54,9 +54,6 @@ var allowedInit = map[string]string{
 	// terminal (the front's packages are kept apart; a [256]bool built by a
 	// function at start-up).
 	"github.com/intermem/intermem/pkg/clienv": "the hook front's terminal-escape table",
-	// inject's stop words, escaper and notice reserve go with its own
-	// commit (its tests wait on main's TestSessionEndRerecords).
-	"github.com/intermem/intermem/pkg/inject": "lands with its own commit",
 }
 
 // TestNoPackageInitialisation fails when a package of the module that a
