@@ -223,6 +223,48 @@ func TestMaxWrites(t *testing.T) {
 	})
 }
 
+// A bounded build refuses as soon as the changed files made so far hold
+// more entries to write than its bound, before the next file's are made
+// (a whole memory coming in at a session's end), and counts no entry that
+// store would not write: at exactly its bound it stores.
+func TestMaxWritesEarly(t *testing.T) {
+	f := newFixture(t)
+	f.update(func(*Catalog) {})
+	for _, name := range []string{"a-facts.md", "b-facts.md"} {
+		var facts []string
+		for i := range 10 {
+			facts = append(facts, fmt.Sprintf("- %s fact %d: the spool keeps segment %d.", name, i, i))
+		}
+		f.writeMem(name, strings.Join(facts, "\n")+"\n")
+	}
+	build := func(max int) error {
+		return f.st.Update(func(tx *bolt.Tx) error {
+			cfg := f.cfg()
+			cfg.MaxWrites = max
+			_, err := Build(store.Catalog(tx), cfg)
+			return err
+		})
+	}
+	for _, c := range []struct {
+		max   int
+		at    string
+		other string
+	}{{5, "a-facts.md and the files before it", "b-facts.md"}, {19, "b-facts.md and the files before it", "a-facts.md and"}} {
+		err := build(c.max)
+		if !errors.Is(err, ErrTooManyWrites) || !strings.Contains(err.Error(), c.at) || strings.Contains(err.Error(), c.other) {
+			t.Fatalf("twenty entries to write, at most %d: %v, want a refusal at %s", c.max, err, c.at)
+		}
+	}
+	if err := build(20); err != nil {
+		t.Fatalf("twenty entries to write, at most 20: %v", err)
+	}
+	f.view(func(c *Catalog) {
+		if c.Changed() {
+			t.Error("the build within its bound was not stored")
+		}
+	})
+}
+
 // A build bounded in files (Config.MaxFiles, a hook's) parses at most that
 // many changed files of a per-file source, leaves the others' entries as
 // they were stored and says so (Partial); builds after it go on until the

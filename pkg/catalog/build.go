@@ -39,6 +39,9 @@ type builder struct {
 	// is set when one was left for another Build.
 	parsed  int
 	partial bool
+	// writes counts the entries of a Whole source's changed files that
+	// store will write (Config.MaxWrites), as each file's are made.
+	writes int
 	// made are the keys of a Whole source's files whose entries this
 	// Build made (the others' stand as stored); paths maps a Whole
 	// source's file key to its path.
@@ -432,6 +435,9 @@ func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry,
 			b.live[id] = key
 		}
 	}
+	if err := b.countWrites(key, prepared); err != nil {
+		return err
+	}
 	if !wc.loaded[f.Path] {
 		b.fresh(probs, had, &old)
 	}
@@ -448,6 +454,37 @@ func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry,
 	b.racy = b.racy || racy(fp)
 	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
 		IDs: ids, Sum: sum, Resolved: res, Problems: probs, Parsed: b.c.cfg.Now})
+}
+
+// countWrites counts, of the entries a Whole source's changed file (key)
+// holds, those store will write — the ones this file holds first
+// (b.live) whose stored record is missing, tombstoned, another file's or
+// other — and refuses the build once they are more than a bounded build
+// (Config.MaxWrites) writes. store refuses it too, counting tombstones and
+// the entries rehome makes again; this refuses it before the entries of
+// every other changed file are made and held: a session's end after a
+// whole memory of thousands of entries came in (a first install, a
+// directory replaced) would otherwise make them all, past the hook's
+// memory bound, to write none.
+func (b *builder) countWrites(key string, prepared []store.CatalogEntry) error {
+	max := b.c.cfg.MaxWrites
+	if max <= 0 {
+		return nil
+	}
+	for i := range prepared {
+		e := &prepared[i]
+		if b.live[e.ID] != key {
+			continue // another file holds it first
+		}
+		if old, had := b.c.tx.Entry(e.ID, e.Source); had && old.Gone.IsZero() && old.File == key && sameEntry(&old, e) {
+			continue
+		}
+		b.writes++
+	}
+	if b.writes > max {
+		return fmt.Errorf("catalog: %s: more than %d entries to write (%s and the files before it): %w", b.s.Name(), max, b.paths[key], ErrTooManyWrites)
+	}
+	return nil
 }
 
 // putParse stores the blob of a Whole source's file that was read this
