@@ -187,14 +187,7 @@ func TestMaxWrites(t *testing.T) {
 	}
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n")
 	f.update(func(*Catalog) {})
-	build := func(max int) error {
-		return f.st.Update(func(tx *bolt.Tx) error {
-			cfg := f.cfg()
-			cfg.MaxWrites = max
-			_, err := Build(store.Catalog(tx), cfg)
-			return err
-		})
-	}
+	build := func(max int) error { return buildMaxWrites(f, max) }
 	// One fact added to the file of ten: one entry written.
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n- Fact 10: the spool compacts at night.\n")
 	if err := build(1); err != nil {
@@ -223,6 +216,17 @@ func TestMaxWrites(t *testing.T) {
 	})
 }
 
+// buildMaxWrites runs a Build bounded to max writes (Config.MaxWrites) in
+// one write transaction of f's store.
+func buildMaxWrites(f *fixture, max int) error {
+	return f.st.Update(func(tx *bolt.Tx) error {
+		cfg := f.cfg()
+		cfg.MaxWrites = max
+		_, err := Build(store.Catalog(tx), cfg)
+		return err
+	})
+}
+
 // A bounded build refuses as soon as the changed files made so far hold
 // more entries to write than its bound, before the next file's are made
 // (a whole memory coming in at a session's end), and counts no entry that
@@ -237,14 +241,7 @@ func TestMaxWritesEarly(t *testing.T) {
 		}
 		f.writeMem(name, strings.Join(facts, "\n")+"\n")
 	}
-	build := func(max int) error {
-		return f.st.Update(func(tx *bolt.Tx) error {
-			cfg := f.cfg()
-			cfg.MaxWrites = max
-			_, err := Build(store.Catalog(tx), cfg)
-			return err
-		})
-	}
+	build := func(max int) error { return buildMaxWrites(f, max) }
 	for _, c := range []struct {
 		max   int
 		at    string

@@ -71,19 +71,13 @@ func TestSumIsTurn(t *testing.T) {
 		for i := range n {
 			name := fmt.Sprintf("f%02d.md", i)
 			p := filepath.Join(dir, name)
-			switch rng.IntN(9) {
-			case 0:
-				os.Symlink(fmt.Sprintf("f%02d.md", rng.IntN(n)), p)
-			case 1:
-				os.Symlink("nowhere.md", p)
-			case 2:
-				os.Mkdir(p, 0o755)
-			case 3:
-				syscall.Mkfifo(p, 0o600)
-			case 4:
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf(".hidden%d.md", i)), nil, 0o600)
-			case 5:
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf("other%d.txt", i)), nil, 0o600)
+			switch k := rng.IntN(9); k {
+			case 0, 1, 2, 3, 4, 5:
+				target := ""
+				if k == 0 { // the same draws as before the cases were shared
+					target = fmt.Sprintf("f%02d.md", rng.IntN(n))
+				}
+				plantOdd(k, dir, p, i, target)
 			case 6:
 				os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 				os.WriteFile(filepath.Join(dir, "sub", name), []byte("x"), 0o600)
@@ -157,19 +151,13 @@ func TestParallelSumIsSequential(t *testing.T) {
 		for i := range n {
 			name := fmt.Sprintf("f%03d%s.md", i, strings.Repeat("x", rng.IntN(60)))
 			p := filepath.Join(dir, name)
-			switch rng.IntN(12) {
-			case 0:
-				os.Symlink(fmt.Sprintf("f%03d.md", rng.IntN(n)), p)
-			case 1:
-				os.Symlink("nowhere.md", p)
-			case 2:
-				os.Mkdir(p, 0o755)
-			case 3:
-				syscall.Mkfifo(p, 0o600)
-			case 4:
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf(".hidden%d.md", i)), nil, 0o600)
-			case 5:
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf("other%d.txt", i)), nil, 0o600)
+			switch k := rng.IntN(12); k {
+			case 0, 1, 2, 3, 4, 5:
+				target := ""
+				if k == 0 { // the same draws as before the cases were shared
+					target = fmt.Sprintf("f%03d.md", rng.IntN(n))
+				}
+				plantOdd(k, dir, p, i, target)
 			default:
 				os.WriteFile(p, []byte(strings.Repeat("x", rng.IntN(100))), 0o640)
 			}
@@ -212,5 +200,26 @@ func TestParallelSumIsSequential(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// plantOdd puts at p (the i-th entry of dir) one of the entries a memory
+// listing must judge apart from a plain file, by kind: a link to target,
+// a dangling link, a directory, a FIFO, a hidden file, a file that is not
+// Markdown.
+func plantOdd(kind int, dir, p string, i int, target string) {
+	switch kind {
+	case 0:
+		os.Symlink(target, p)
+	case 1:
+		os.Symlink("nowhere.md", p)
+	case 2:
+		os.Mkdir(p, 0o755)
+	case 3:
+		syscall.Mkfifo(p, 0o600)
+	case 4:
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf(".hidden%d.md", i)), nil, 0o600)
+	case 5:
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("other%d.txt", i)), nil, 0o600)
 	}
 }
