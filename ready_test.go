@@ -120,21 +120,36 @@ func (d *demo) run(bin string, args ...string) string {
 
 var sessionStartReady = regexp.MustCompile(`(\d+) (?:memory is|memories are) ready for`)
 
-// counts returns the four answers to "how many entries are ready?":
-// status --json, plan --max 0, context --json and the SessionStart hook.
-func (d *demo) counts(what string) (status, planned, contextN, sessionStart int) {
+// glance returns the three answers to "how many entries are ready?" that
+// do not check citations: status --json, context --json and the
+// SessionStart hook.
+func (d *demo) glance() (status, contextN, sessionStart int) {
 	d.t.Helper()
 	status = int(gjson.Get(d.run("intermem", "status", "--json"), "ready").Int())
-	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
-	planned = int(gjson.Get(pl, "candidates.#").Int())
-	if got := int(gjson.Get(pl, "ready").Int()); got != planned {
-		d.t.Errorf("%s: the plan's own ready %d differs from its %d candidates", what, got, planned)
-	}
 	contextN = int(gjson.Get(d.run("intermem", "context", "--json"), "ready").Int())
 	out := d.hook("intermem-inject", "0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b", `"hook_event_name":"SessionStart","source":"startup"`)
 	if m := sessionStartReady.FindStringSubmatch(out); m != nil {
 		sessionStart, _ = strconv.Atoi(m[1])
 	}
+	return
+}
+
+// counts returns the four answers to "how many entries are ready?":
+// status --json, plan --max 0, context --json and the SessionStart hook.
+// The three that do not check citations are asked before the plan too,
+// and must agree then as well.
+func (d *demo) counts(what string) (status, planned, contextN, sessionStart int) {
+	d.t.Helper()
+	s, c, h := d.glance()
+	if s != c || h != c {
+		d.t.Errorf("%s, before the plan: status says %d ready, context %d, SessionStart %d", what, s, c, h)
+	}
+	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	planned = int(gjson.Get(pl, "candidates.#").Int())
+	if got := int(gjson.Get(pl, "ready").Int()); got != planned {
+		d.t.Errorf("%s: the plan's own ready %d differs from its %d candidates", what, got, planned)
+	}
+	status, contextN, sessionStart = d.glance()
 	return
 }
 
@@ -144,6 +159,17 @@ func (d *demo) counts(what string) (status, planned, contextN, sessionStart int)
 // the demo's status said 17, SessionStart 13, the plan offered 12).
 func TestReadyAgrees(t *testing.T) {
 	d := newDemo(t)
+	// Before any plan or validation has recorded a verdict, every view
+	// judges citations on disk: the memory citing the renamed mail sender
+	// counts as broken (git history is read by plan and validate only),
+	// so 10 are ready by status, context and SessionStart alike; the
+	// first plan sees the rename and offers 11, and says so everywhere.
+	if s, c, h := d.glance(); s != 10 || c != 10 || h != 10 {
+		t.Errorf("before the first plan: status says %d ready, context %d, SessionStart %d; want 10 each", s, c, h)
+	}
+	if s, p, c, h := d.counts("the first plan"); s != 11 || p != 11 || c != 11 || h != 11 {
+		t.Errorf("after the first plan: status says %d ready, plan --max 0 offers %d, context %d, SessionStart %d; want 11 each", s, p, c, h)
+	}
 	check := func(what string) int {
 		t.Helper()
 		s, p, c, h := d.counts(what)

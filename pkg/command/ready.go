@@ -1,6 +1,8 @@
 package command
 
 import (
+	"os"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -89,4 +91,33 @@ func solutions(cat *catalog.Catalog) []catalog.Entry {
 		}
 	}
 	return out
+}
+
+// recordedIn returns the confidence a plan or validate last recorded for
+// an entry (store.Fact, what the SessionStart hook reads), negative for
+// none (tx nil: no store yet).
+func recordedIn(tx *bolt.Tx) func(id string) float64 {
+	return func(id string) float64 {
+		if tx == nil {
+			return -1
+		}
+		if f, ok := store.Catalog(tx).Fact(id); ok {
+			return f.Confidence
+		}
+		return -1
+	}
+}
+
+// onDisk is plan.Exists over the project's files, each path stat'ed once.
+func onDisk(root string) plan.Exists {
+	seen := map[string]bool{}
+	return func(p string) (bool, bool) {
+		ok, done := seen[p]
+		if !done {
+			_, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+			ok = err == nil
+			seen[p] = ok
+		}
+		return ok, true
+	}
 }

@@ -117,7 +117,7 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		cat, ready, nwritten = in.Catalog, plan.Ready(in), len(in.Written)
+		cat, ready, nwritten = in.Catalog, plan.Ready(in, recordedIn(tx), onDisk(p.Root)), len(in.Written)
 		return nil
 	})
 	if err != nil {

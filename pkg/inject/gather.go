@@ -23,10 +23,10 @@ import (
 
 // Bounds on the work Gather does, whatever the project looks like.
 const (
-	maxCandidates   = 5000 // memory entries considered for ranking
-	maxCitesPerItem = 8    // cited files looked at per entry
-	maxStats        = 2000 // distinct cited files stat'ed
-	maxDetails      = 64   // docs/intermem documents listed
+	maxCandidates   = 5000          // memory entries considered for ranking
+	maxCitesPerItem = plan.MaxCites // cited files looked at per entry
+	maxStats        = 2000          // distinct cited files stat'ed
+	maxDetails      = 64            // docs/intermem documents listed
 	// maxMemFiles bounds the memory files a session start reads: MEMORY.md
 	// and the first others by name. A memory directory of 100,000 files
 	// still gets its context within the hook's time (and a render cache
@@ -530,29 +530,15 @@ func (g *gatherer) candidate(f *memFile, en *memEntry) Candidate {
 }
 
 // citedScore is the citation evidence the hook has for an entry: the
-// confidence a plan or validate last recorded (plan.Recorded), or, when
-// none has judged the entry yet, its cited project paths on disk: a
-// missing path under a top-level directory that exists is broken, as
-// package cite judges it when git history has nothing to add (the hook
-// never runs git, so a renamed file counts as broken until a plan sees
-// the rename).
+// confidence a plan or validate last recorded, else its cited project
+// paths on disk (plan.Known, the rule every read-only view judges by; the
+// hook never runs git, so a renamed file counts as broken until a plan or
+// validate sees the rename).
 func citedScore(recorded float64, cites []string, st *statCache) plan.Evidence {
 	if recorded >= 0 || len(cites) == 0 {
 		return plan.Recorded(recorded)
 	}
-	for _, p := range cites {
-		if !strings.Contains(p, "/") {
-			continue
-		}
-		if c, ok := st.one(p); !ok || c.Exists {
-			continue
-		}
-		first, _, _ := strings.Cut(p, "/")
-		if top, ok := st.one(first); ok && top.Exists {
-			return plan.Recorded(score.Base - score.BrokenEach)
-		}
-	}
-	return plan.Recorded(-1)
+	return plan.Known(recorded, cites, st.exists)
 }
 
 // memoryLine is what a one-memory file shows: its description, or its
@@ -679,6 +665,12 @@ type statCache struct {
 	m     map[string]Cited
 	stats int
 	deps  *Deps
+}
+
+// exists is plan.Exists over the cache: known is false past maxStats.
+func (s *statCache) exists(p string) (exists, known bool) {
+	c, ok := s.one(p)
+	return c.Exists, ok
 }
 
 // cites stats the cited paths, relative to the work tree.

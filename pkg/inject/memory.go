@@ -16,7 +16,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/automem"
-	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/source"
@@ -149,40 +148,10 @@ func (ix *Index) derive(en *automem.Entry) *derived {
 		if en.Kind == automem.Memory {
 			text = en.Description + "\n" + en.Text
 		}
-		d.cites = citePaths(text)
+		d.cites = plan.CitePaths(text)
 	}
 	ix.der[k], ix.dused[k], ix.dirty = d, true, true
 	return d
-}
-
-// citePaths lists the project paths text cites that can be stat'ed: files,
-// directories, paths and the files of symbols, relative, inside the
-// project, at most maxCitesPerItem.
-func citePaths(text string) []string {
-	var out []string
-	for _, c := range cite.Extract(text) {
-		if len(out) >= maxCitesPerItem {
-			break
-		}
-		switch c.Kind {
-		case cite.File, cite.Dir, cite.Path, cite.Symbol:
-		default:
-			continue
-		}
-		p := c.Path
-		if c.Outside || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "..") ||
-			strings.ContainsAny(p, "\t\n\r") {
-			continue
-		}
-		dup := false
-		for _, q := range out {
-			dup = dup || q == p
-		}
-		if !dup {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // memSet is the memory files a session start reads, and what it knows of

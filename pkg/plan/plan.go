@@ -278,6 +278,9 @@ type Written struct {
 	Files []string
 	// By is who wrote it: the source the writer named, and the agent.
 	By string
+	// Cites are its citations as the catalog lists them (the files named
+	// and those its text cites): what Known stats.
+	Cites []string
 }
 
 // WrittenItem returns the written memory e (an entry of the written
@@ -299,7 +302,7 @@ func WrittenItem(e source.Entry) Written {
 			ID: e.ID, Kind: automem.Memory, File: e.Path, StartLine: e.Line, EndLine: e.EndLine,
 			Section: e.Title, Name: e.Title, Description: e.Title, Text: e.Text, Type: e.Fields["type"], Secret: e.Secret,
 		}, Rec: &store.Entry{FirstSeen: e.Created}, Status: stability.Stable},
-		Files: files, By: by,
+		Files: files, By: by, Cites: e.Citations,
 	}
 }
 
@@ -424,10 +427,14 @@ func Build(in Inputs) *Plan {
 	return p
 }
 
-// Ready returns how many entries a plan without a cap would number: the
-// "ready" count of status. It is Build's own filtering (Judge), without
-// the annotations only a person reads.
-func Ready(in Inputs) int {
+// Ready returns how many entries are ready for synthesis as every view
+// that does not check citations counts them (status, and the SessionStart
+// hook by the same Judge over its cached Subjects): Build's own filtering
+// (Judge), with each entry's citations judged by what is known (Known:
+// the verdict a plan or validate recorded, recorded returns a negative
+// for none, else the cited paths on disk) instead of checked. Once a plan
+// has recorded its verdicts, Ready is the number it offers.
+func Ready(in Inputs, recorded func(id string) float64, exists Exists) int {
 	w := judgeWorld(in)
 	cat := in.Catalog
 	n := 0
@@ -439,13 +446,19 @@ func Ready(in Inputs) int {
 		seen[it.ID] = true
 		subj := SubjectOf(it.Entry)
 		subj.Sessions, subj.Deliberate = it.Sessions(), wr != nil
-		d := w.Judge(&subj, func() Evidence {
-			if in.Checker == nil {
-				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
+		d, decided := w.Before(&subj)
+		if !decided {
+			var cites []string
+			switch {
+			case wr != nil:
+				cites = wr.Cites
+			case it.Kind == automem.Memory:
+				cites = CitePaths(it.Description + "\n" + it.Text)
+			default:
+				cites = CitePaths(it.Text)
 			}
-			_, _, _, ev := check(in.Checker, it, wr, Block(it.Entry), cat.Threshold)
-			return ev
-		})
+			d = w.After(&subj, Known(recorded(it.ID), cites, exists))
+		}
 		if d.Verdict.Ready() {
 			n++
 		}
