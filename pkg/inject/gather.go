@@ -191,7 +191,7 @@ func (g *gatherer) memory(open func() (*store.Store, func(), error)) error {
 	ms := g.e.mem
 	if ms == nil {
 		var err error
-		if ms, err = memFiles(g.e.Deps, g.e.MemoryDir, open, g.ix); err != nil {
+		if ms, err = memFiles(g.e.Deps, g.e.MemoryDir, open, g.ix, nil); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package inject
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -111,7 +112,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		}
 		return s, err
 	}
-	if mem, err := memFiles(deps, env.MemoryDir, closing(openStore), ix); err == nil {
+	lateMemory, lateRender := lateness(ctx)
+	if mem, err := memFiles(deps, env.MemoryDir, closing(openStore), ix, lateMemory); err == nil {
+		if mem.cut {
+			return catchUp(h, env, ix, cache, fmt.Sprintf("read %d of %d memory files", len(mem.files), mem.listed))
+		}
 		env.mem = mem
 	}
 	deps.Stat(p.Path("intermem.db")) // before reading it: a later write invalidates
@@ -136,6 +141,9 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if lateRender() {
+		return catchUp(h, env, ix, cache, "read the memory and the store")
 	}
 	in.Redact, in.Screen = ix.Redact, ix.Screen
 	res := Render(in)
@@ -164,6 +172,49 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return nil, nil
 	}
 	return hookio.SessionStartOutput(res.Text)
+}
+
+// A session start that its deadline cuts off keeps nothing, and what makes
+// a session start cost more than its deadline — a new build, whose memos
+// (Index) start from nothing, over a large memory on a busy machine —
+// would then cost it again at every start. So Hook stops short of the
+// deadline (lateness) where it can stop cleanly: between memory files,
+// and before rendering. Then it saves the memos made so far (the next
+// start takes those files from them, cheaply, and gets further) and
+// answers with the last rendering, marked as cached (catchUp).
+
+// lateness says when a session start stops to keep its work: the memory
+// files are read in the first half of the time left before ctx's
+// deadline (the store and the documents take most of the rest), and a
+// quarter is kept for saving the memos and answering. A context without a
+// deadline is never late.
+var lateness = func(ctx context.Context) (memory, render func() bool) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		never := func() bool { return false }
+		return never, never
+	}
+	left := time.Until(deadline)
+	by := func(t time.Time) func() bool { return func() bool { return time.Now().After(t) } }
+	return by(deadline.Add(-left / 2)), by(deadline.Add(-left / 4))
+}
+
+// catchUp ends a session start cut short after it had done what: the
+// memos it made are saved for the next, and the last rendering is served
+// (marked as cached), or nothing. No rendering is cached: this one is not
+// a fresh computation.
+func catchUp(h *hookio.Hook, env Env, ix *Index, cache, done string) ([]byte, error) {
+	h.Logf("SessionStart: stopped near its deadline, having %s; what it derived is kept for the next session start", done)
+	if exists(h.Project.StateDir) {
+		if err := ix.Save(h.Project.Path(IndexName)); err != nil {
+			h.Logf("%v", err)
+		}
+	}
+	text := Cached(cache, env.Budget, "intermem could not read this project's memory in time; it goes on at the next session start")
+	if text == "" {
+		return nil, nil
+	}
+	return hookio.SessionStartOutput(text)
 }
 
 // serveCached answers a session start whose store could not be read: with

@@ -166,6 +166,11 @@ type memSet struct {
 	docs docRecords
 	// parsed counts the files parsed here, with no stored parse to use.
 	parsed int
+	// cut is set when derive stopped before the last of the listed files
+	// (its stop said so): files holds those before it, which is not the
+	// memory.
+	cut    bool
+	listed int
 }
 
 // memList is a listing of the memory directory (listMem): the files a
@@ -197,8 +202,9 @@ const racyDir = 2 * time.Second
 // memFiles lists the memory directory (listMem), takes the stored parses
 // and the documents' records (storedDocs) from the store open returns
 // (nil: none) in one read transaction, and parses the rest of the memory
-// files, through ix's memos (screening, derivation).
-func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), ix *Index) (*memSet, error) {
+// files, through ix's memos (screening, derivation), until stop (nil:
+// never) says to stop (memSet.cut).
+func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error), ix *Index, stop func() bool) (*memSet, error) {
 	ml, err := listMem(deps, dir)
 	if err != nil {
 		return nil, err
@@ -215,7 +221,7 @@ func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error),
 			release()
 		}
 	}
-	ms := ml.derive(deps, ix)
+	ms := ml.derive(deps, ix, stop)
 	ms.docs = docs
 	return ms, nil
 }
@@ -322,10 +328,17 @@ func (ml *memList) stored(ct *store.CatalogTx) {
 // decodes as the file's own (its name holds no secret) — screened against
 // the file's bytes when the Stop hook stored it unscreened — else read
 // and parsed here (nothing written). A file whose name holds a secret
-// marks deps, so that no render cache records its path.
-func (ml *memList) derive(deps *Deps, ix *Index) *memSet {
-	out := &memSet{beyond: ml.beyond, names: ml.names}
+// marks deps, so that no render cache records its path. stop (nil: never)
+// is asked before each file: when it says so, the set is cut there, and
+// what ix memoized of the files before is kept for the next session
+// start (Hook).
+func (ml *memList) derive(deps *Deps, ix *Index, stop func() bool) *memSet {
+	out := &memSet{beyond: ml.beyond, names: ml.names, listed: len(ml.files)}
 	for i := range ml.files {
+		if stop != nil && stop() {
+			out.cut = true
+			break
+		}
 		lf := &ml.files[i]
 		if mf := lf.fromStore(ml.dir, ix); mf != nil {
 			out.files = append(out.files, mf)

@@ -89,7 +89,7 @@ func (h *hookProject) parsed() int {
 		h.t.Fatal(err)
 	}
 	defer s.Close()
-	ms, err := memFiles(nil, h.f.mem, func() (*store.Store, func(), error) { return s, func() {}, nil }, NewIndex())
+	ms, err := memFiles(nil, h.f.mem, func() (*store.Store, func(), error) { return s, func() {}, nil }, NewIndex(), nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}
