@@ -24,6 +24,7 @@ import (
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/promote"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/store"
@@ -202,12 +203,29 @@ func solutionPaths(env *cli.Env, p *project.Project, st *store.Store, now time.T
 	return paths, wr, st.View(func(tx *bolt.Tx) error { return buildCatalog(env, p, tx, now, collect) })
 }
 
-// recordScores keeps the confidences a plan computed from citations, for
-// the SessionStart hook's count of what is ready (it cannot check
-// citations itself: that may run git).
+// recordScores records what a plan learned checking citations as each
+// entry's validation, whole (putValidation: confidence, status, date,
+// commit and the cited files' blobs), as validate records it: the
+// SessionStart hook's count of what is ready reads it (it cannot check
+// citations itself: that may run git), and provenance and validate
+// compare the cited files with it.
 func recordScores(tx *bolt.Tx, pl *plan.Plan) error {
-	for id, conf := range pl.Scores {
-		if err := store.PutFact(tx, id, &store.Fact{Confidence: conf, At: pl.Created}); err != nil {
+	if len(pl.Checks) == 0 {
+		return nil
+	}
+	root := pl.Root
+	if pl.CiteRoot != "" {
+		root = pl.CiteRoot
+	}
+	commit := project.Head(root)
+	for id, c := range pl.Checks {
+		where := fmt.Sprintf("%s:%d", c.File, c.Line)
+		if !c.Written {
+			where = automemory.Prefix + where // as validate names it
+		}
+		rec := store.Check{ID: id, At: pl.Created, Where: where, Confidence: c.Score.Confidence, Status: validate.StatusOf(c.Score),
+			Valid: c.Score.Valid, Broken: c.Score.Broken, Moved: c.Score.Moved, Reasons: c.Score.Reasons}
+		if _, err := putValidation(tx, &rec, commit, c.Blobs, false, true); err != nil {
 			return err
 		}
 	}

@@ -268,7 +268,6 @@ func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, thresho
 // since), the latest confidence of memory entries (what SessionStart
 // ranks by), and promoted facts' confidence and decay clock.
 func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
-	cat := store.Catalog(tx)
 	for i := range rep.Entries {
 		e := &rep.Entries[i]
 		var valid, broken, moved int
@@ -284,27 +283,15 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		}
 		rec := store.Check{ID: e.ID, At: now, Where: e.Where, Confidence: e.Confidence, Status: e.Status,
 			Valid: valid, Broken: broken, Moved: moved, Reasons: e.Reasons}
-		// Every check of a promoted fact is kept; of other entries, only
-		// changes.
-		if err := store.RecordCheck(tx, &rec, e.Promoted); err != nil {
+		o, err := putValidation(tx, &rec, rep.Commit, e.Blobs, e.Promoted, e.Source == automemory.Name)
+		if err != nil {
 			return err
 		}
-		o, _ := cat.Overlay(e.ID)
 		if !o.Validated.IsZero() {
 			e.LastValidated, e.LastCommit = o.Validated, o.Commit
 			e.Changed = changedBlobs(o.Blobs, e.Blobs)
 			if len(e.Changed) > 0 {
 				rep.Changed++
-			}
-		}
-		o.Confidence, o.Validated, o.Status, o.Commit, o.Blobs = e.Confidence, now, e.Status, rep.Commit, e.Blobs
-		if err := cat.PutOverlay(e.ID, &o); err != nil {
-			return err
-		}
-		if e.Source == automemory.Name {
-			// SessionStart ranks memory by it, without the audit trail.
-			if err := store.PutFact(tx, e.ID, &store.Fact{Confidence: e.Confidence, At: now}); err != nil {
-				return err
 			}
 		}
 		if !e.Promoted {
@@ -326,6 +313,33 @@ func recordChecks(tx *bolt.Tx, rep *validate.Report, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// putValidation records one entry's validation whole, as every writer
+// that checks citations does (validate, a plan): the check in the audit
+// trail (every one of a promoted fact, only changes of other entries), the
+// overlay's confidence, status, date, commit and cited files' blobs
+// together — a plan that refreshed the date alone left provenance saying
+// "validated" on one day and "changed since" against another's hashes —
+// and, with fact, the latest confidence the SessionStart hook reads
+// (store.Fact). It returns the overlay as it was before.
+func putValidation(tx *bolt.Tx, rec *store.Check, commit string, blobs map[string]string, promoted, fact bool) (store.Overlay, error) {
+	if err := store.RecordCheck(tx, rec, promoted); err != nil {
+		return store.Overlay{}, err
+	}
+	cat := store.Catalog(tx)
+	o, _ := cat.Overlay(rec.ID)
+	was := o
+	o.Confidence, o.Validated, o.Status, o.Commit, o.Blobs = rec.Confidence, rec.At, rec.Status, commit, blobs
+	if err := cat.PutOverlay(rec.ID, &o); err != nil {
+		return store.Overlay{}, err
+	}
+	if fact {
+		if err := store.PutFact(tx, rec.ID, &store.Fact{Confidence: rec.Confidence, At: rec.At}); err != nil {
+			return store.Overlay{}, err
+		}
+	}
+	return was, nil
 }
 
 // changedBlobs lists the files cited at the last validation (was) whose

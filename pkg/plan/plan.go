@@ -233,10 +233,24 @@ type Plan struct {
 	// not the project root (plan --cite-root).
 	CiteRoot  string `json:"cite_root,omitempty"`
 	AppliedBy string `json:"applied_by,omitempty"`
-	// Scores are the confidences the plan computed from citations, by
-	// entry id: recorded for the SessionStart hook, which cannot check
-	// citations itself.
-	Scores map[string]float64 `json:"-"`
+	// Checks are what the plan learned checking citations, by entry id:
+	// recorded whole as the entry's validation (for the SessionStart hook,
+	// which cannot check citations itself, and for provenance and
+	// validate, which compare the cited files with their blobs then).
+	Checks map[string]Check `json:"-"`
+}
+
+// Check is one entry's citations as a plan checked them: its score and
+// the git blob hash of each file it validly cites (cite.Blobs), what
+// validate records for an entry too.
+type Check struct {
+	Score score.Score
+	Blobs map[string]string
+	// File and Line are where the entry is (a memory file's name, or the
+	// written set's log for a written memory: Written).
+	File    string
+	Line    int
+	Written bool
 }
 
 // Inputs are what Build needs; the caller loads them.
@@ -312,13 +326,17 @@ func Build(in Inputs) *Plan {
 	p := &Plan{
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
 		Entries: len(cat.Items), Candidates: []Candidate{}, Private: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
-		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{}, Scores: map[string]float64{},
+		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{}, Checks: map[string]Check{},
 		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
 	for _, name := range []string{targets.Agents, targets.Claude} {
 		p.TargetHashes[name] = in.Targets.Target(name).Hash
 	}
 	w, ix, notes, stmts := world(in)
+	citeRoot := in.CiteRoot
+	if citeRoot == "" {
+		citeRoot = in.Targets.Root
+	}
 
 	cands, private := []Candidate{}, []Candidate{}
 	seen := make(map[string]bool, len(cat.Items)+len(in.Written))
@@ -344,8 +362,9 @@ func Build(in Inputs) *Plan {
 				return Evidence{Score: score.Of(score.Evidence{Sessions: it.Sessions(), Threshold: cat.Threshold})}
 			}
 			var ev Evidence
-			original, block, fixes, ev = check(in.Checker, it, wr, block, cat.Threshold)
-			p.Scores[it.ID] = ev.Score.Confidence
+			var results []cite.Result
+			original, block, fixes, ev, results = check(in.Checker, it, wr, block, cat.Threshold)
+			p.Checks[it.ID] = Check{Score: ev.Score, Blobs: cite.Blobs(citeRoot, results), File: it.File, Line: it.StartLine, Written: wr != nil}
 			return ev
 		})
 		listed := func() Blocked {
@@ -487,12 +506,12 @@ func WrittenSubject(e source.Entry) Subject {
 // is scored (and, by Judge, deduplicated).
 //
 // A written memory (wr not nil) also cites the files its writer named.
-func check(c *cite.Checker, it *catalog.Item, wr *Written, block string, threshold int) (original, final string, fixes []cite.Fix, ev Evidence) {
+func check(c *cite.Checker, it *catalog.Item, wr *Written, block string, threshold int) (original, final string, fixes []cite.Fix, ev Evidence, results []cite.Result) {
 	cites := it.Text
 	if wr != nil {
 		cites = WrittenCites(it.Text, wr.Files)
 	}
-	results := c.Check(cite.Extract(cites))
+	results = c.Check(cite.Extract(cites))
 	final = block
 	if fixed, fx := cite.Rewrite(block, results); len(fx) > 0 {
 		text, _ := cite.Rewrite(it.Text, results)
@@ -501,7 +520,7 @@ func check(c *cite.Checker, it *catalog.Item, wr *Written, block string, thresho
 		ev.Corrected, ev.CorrectedKey = true, match.Key(fixed)
 	}
 	ev.Score = score.Of(score.Evidence{Results: results, Sessions: it.Sessions(), Threshold: threshold})
-	return original, final, fixes, ev
+	return original, final, fixes, ev, results
 }
 
 // WrittenCites is the text whose citations are a written memory's: its

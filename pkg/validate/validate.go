@@ -173,6 +173,19 @@ func CitesOf(citations []string) string {
 	return b.String()
 }
 
+// StatusOf is the status of an entry scored sc (the package comment): one
+// rule for validate and for a plan, which records what it checked as the
+// entry's validation too.
+func StatusOf(sc score.Score) string {
+	switch {
+	case sc.Stale:
+		return Stale
+	case sc.Valid+sc.Broken+sc.Moved > 0:
+		return OK
+	}
+	return Unchecked
+}
+
 // Check validates one entry's text.
 func Check(c *cite.Checker, text string, sessions, threshold int) (score.Score, []Citation) {
 	sc, cs, _ := check(c, text, sessions, threshold)
@@ -205,15 +218,12 @@ func (r *Report) add(c *cite.Checker, root string, e Entry, cites string, sessio
 	if e.Reasons == nil {
 		e.Reasons = []string{}
 	}
-	switch {
-	case sc.Stale:
-		e.Status = Stale
+	switch e.Status = StatusOf(sc); e.Status {
+	case Stale:
 		r.Stale++
-	case sc.Valid+sc.Broken+sc.Moved > 0:
-		e.Status = OK
+	case OK:
 		r.OK++
 	default:
-		e.Status = Unchecked
 		r.Unchecked++
 	}
 	if sc.NotInProject > 0 {
