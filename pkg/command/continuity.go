@@ -49,7 +49,6 @@ func (l *strList) Set(s string) error { *l = append(*l, s); return nil }
 // decisionFlags pairs each --why with the --decision before it.
 type decisionFlags struct {
 	list []continuity.DecisionInput
-	err  error
 }
 
 type decisionText struct{ d *decisionFlags }

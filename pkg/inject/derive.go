@@ -329,10 +329,8 @@ func unesc(s string) string {
 }
 
 func itoa(n int) string     { return strconv.Itoa(n) }
-func i64(n int64) string    { return strconv.FormatInt(n, 10) }
 func hex(k uint64) string   { return strconv.FormatUint(k, 16) }
 func atoi(s string) int     { n, _ := strconv.Atoi(s); return n }
-func atoi64(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 func unhex(s string) uint64 { n, _ := strconv.ParseUint(s, 16, 64); return n }
 
 func bit(b bool) string {
