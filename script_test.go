@@ -8,11 +8,14 @@ package intermem_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +109,7 @@ func TestScripts(t *testing.T) {
 			"treehash":  cmdTreeHash,
 			"ctxcheck":  cmdCtxCheck,
 			"linkcheck": cmdLinkCheck,
+			"exits":     cmdExits,
 		},
 	})
 }
@@ -274,4 +278,26 @@ func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	sort.Strings(lines)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// exits CODE PROG [ARGS...]: runs PROG as exec does (its stdout and stderr
+// are the script's to match next) and asserts that it exits with CODE: the
+// usage errors' 2 is told from the other failures' 1.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }

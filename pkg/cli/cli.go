@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/intermem/intermem/pkg/clienv"
 )
@@ -101,48 +100,6 @@ func Report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "intermem: hint: %s\n", hint)
 	}
 	return code
-}
-
-// FlagSet returns a flag set that reports errors instead of exiting, writes
-// its usage to w, and prints usage text followed by the defaults.
-func FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprint(w, strings.TrimLeft(usage, "\n"))
-		var hasFlags bool
-		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-		if hasFlags {
-			fmt.Fprintln(w, "\nFlags:")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
-}
-
-// Parse parses args with fs, turning flag errors into usage errors. Flags
-// may follow positional arguments ("search foo --json"), since people type
-// them that way and silently ignoring a flag was a defect of the tool this
-// one replaces.
-func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, &Error{Err: err, Code: 2, Hint: "run with --help for usage"}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // WriteJSON writes v as indented JSON (HTML characters as themselves),
