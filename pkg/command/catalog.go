@@ -75,13 +75,24 @@ func catalogError(err error) error {
 }
 
 // sourceFilter checks the names given to --source against the catalog:
-// each must name a source that is on (a usage error otherwise).
+// each must name a source that is on (filterError).
 func sourceFilter(c *catalog.Catalog, names []string) error {
 	if err := c.CheckSources(names); err != nil {
-		if errors.Is(err, catalog.ErrSwitchedOff) {
-			return cli.WithHint(err, "switch it back on in .intermem/config.json (\"sources\")")
-		}
-		return &cli.Error{Err: err, Code: 2, Hint: "name one of the sources the error lists"}
+		return filterError(err)
 	}
 	return nil
+}
+
+// filterError gives a --source filter's refusal (catalog.CheckSources) its
+// hint and exit status, the same in every command: a name that is no
+// source is a usage error (exit 2); a source switched off is the project's
+// choice, which the user may not remember (exit 1).
+func filterError(err error) error {
+	switch {
+	case errors.Is(err, catalog.ErrSwitchedOff):
+		return cli.WithHint(err, "switch it back on in .intermem/config.json (\"sources\"), or name another source")
+	case errors.Is(err, catalog.ErrUnknownSource):
+		return &cli.Error{Err: err, Code: 2, Hint: "name one of the sources the error lists; intermem sources shows each"}
+	}
+	return err
 }

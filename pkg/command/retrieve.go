@@ -43,10 +43,8 @@ func retrieveError(p *project.Project, err error) error {
 		return cli.WithHint(err, "a hook or another intermem command is using it; try again in a moment")
 	case errors.Is(err, retrieve.ErrConfig):
 		return cli.WithHint(err, fmt.Sprintf("fix or remove %s: it is JSON like {\"sources\": {\"interfluence\": false}}, naming sources that exist (intermem sources lists them)", p.Path("config.json")))
-	case errors.Is(err, catalog.ErrUnknownSource):
-		return cli.WithHint(err, "intermem sources lists the sources")
-	case errors.Is(err, catalog.ErrSwitchedOff):
-		return cli.WithHint(err, fmt.Sprintf("switch it on in %s, or search the others", p.Path("config.json")))
+	case errors.Is(err, catalog.ErrUnknownSource), errors.Is(err, catalog.ErrSwitchedOff):
+		return filterError(err)
 	case errors.Is(err, retrieve.ErrNotFound):
 		return cli.WithHint(err, "ids are 16 hex digits, as intermem search prints them; an entry that was deleted long before intermem's first scan is not known")
 	case errors.Is(err, retrieve.ErrNoTerms):

@@ -38,7 +38,8 @@ Code's CLAUDE_CODE_SESSION_ID when set) and user (yours in every project,
 in the per-user store: $XDG_STATE_HOME/intermem/user.db, else
 ~/.local/state/intermem/user.db). --scope keeps the scopes named (repeat
 it, or separate them with commas); by default all four are searched.
-Memories of scope session and user are of source "scoped".
+Memories of scope session and user are of source "scoped", no source of
+the catalog: --source scoped keeps them.
 
 --all-projects searches, besides this project and the user scope, every
 project you have used intermem in (the per-user store's registry), each

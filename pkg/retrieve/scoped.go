@@ -116,8 +116,13 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 		registry  []store.UserProject
 	)
 	sourceOK := len(q.Sources) == 0
+	var catalogSources []string // q.Sources but ScopedSource, which no catalog has
 	for _, s := range q.Sources {
-		sourceOK = sourceOK || s == ScopedSource
+		if s == ScopedSource {
+			sourceOK = true
+		} else {
+			catalogSources = append(catalogSources, s)
+		}
 	}
 	extras := func(busy bool) {
 		var extra []scopedDoc
@@ -142,7 +147,9 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 		}
 		extraHits = rankDocs(extra, q.Query, limit)
 	}
-	catalogScopes := want(store.ScopeProject) || want(store.ScopePhase)
+	// A --source filter naming ScopedSource alone keeps the catalog out.
+	catalogScopes := (want(store.ScopeProject) || want(store.ScopePhase)) &&
+		(len(q.Sources) == 0 || len(catalogSources) > 0)
 	searchProject := func(pp *project.Project) error {
 		return Read(env, pp, opt, func(v *View) error {
 			out.Notes = append(out.Notes, v.Notes...)
@@ -150,6 +157,7 @@ func SearchScoped(env *cli.Env, p *project.Project, opt Options, q ScopedQuery) 
 				out.Warnings = append(out.Warnings, v.Warnings...)
 			}
 			cq := q.Query
+			cq.Sources = catalogSources
 			cq.Limit = limit * 3 // the scope filter drops some
 			rk, err := v.rank(cq)
 			if err != nil {
