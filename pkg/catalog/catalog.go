@@ -326,7 +326,10 @@ func (c *Catalog) Partial() bool { return c.partial }
 
 // Fresh returns the problems this Build found in files it parsed: what a
 // caller reports once (the same problems of unchanged files are not
-// repeated).
+// repeated). A Build that stores what it parsed (a writable transaction:
+// a command that writes, the SessionEnd hook) must report them, or nobody
+// will: the next Build finds the file unchanged. A read-only Build's are
+// parsed again by the next, so it need not.
 func (c *Catalog) Fresh() []source.Problem { return c.fresh }
 
 // Sources returns every registered source, in name order.

@@ -10,6 +10,7 @@ import (
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
+	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -41,7 +42,35 @@ func buildCatalog(env *cli.Env, p *project.Project, tx *bolt.Tx, now time.Time, 
 	}
 	// A writer leaves the stored search index current, so that search and
 	// intermem-mcp decode it instead of building it (catalog.Settle).
-	return c.Settle()
+	if err := c.Settle(); err != nil {
+		return err
+	}
+	if tx != nil && tx.Writable() {
+		reportFresh(env, c.Fresh())
+	}
+	return nil
+}
+
+// reportFresh warns of the problems a writer's build found in the files it
+// parsed. A problem is stored with the content that produced it, so the
+// build that parses that content first — a command that writes, or the
+// SessionEnd hook (its log) — is the only one to report it; a read-only
+// build stores nothing and reports nothing (intermem sources lists every
+// problem). At most maxFresh lines, then a count.
+func reportFresh(env *cli.Env, fresh []source.Problem) {
+	const maxFresh = 10
+	for i, pr := range fresh {
+		if i == maxFresh {
+			fmt.Fprintf(env.Stderr, "intermem: warning: %d more %s in the sources: intermem sources lists them\n",
+				len(fresh)-i, cli.Plural(len(fresh)-i, "problem", "problems"))
+			break
+		}
+		loc := pr.Path
+		if pr.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", pr.Path, pr.Line)
+		}
+		fmt.Fprintf(env.Stderr, "intermem: warning: %s: %s\n", loc, pr.Message)
+	}
 }
 
 // readCatalog is buildCatalog for a command that writes nothing: the
