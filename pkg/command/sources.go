@@ -8,27 +8,38 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/retrieve"
+	"github.com/intermem/intermem/pkg/source/automemory"
 )
 
 const sourcesUsage = `Usage: intermem sources [--project DIR] [--json]
 
-Lists every memory source intermem reads (package catalog): whether it is
-on (.intermem/config.json switches a source off: {"sources":
-{"interfluence": false}}), where it looks and the files it found, how many
-entries it holds, when a scan last found its files changed, and what in
-them it could not make sense of. Nothing is written.
+Lists every memory source intermem reads: whether it is on
+(.intermem/config.json switches a source off: {"sources":
+{"interfluence": false}}), where it looks and the files it found there,
+how many entries it holds, when its files were last found changed, and
+what in them it could not make sense of. Nothing is written: the files are
+read as they are now, so a change no hook or writing command has stored
+yet shows as changed now.
+
+--json prints {"sources":[{"name","on","base","patterns","files","entries",
+"last_changed","problems":[{"path","line","message"}]}]}; patterns and
+files are relative to base (the project root when base is empty).
 `
 
 // SourceJSON is one source as sources --json prints it.
 type SourceJSON struct {
-	Name     string        `json:"name"`
-	On       bool          `json:"on"`
-	Base     string        `json:"base"`
-	Patterns []string      `json:"patterns"`
-	Files    []string      `json:"files"`
-	Entries  int           `json:"entries"`
-	LastScan time.Time     `json:"last_scan,omitzero"`
-	Problems []ProblemJSON `json:"problems"`
+	Name     string   `json:"name"`
+	On       bool     `json:"on"`
+	Base     string   `json:"base"`
+	Patterns []string `json:"patterns"`
+	// Files are relative to Base.
+	Files   []string `json:"files"`
+	Entries int      `json:"entries"`
+	// LastChanged is when a build last found the source's files changed
+	// (catalog.SourceInfo.Scanned): not when they were last looked at,
+	// which every command and hook does.
+	LastChanged time.Time     `json:"last_changed,omitzero"`
+	Problems    []ProblemJSON `json:"problems"`
 }
 
 // ProblemJSON is one problem a source met.
@@ -56,10 +67,15 @@ func runSources(ctx context.Context, env *cli.Env, args []string) error {
 	return readView(env, p, false, func(v *retrieve.View) error {
 		var out []SourceJSON
 		for _, s := range v.Catalog.Sources() {
-			sj := SourceJSON{Name: s.Name, On: s.On, Base: s.Base, Patterns: s.Patterns, Files: s.Files,
-				Entries: s.Entries, LastScan: s.Scanned, Problems: []ProblemJSON{}}
-			if sj.Files == nil {
-				sj.Files = []string{}
+			sj := SourceJSON{Name: s.Name, On: s.On, Base: s.Base, Patterns: s.Patterns, Files: []string{},
+				Entries: s.Entries, LastChanged: s.Scanned, Problems: []ProblemJSON{}}
+			for _, f := range s.Files {
+				// Auto-memory's entry paths name its files "memory/<name>";
+				// under its base, the memory directory, they are "<name>".
+				if s.Name == automemory.Name {
+					f = strings.TrimPrefix(f, automemory.Prefix)
+				}
+				sj.Files = append(sj.Files, f)
 			}
 			for _, pr := range s.Problems {
 				sj.Problems = append(sj.Problems, ProblemJSON{Path: pr.Path, Line: pr.Line, Message: pr.Message})
@@ -80,8 +96,8 @@ func runSources(ctx context.Context, env *cli.Env, args []string) error {
 			fmt.Fprintf(w, "%s: %s", s.Name, state)
 			if s.On {
 				fmt.Fprintf(w, ", %s %s in %d %s", cli.Thousands(s.Entries), cli.Plural(s.Entries, "entry", "entries"), len(s.Files), cli.Plural(len(s.Files), "file", "files"))
-				if !s.LastScan.IsZero() {
-					fmt.Fprintf(w, ", changed at %s", stamp(s.LastScan))
+				if !s.LastChanged.IsZero() {
+					fmt.Fprintf(w, ", changed at %s", stamp(s.LastChanged))
 				}
 			}
 			fmt.Fprintln(w)
