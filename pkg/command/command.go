@@ -46,7 +46,7 @@ var subcommands = []subcommand{
 	{"tidy", "move the largest sections of an over-cap MEMORY.md into topic files (dry run unless --apply); report stale counts", runTidy},
 	{"tier", "move promoted facts into docs/intermem/ behind a thin index (migrate), or back inline (flatten)", runTier},
 	{"topics", "sections of promoted knowledge and of memory, with counts and average confidence", runTopics},
-	{"validate", "check what promoted facts and memories cite against the code; show stale ones and fixes", runValidate},
+	{"validate", "check what every source's entries cite (promoted facts, memories, solutions, learnings) against the code; show stale ones", runValidate},
 	{"write", "store a memory for other tools and scripts: intermem write --type T --title T", runWrite},
 }
 
@@ -81,9 +81,13 @@ Each answers --help and --version.
 `
 
 func printUsage(w io.Writer) {
+	width := 0
+	for _, sc := range subcommands {
+		width = max(width, len(sc.name))
+	}
 	var b strings.Builder
 	for _, sc := range subcommands {
-		fmt.Fprintf(&b, "  %-10s %s\n", sc.name, sc.summary)
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, sc.name, sc.summary)
 	}
 	fmt.Fprintf(w, usage, b.String())
 }

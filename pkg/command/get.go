@@ -3,9 +3,11 @@ package command
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
@@ -194,11 +196,8 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		w := env.Stdout
 		fmt.Fprintf(w, "%s\n\n", source.OneLine(e.Title, 200))
-		row := func(k, v string) {
-			if v != "" {
-				fmt.Fprintf(w, "  %-10s %s\n", k, v)
-			}
-		}
+		var rows labelled
+		row := rows.add
 		row("id", e.ID)
 		row("source", e.Source+" ("+e.Kind+")")
 		where := e.Path
@@ -246,7 +245,36 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		if e.Secret {
 			row("redacted", "a secret in it is shown redacted")
 		}
+		rows.print(w)
 		fmt.Fprintf(w, "\n%s\n", e.Text)
 		return nil
 	})
+}
+
+// labelled is get's rows of a label and its value, printed in two columns:
+// the labels at least minLabel wide, as wide as the longest (up to
+// maxLabel: a source's field names are the document's own, of any length);
+// a row without a value is not shown.
+type labelled struct{ rows [][2]string }
+
+// minLabel fits get's own labels; maxLabel is the widest label column: a
+// longer label overflows it by itself.
+const minLabel, maxLabel = 10, 24
+
+func (l *labelled) add(k, v string) {
+	if v != "" {
+		l.rows = append(l.rows, [2]string{k, v})
+	}
+}
+
+func (l *labelled) print(w io.Writer) {
+	width := minLabel
+	for _, r := range l.rows {
+		if n := utf8.RuneCountInString(r[0]); n <= maxLabel {
+			width = max(width, n)
+		}
+	}
+	for _, r := range l.rows {
+		fmt.Fprintf(w, "  %-*s %s\n", width, r[0], r[1])
+	}
 }
