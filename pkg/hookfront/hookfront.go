@@ -11,10 +11,14 @@
 //
 //   - Stop and SubagentStop with nothing to record: the quiet turn
 //     (quiet.Quick, quiet.Check's decision: the stop.quiet copy bound to
-//     the store's binding, the memory directory's whole listing with the
+//     the store's binding, the memory directory's listing with the
 //     session's fingerprint, an empty spool), and at a Stop the turn counted (turns.Stop and
 //     turns.Append) unless it is a checkpoint turn; in meta mode
-//     (settings.Meta) a Stop does nothing, as the full hook.
+//     (settings.Meta) a Stop does nothing, as the full hook. Over a
+//     directory of more than memlist.ChunkFiles memory files, the
+//     listing's parts but one are taken as the copy records them, the part
+//     picked by the turn's number in the tally (quiet.Quick says what that
+//     trades): the quiet turn's work does not grow with the directory.
 //   - SessionStart whose render cache still holds (rendercache.Load, with
 //     the key intermem-inject would make): the cached rendering, printed
 //     as intermem-inject prints it (payload.SessionStartOutput).
@@ -258,21 +262,43 @@ func Quiet(env *clienv.Env, in *payload.Input) bool {
 	if settings.Meta(env.Get, func() string { return config.Mode(p.StateDir) }) {
 		return true
 	}
-	if !quiet.Quick(p.StateDir, p.Path("intermem.db"), p.MemoryDir, in.SessionID) {
-		return false
-	}
 	// continuity.Checkpoint's count: a Stop (not one continuing a turn a
-	// Stop hook blocked) is a turn, unless checkpoints are off.
+	// Stop hook blocked) is a turn, unless checkpoints are off. The
+	// count is also the turn's number, which picks the part of a large
+	// memory directory's listing the quiet check reads afresh
+	// (quiet.Quick): with no count kept, there is no number, and the
+	// listing is summed whole.
 	interval := settings.Interval(env.Get)
-	if in.Event != "Stop" || interval == 0 || in.Bool("stop_hook_active") {
-		return true
+	if interval == 0 {
+		return quick(p, in.SessionID, -1)
+	}
+	if in.Event != "Stop" || in.Bool("stop_hook_active") {
+		return uncounted(p, in.SessionID)
 	}
 	return count(env, p, in.SessionID, interval)
 }
 
-// count counts a quiet Stop in the turn tally: false when the tally is not
-// usable as it is or the turn is a checkpoint turn (the full hook takes
-// it).
+// quick is quiet.Quick for session's turn number turn (-1: none).
+func quick(p *project.Project, session string, turn int) bool {
+	return quiet.Quick(p.StateDir, p.Path("intermem.db"), p.MemoryDir, session, turn)
+}
+
+// uncounted decides a quiet turn that is not counted (a SubagentStop, a
+// Stop continuing a blocked turn) by the number of the session's last
+// counted turn, read from the tally: the turns' count moves the part on.
+//
+//go:noinline
+func uncounted(p *project.Project, session string) bool {
+	turn := -1
+	if prev, ok := turns.Lookup(p.Path(turns.Name), session); ok {
+		turn = prev.Turns
+	}
+	return quick(p, session, turn)
+}
+
+// count decides a Stop and counts it, when quiet, in the turn tally:
+// false when the tally is not usable as it is, the turn is a checkpoint
+// turn (the full hook takes it) or it is not quiet.
 //
 //go:noinline
 func count(env *clienv.Env, p *project.Project, session string, interval int) bool {
@@ -282,7 +308,7 @@ func count(env *clienv.Env, p *project.Project, session string, interval int) bo
 		return false // the full hook rewrites it
 	}
 	t, due := turns.Stop(prev, interval)
-	if due {
+	if due || !quick(p, session, t.Turns) {
 		return false
 	}
 	now, err := env.Now()

@@ -446,6 +446,12 @@ func (d *Dir) entryTerm(name []byte, typ fs.FileMode) uint64 {
 	if skip, ok := d.lookStat(name, typ, &st); !ok {
 		return term(name, "", skip)
 	}
+	return statTerm(name, &st)
+}
+
+// statTerm is the term of the entry name whose stat (its lstat, or its
+// stat when it is a link) is st.
+func statTerm(name []byte, st *unix.Stat_t) uint64 {
 	var buf [64]byte
 	size, mode := st.Size, ModeOf(st.Mode)
 	return term(name, appendFingerprint(buf[:0], size, time.Unix(st.Mtim.Unix()), st.Ino, mode), skipOf(size, mode))

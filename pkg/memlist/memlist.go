@@ -6,6 +6,11 @@
 // large for one turn (package snapshot's sweep.go states the algorithm and
 // its bounds); List lists a directory whole.
 //
+// Chunked and SumChunk (chunk.go) record a large directory's listing in
+// parts and sum it from one part read afresh and the others as recorded:
+// the hook front's quiet turn, whose work then does not grow with the
+// directory (chunk.go states what that trades and what it keeps).
+//
 // It is the one definition of a listing, used by the full Stop hook
 // (package snapshot) and the hook front (package hookfront), and so links
 // nothing heavy: no store, no automem, no redaction.

@@ -23,7 +23,20 @@
 //   - The early exit's condition does not change: the listing is whole,
 //     its fingerprint is the session's recorded one, the session's end is
 //     recorded when this is its SessionEnd, and the spool is empty. Only
-//     where the recorded values are read from does.
+//     where the recorded values are read from does — and, for the hook
+//     front's Quick alone, how the listing's fingerprint is taken: over a
+//     directory of more than memlist.ChunkFiles memory files, the copy
+//     also holds the listing in K parts (File.Memory, memlist.Chunked,
+//     recorded by the writer as the directory is then), and a quiet turn
+//     reads one part afresh, the one its turn number picks, taking the
+//     others as recorded (memlist.SumChunk). The trade, and the only one:
+//     a memory file rewritten in place in another part is noticed up to
+//     K−1 turns late. The directory's own fingerprint (any name added,
+//     removed or renamed), MEMORY.md and the sub-folder files are checked
+//     at every turn; a part that does not read as recorded, or parts of
+//     another directory, make the turn sum the listing whole, as before;
+//     the full hook (Check, every SessionEnd, any turn handed over)
+//     always lists the directory whole.
 //   - The copy is written only by a turn that read those values from the
 //     store (lastPass) in the transaction the binding names: the binding
 //     taken before the read, and the read's transaction id the binding's.
@@ -69,13 +82,21 @@ const (
 // File is the file's content. Its format is lines, not JSON (decoding
 // JSON cost a quiet turn a tenth of its time):
 //
-//	intermem stop quiet v1
+//	intermem stop quiet v2
 //	store <StoreStat>
+//	[memory <directory fingerprint>
+//	 chunk <start> <end> <entries> <files> <sum, hex>
+//	 …]
 //	session <id> TAB <fingerprint> TAB <ended: 0|1> [TAB <sub, Go-quoted>]…
 //
-// A session id holds no control character (hookio), so no tab.
+// A session id holds no control character (hookio), so no tab. The
+// memory and chunk lines are the memory directory's listing in parts
+// (memlist.Chunked), present only for a directory of more than
+// memlist.ChunkFiles memory files, and then at least two chunk lines
+// chaining from the directory's start (memlist.Chunking.Valid).
 type File struct {
 	Store    string // the store's binding (StoreStat) the record was read at
+	Memory   memlist.Chunking
 	Sessions map[string]Session
 }
 
@@ -86,7 +107,7 @@ type Session struct {
 	Subs  []string
 }
 
-const magic = "intermem stop quiet v1\n"
+const magic = "intermem stop quiet v2\n"
 
 func (q File) Encode() []byte {
 	ids := make([]string, 0, len(q.Sessions))
@@ -95,6 +116,14 @@ func (q File) Encode() []byte {
 	}
 	sort.Strings(ids)
 	b := []byte(magic + "store " + q.Store + "\n")
+	if q.Memory.Dir != "" {
+		b = append(b, "memory "+q.Memory.Dir+"\n"...)
+		for i := range q.Memory.Chunks {
+			b = append(b, "chunk "...)
+			b = memlist.AppendChunk(b, &q.Memory.Chunks[i])
+			b = append(b, '\n')
+		}
+	}
 	for _, id := range ids {
 		s := q.Sessions[id]
 		ended := "0"
@@ -128,6 +157,17 @@ func Decode(b []byte) (File, bool) {
 		switch {
 		case q.Store == "" && bytes.HasPrefix(line, []byte("store ")):
 			q.Store = string(line[len("store "):])
+		case q.Store != "" && q.Memory.Dir == "" && len(q.Sessions) == 0 && bytes.HasPrefix(line, []byte("memory ")):
+			q.Memory.Dir = string(line[len("memory "):])
+			if q.Memory.Dir == "" {
+				return File{}, false
+			}
+		case q.Memory.Dir != "" && len(q.Sessions) == 0 && bytes.HasPrefix(line, []byte("chunk ")):
+			k, ok := memlist.ParseChunk(string(line[len("chunk "):]))
+			if !ok || len(q.Memory.Chunks) == memlist.MaxChunks {
+				return File{}, false
+			}
+			q.Memory.Chunks = append(q.Memory.Chunks, k)
 		case q.Store != "" && bytes.HasPrefix(line, []byte("session ")):
 			f := strings.Split(string(line[len("session "):]), "\t")
 			if len(f) < 3 || f[0] == "" || f[1] == "" || (f[2] != "0" && f[2] != "1") {
@@ -149,7 +189,10 @@ func Decode(b []byte) (File, bool) {
 			return File{}, false
 		}
 	}
-	return q, q.Store != ""
+	if q.Store == "" || (q.Memory.Dir != "" && !q.Memory.Valid()) {
+		return File{}, false
+	}
+	return q, true
 }
 
 // StoreStat is the binding of the store file at path that a copy is
@@ -193,15 +236,24 @@ func Binding(st *syscall.Stat_t, txid uint64) string {
 // Read returns the copy's record of session when the copy is bound
 // to stat.
 func Read(path, stat, session string) (Session, bool) {
-	if stat == "" {
-		return Session{}, false
-	}
-	q, ok := Load(path)
-	if !ok || q.Store != stat {
+	q, ok := bound(path, stat)
+	if !ok {
 		return Session{}, false
 	}
 	s, ok := q.Sessions[session]
 	return s, ok
+}
+
+// bound is the copy at path when it is bound to stat.
+func bound(path, stat string) (File, bool) {
+	if stat == "" {
+		return File{}, false
+	}
+	q, ok := Load(path)
+	if !ok || q.Store != stat {
+		return File{}, false
+	}
+	return q, true
 }
 
 // Load reads and decodes the file: a regular file, never through a
@@ -282,12 +334,34 @@ func Check(stateDir, dbPath, memDir, session string, ending bool) Early {
 // Quick is Check's decision of a Stop turn (not a SessionEnd) for a
 // caller that needs nothing else (the hook front): the same reads, the
 // listing's fingerprint taken by memlist.Sum — the new sweep's listing
-// Check takes, without keeping a file of it.
-func Quick(stateDir, dbPath, memDir, session string) bool {
+// Check takes, without keeping a file of it — or, when the copy holds the
+// directory's listing in parts (File.Memory) and turn is not negative,
+// by memlist.SumChunk over part turn mod their number: the parts but that
+// one as the copy records them, MEMORY.md, the sub-folder files and the
+// directory's own fingerprint as they are now.
+//
+// That is the one way Quick's decision differs from Check's: a memory
+// file rewritten in place (no name of the directory changed) in a part
+// other than the turn's is noticed up to K−1 turns late, K the number of
+// parts, when turn grows by one a turn (the hook front passes the turn
+// tally's count; package memlist's chunk.go says why the rest is noticed
+// at once). A directory of at most memlist.ChunkFiles memory files has no
+// parts and is summed whole, and the full hook (every SessionEnd, and any
+// turn the front hands over) takes the whole listing, as Check does.
+func Quick(stateDir, dbPath, memDir, session string, turn int) bool {
 	stat, _ := StoreStat(dbPath)
-	c, ok := Read(filepath.Join(stateDir, Name), stat, session)
+	q, ok := bound(filepath.Join(stateDir, Name), stat)
 	if !ok {
 		return false
+	}
+	c, ok := q.Sessions[session]
+	if !ok {
+		return false
+	}
+	if turn >= 0 && len(q.Memory.Chunks) > 0 {
+		if fp, ok := memlist.SumChunk(memDir, c.Subs, &q.Memory, turn%len(q.Memory.Chunks)); ok {
+			return nothing(fp, true, c.FP, c.Ended, false, stateDir)
+		}
 	}
 	fp, whole, err := memlist.Sum(memDir, c.Subs)
 	return err == nil && nothing(fp, whole, c.FP, c.Ended, false, stateDir)

@@ -61,7 +61,7 @@ func keepQuiet(body hookio.Body) hookio.Body {
 	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		out, err := body(ctx, h)
 		if err == nil && ctx.Err() == nil && !continuity.Meta(h.Env, h.Project.StateDir) {
-			refreshQuiet(h.Project.StateDir, h.Project.Path("intermem.db"), h.Input.SessionID)
+			refreshQuiet(h.Project.StateDir, h.Project.MemoryDir, h.Project.Path("intermem.db"), h.Input.SessionID)
 		}
 		return out, err
 	}
@@ -70,7 +70,7 @@ func keepQuiet(body hookio.Body) hookio.Body {
 // refreshQuiet writes session's record in the quiet copy anew, read from
 // the store at its binding, unless the copy already holds it for that
 // binding.
-func refreshQuiet(stateDir, dbPath, session string) {
+func refreshQuiet(stateDir, memDir, dbPath, session string) {
 	stat, txid := quiet.StoreStat(dbPath)
 	if stat == "" {
 		return
@@ -79,7 +79,7 @@ func refreshQuiet(stateDir, dbPath, session string) {
 		return
 	}
 	if sess, subs, known, read := lastPass(dbPath, session); known && read == txid {
-		saveQuiet(stateDir, stat, session, sess, subs)
+		saveQuiet(stateDir, memDir, stat, session, sess, subs)
 	}
 }
 
@@ -116,7 +116,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	}
 	if known && quiet.Nothing(l, sess.Fingerprint, sess.Ended, ending, p.StateDir) {
 		if early.Stat != "" && read == early.Txid {
-			saveQuiet(p.StateDir, early.Stat, h.Input.SessionID, sess, subs)
+			saveQuiet(p.StateDir, p.MemoryDir, early.Stat, h.Input.SessionID, sess, subs)
 		}
 		return nil, nil
 	}

@@ -5,15 +5,18 @@ import (
 	"sort"
 
 	"github.com/intermem/intermem/pkg/atomicfile"
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/store"
 )
 
 // saveQuiet records what lastPass read of session at the store's binding
 // stat (taken before the read, and naming the transaction read), keeping
-// the other sessions the copy holds for the same binding. A failure costs the next turn the store's
+// the other sessions the copy holds for the same binding, with the memory
+// directory memDir's listing in parts as it is now (memlist.Chunked; none
+// for a small directory). A failure costs the next turn the store's
 // read, nothing else: it is not reported.
-func saveQuiet(stateDir, stat, session string, sess store.Session, subs []string) {
+func saveQuiet(stateDir, memDir, stat, session string, sess store.Session, subs []string) {
 	if stat == "" || sess.Fingerprint == "" || sess.Sweep != nil {
 		return
 	}
@@ -27,6 +30,7 @@ func saveQuiet(stateDir, stat, session string, sess store.Session, subs []string
 		q.Sessions = map[string]quiet.Session{}
 	}
 	q.Sessions[session] = rec
+	q.Memory, _ = memlist.Chunked(memDir)
 	if len(q.Sessions) > quiet.MaxSessions {
 		// Keep this session and the first others by id: the copy is a
 		// cache, a session left out only reads the store.

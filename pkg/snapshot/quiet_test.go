@@ -343,7 +343,7 @@ func TestQuietFormat(t *testing.T) {
 		"uuid": {FP: "f2", Ended: true},
 	}}
 	b := q.Encode()
-	want := "intermem stop quiet v1\nstore 1:2:3:4\nsession a b\tf1\t0\t\"sub/x.md\"\t\"we\\\"ird\\tname.md\"\nsession uuid\tf2\t1\n"
+	want := "intermem stop quiet v2\nstore 1:2:3:4\nsession a b\tf1\t0\t\"sub/x.md\"\t\"we\\\"ird\\tname.md\"\nsession uuid\tf2\t1\n"
 	if string(b) != want {
 		t.Fatalf("encode:\n%s\nwant:\n%s", b, want)
 	}
@@ -352,14 +352,14 @@ func TestQuietFormat(t *testing.T) {
 		t.Fatalf("decode: %+v %v", got, ok)
 	}
 	for _, bad := range []string{
-		"intermem stop quiet v2\nstore 1\n",
-		"intermem stop quiet v1\nsession a\tf\t0\n",
-		"intermem stop quiet v1\nstore 1\nsession a\tf\t2\n",
-		"intermem stop quiet v1\nstore 1\nsession a\t\t0\n",
-		"intermem stop quiet v1\nstore 1\nsession a\tf\t0\nsession a\tf\t0\n",
-		"intermem stop quiet v1\nstore 1\nsession a\tf\t0\tnot-quoted\n",
-		"intermem stop quiet v1\nstore 1\nstore 2\n",
-		"intermem stop quiet v1\nstore 1",
+		"intermem stop quiet v1\nstore 1\n",
+		"intermem stop quiet v2\nsession a\tf\t0\n",
+		"intermem stop quiet v2\nstore 1\nsession a\tf\t2\n",
+		"intermem stop quiet v2\nstore 1\nsession a\t\t0\n",
+		"intermem stop quiet v2\nstore 1\nsession a\tf\t0\nsession a\tf\t0\n",
+		"intermem stop quiet v2\nstore 1\nsession a\tf\t0\tnot-quoted\n",
+		"intermem stop quiet v2\nstore 1\nstore 2\n",
+		"intermem stop quiet v2\nstore 1",
 	} {
 		if q, ok := quiet.Decode([]byte(bad)); ok {
 			t.Errorf("decoded %q: %+v", bad, q)
@@ -368,7 +368,7 @@ func TestQuietFormat(t *testing.T) {
 }
 
 func FuzzDecodeQuiet(f *testing.F) {
-	f.Add([]byte("intermem stop quiet v1\nstore 1:2:3:4\nsession a\tf1\t0\t\"x.md\"\n"))
+	f.Add([]byte("intermem stop quiet v2\nstore 1:2:3:4\nsession a\tf1\t0\t\"x.md\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		q, ok := quiet.Decode(b)
 		if !ok {
