@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/hookfront"
+	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/quiet"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -351,6 +353,18 @@ func TestQuietFormat(t *testing.T) {
 	if !ok || got.Store != q.Store || len(got.Sessions) != 2 || got.Sessions["a b"].Subs[1] != "we\"ird\tname.md" || !got.Sessions["uuid"].Ended {
 		t.Fatalf("decode: %+v %v", got, ok)
 	}
+	parts := quiet.File{Store: "1:2:3:4", Memory: memlist.Chunking{Dir: "7:8:9", Chunks: []memlist.Chunk{
+		{Start: 0, End: 55, Entries: 70, Files: 64, Sum: 0xab12},
+		{Start: 55, End: -1, Entries: 3, Files: 2},
+	}}, Sessions: map[string]quiet.Session{"a": {FP: "f1"}}}
+	b = parts.Encode()
+	want = "intermem stop quiet v2\nstore 1:2:3:4\nmemory 7:8:9\nchunk 0 55 70 64 ab12\nchunk 55 -1 3 2 0\nsession a\tf1\t0\n"
+	if string(b) != want {
+		t.Fatalf("encode with parts:\n%s\nwant:\n%s", b, want)
+	}
+	if got, ok := quiet.Decode(b); !ok || got.Memory.Dir != "7:8:9" || !slices.Equal(got.Memory.Chunks, parts.Memory.Chunks) {
+		t.Fatalf("decode with parts: %+v %v", got, ok)
+	}
 	for _, bad := range []string{
 		"intermem stop quiet v1\nstore 1\n",
 		"intermem stop quiet v2\nsession a\tf\t0\n",
@@ -360,6 +374,18 @@ func TestQuietFormat(t *testing.T) {
 		"intermem stop quiet v2\nstore 1\nsession a\tf\t0\tnot-quoted\n",
 		"intermem stop quiet v2\nstore 1\nstore 2\n",
 		"intermem stop quiet v2\nstore 1",
+		// The listing's parts: at least two, chained from the start,
+		// after the store and before the sessions, fields as written.
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nsession a\tf\t0\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 0 5 6 4 a\nsession a\tf\t0\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 0 5 6 4 a\nchunk 6 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 1 5 6 4 a\nchunk 5 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 0 5 6 4 a\nchunk 5 9 0 0 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 0 5 6 4 A\nchunk 5 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nchunk 0 5 6 4 a\nchunk 5 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nmemory 7:8:9\nchunk 0 5 6 4 a\nchunk 5 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory 7:8:9\nchunk 0 5 6 4 a\nsession a\tf\t0\nchunk 5 9 2 1 b\n",
+		"intermem stop quiet v2\nstore 1\nmemory \nchunk 0 5 6 4 a\nchunk 5 9 2 1 b\n",
 	} {
 		if q, ok := quiet.Decode([]byte(bad)); ok {
 			t.Errorf("decoded %q: %+v", bad, q)
@@ -369,13 +395,15 @@ func TestQuietFormat(t *testing.T) {
 
 func FuzzDecodeQuiet(f *testing.F) {
 	f.Add([]byte("intermem stop quiet v2\nstore 1:2:3:4\nsession a\tf1\t0\t\"x.md\"\n"))
+	f.Add([]byte("intermem stop quiet v2\nstore 1:2:3:4\nmemory 7:8:9\nchunk 0 55 70 64 ab12\nchunk 55 -1 3 2 0\nsession a\tf1\t0\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		q, ok := quiet.Decode(b)
 		if !ok {
 			return
 		}
 		again, ok := quiet.Decode(q.Encode())
-		if !ok || again.Store != q.Store || len(again.Sessions) != len(q.Sessions) {
+		if !ok || again.Store != q.Store || len(again.Sessions) != len(q.Sessions) ||
+			again.Memory.Dir != q.Memory.Dir || !slices.Equal(again.Memory.Chunks, q.Memory.Chunks) {
 			t.Fatalf("%q decoded, but its encoding does not decode the same", b)
 		}
 	})
