@@ -169,6 +169,8 @@ func statusWords(status string) string {
 		return "citations hold"
 	case catalog.StatusUnchecked:
 		return "nothing checkable cited"
+	case retrieve.StatusMissing:
+		return "cites a missing file (not validated yet)"
 	}
 	return "not validated yet"
 }

@@ -50,6 +50,9 @@ const (
 	StatusUnchecked = "unchecked"
 	// StatusUnvalidated: nothing has validated it yet (memory_validate does).
 	StatusUnvalidated = "unvalidated"
+	// StatusMissing: nothing has validated it yet, and a project path it
+	// cites is missing on disk (retrieve.StatusMissing).
+	StatusMissing = "missing"
 	// StatusArchived: intermem archived it; it no longer holds.
 	StatusArchived = "archived"
 )

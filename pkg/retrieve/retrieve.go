@@ -244,6 +244,7 @@ func (v *View) result(rk *catalog.Ranked, i int) (Result, bool) {
 	if !ok {
 		return Result{}, false
 	}
+	v.known(&h.Overlay, &h.Entry.Entry)
 	return Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
 		Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
 		Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry),
@@ -434,6 +435,7 @@ func (v *View) Get(id string) (*Record, error) {
 		return r, nil
 	}
 	r := &Record{Entry: e, Overlay: v.Catalog.Overlay(id)}
+	v.known(&r.Overlay, &e.Entry)
 	r.File = v.File(&e.Entry)
 	for _, o := range all {
 		if o.Source != e.Source {
