@@ -54,10 +54,10 @@ func Decide(tx *bolt.Tx, text, why string, phase *int, session string, now time.
 		phase = &p
 	}
 	id := DecisionID(text, why, phase)
-	if ok, err := store.Get(tx, store.BucketDecided, id, &d); err != nil {
+	if old, ok, err := store.GetDecided(tx, id); err != nil {
 		return d, false, err
-	} else if ok && d.ID == id {
-		return d, false, nil
+	} else if ok && old.ID == id {
+		return old, false, nil
 	}
 	d = store.PhaseDecision{ID: id, Text: text, Why: why, Phase: phase, Time: now.UTC(), Session: session, Status: store.StatusValid}
 	return d, true, store.PutDecided(tx, &d)

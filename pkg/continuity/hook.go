@@ -190,7 +190,7 @@ func record(ctx context.Context, h *hookio.Hook, kind string, n int) error {
 		if err != nil {
 			return err
 		}
-		if noLongTerm(tx) && hooksOnly(cps) {
+		if !store.HasLongTerm(tx) && hooksOnly(cps) {
 			// A store made anew: the long-term records come back from
 			// the export first (bounded: MaxRebuildBytes).
 			if data, err := ReadExport(p.StateDir); err == nil {
@@ -267,7 +267,7 @@ func pruneHook(tx *bolt.Tx, all []store.Checkpoint) error {
 	}
 	sortCheckpoints(hook)
 	for _, c := range hook[:len(hook)-maxHookCheckpoints] {
-		if err := store.Delete(tx, store.BucketCheckpoints, c.ID); err != nil {
+		if err := store.DeleteCheckpoint(tx, c.ID); err != nil {
 			return err
 		}
 	}

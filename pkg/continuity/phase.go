@@ -206,7 +206,7 @@ func StartPhase(tx *bolt.Tx, n int, name string, choice Choice, session string, 
 	} else {
 		cp.Summary = "Phase " + fmt.Sprint(n) + " started"
 	}
-	cp.ID = uniqueID(tx, store.BucketCheckpoints, cp.ID)
+	cp.ID = uniqueCheckpointID(tx, cp.ID)
 	p.Checkpoint = cp.ID
 	if err := store.PutCheckpoint(tx, &cp); err != nil {
 		return res, err
@@ -226,10 +226,10 @@ func cleanName(name string) (string, error) {
 	return typed("phase name", name, MaxName)
 }
 
-// uniqueID returns id, or id with a random suffix when bucket holds it.
-func uniqueID(tx *bolt.Tx, bucket []byte, id string) string {
-	b := tx.Bucket(bucket)
-	if b == nil || b.Get([]byte(id)) == nil {
+// uniqueCheckpointID returns id, or id with a random suffix when a
+// checkpoint holds it.
+func uniqueCheckpointID(tx *bolt.Tx, id string) string {
+	if !store.HasCheckpoint(tx, id) {
 		return id
 	}
 	return id + "-" + randomHex(4)
@@ -373,7 +373,7 @@ func ClosePhase(tx *bolt.Tx, n int, c Closeout, session string, now time.Time) (
 		ID: fmt.Sprintf("phase%d-close-%s", n, now.UTC().Format("20060102-150405")), Kind: store.CheckpointCloseout,
 		Session: session, Time: now.UTC(), Phase: &n, Summary: summary, Scope: store.ScopeProject, Status: store.StatusValid,
 	}
-	cp.ID = uniqueID(tx, store.BucketCheckpoints, cp.ID)
+	cp.ID = uniqueCheckpointID(tx, cp.ID)
 	if err := store.PutCheckpoint(tx, &cp); err != nil {
 		return p, nil, err
 	}

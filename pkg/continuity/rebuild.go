@@ -69,24 +69,11 @@ func ReadExport(stateDir string) ([]byte, error) {
 // command runs). Only such a store is rebuilt: one that holds anything
 // long-term is the truth, and the file is derived from it.
 func Empty(tx *bolt.Tx) bool {
-	if !noLongTerm(tx) {
+	if store.HasLongTerm(tx) {
 		return false
 	}
 	cps, err := store.Checkpoints(tx)
 	return err == nil && hooksOnly(cps)
-}
-
-// noLongTerm reports whether tx holds no head, phase, decision or scoped
-// memory (a cursor each: nothing is decoded).
-func noLongTerm(tx *bolt.Tx) bool {
-	for _, b := range [][]byte{store.BucketHead, store.BucketPhases, store.BucketDecided, store.BucketMemories} {
-		if bk := tx.Bucket(b); bk != nil {
-			if k, _ := bk.Cursor().First(); k != nil {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // hooksOnly reports whether cps are all the hooks' checkpoints.

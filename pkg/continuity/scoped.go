@@ -79,8 +79,7 @@ func AddMemory(tx *bolt.Tx, m store.ScopedMemory, now time.Time) (store.ScopedMe
 		session = m.SessionID
 	}
 	m.ID = source.MemoryID(m.Scope, m.Phase, session, m.Type, m.Title, m.Content)
-	var old store.ScopedMemory
-	if ok, err := store.Get(tx, store.BucketMemories, m.ID, &old); err != nil {
+	if old, ok, err := store.GetMemory(tx, m.ID); err != nil {
 		return m, false, err
 	} else if ok && old.ID == m.ID && old.Status == store.StatusValid {
 		return old, false, nil

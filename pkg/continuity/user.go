@@ -59,21 +59,21 @@ func OpenUser(env *cli.Env, create bool, timeout time.Duration) (*store.Store, e
 // Register records in the per-user store that the project at root used
 // intermem at now.
 func Register(tx *bolt.Tx, root string, now time.Time) error {
-	var p store.UserProject
-	if _, err := store.Get(tx, store.BucketProjects, root, &p); err != nil {
+	p, _, err := store.GetUserProject(tx, root)
+	if err != nil {
 		p = store.UserProject{}
 	}
 	if p.First.IsZero() {
 		p.First = now.UTC()
 	}
 	p.Root, p.Last = root, now.UTC()
-	return store.Put(tx, store.BucketProjects, root, &p)
+	return store.PutUserProject(tx, &p)
 }
 
 // Projects returns the registered projects, most recently used first.
 func Projects(tx *bolt.Tx) ([]store.UserProject, error) {
 	var out []store.UserProject
-	err := store.Each(tx, store.BucketProjects, func(k string, p *store.UserProject) error {
+	err := store.EachUserProject(tx, func(k string, p *store.UserProject) error {
 		if p.Root == k && filepath.IsAbs(k) {
 			out = append(out, *p)
 		}

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,23 +59,6 @@ func (j *Journal) backup(opID string, f *file) error {
 	return nil
 }
 
-// recordBackup records, in creation order, that opID has (or is about to
-// have) a backup directory. The order is the store's sequence, so a clock
-// that jumps back cannot make a new backup look old.
-func recordBackup(tx *bolt.Tx, opID string) error {
-	b, err := tx.CreateBucketIfNotExists(store.BucketBackups)
-	if err != nil {
-		return err
-	}
-	seq, err := b.NextSequence()
-	if err != nil {
-		return err
-	}
-	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], seq)
-	return b.Put(k[:], []byte(opID))
-}
-
 // trimBackups keeps the newest KeepBacks backup directories, newest by the
 // creation order recorded in the store; directories the store does not
 // know (made by an older intermem) count as older than every recorded one.
@@ -106,16 +88,16 @@ func (j *Journal) trimBackups(protect string) {
 		return
 	}
 	var recorded []string
-	keys := map[string][][]byte{}
+	keys := map[string][]string{}
 	_ = j.Store.View(func(tx *bolt.Tx) error {
-		return store.EachRaw(tx, store.BucketBackups, func(k string, v []byte) error {
-			id := string(v)
-			if keys[id] == nil {
-				recorded = append(recorded, id)
+		recs, err := store.Backups(tx)
+		for _, r := range recs {
+			if keys[r.OpID] == nil {
+				recorded = append(recorded, r.OpID)
 			}
-			keys[id] = append(keys[id], []byte(k))
-			return nil
-		})
+			keys[r.OpID] = append(keys[r.OpID], r.Key)
+		}
+		return err
 	})
 	var unknown, known []string
 	for id := range present {
@@ -158,18 +140,9 @@ func (j *Journal) trimBackups(protect string) {
 	if len(gone) == 0 {
 		return
 	}
-	_ = j.Store.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(store.BucketBackups)
-		if b == nil {
-			return nil
-		}
-		for _, id := range gone {
-			for _, k := range keys[id] {
-				if err := b.Delete(k); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+	var forget []string
+	for _, id := range gone {
+		forget = append(forget, keys[id]...)
+	}
+	_ = j.Store.Update(func(tx *bolt.Tx) error { return store.ForgetBackups(tx, forget) })
 }

@@ -283,7 +283,7 @@ func (j *Journal) Run(op *Op) error {
 		return fmt.Errorf("journal: bad op id %q", op.ID)
 	}
 	op.State, op.Created, op.Updated = Pending, now, now
-	if err := j.save(op, func(tx *bolt.Tx) error { return recordBackup(tx, op.ID) }); err != nil {
+	if err := j.save(op, func(tx *bolt.Tx) error { return store.RecordBackup(tx, op.ID) }); err != nil {
 		return fmt.Errorf("journal: record %s: %w", op.ID, err)
 	}
 	failpoint.Inject(op.Kind + ":after-journal")
@@ -466,7 +466,7 @@ func (j *Journal) save(op *Op, extra func(tx *bolt.Tx) error) error {
 			return err
 		}
 		op.MAC = mac
-		if err := store.Put(tx, store.BucketJournal, op.ID, op); err != nil {
+		if err := store.PutJournal(tx, op.ID, op); err != nil {
 			return err
 		}
 		if extra != nil {
@@ -562,7 +562,7 @@ func (j *Journal) Discard(op *Op) error {
 			order = append(order, s)
 		}
 	}
-	if err := j.Store.Update(func(tx *bolt.Tx) error { return recordBackup(tx, undoID) }); err != nil {
+	if err := j.Store.Update(func(tx *bolt.Tx) error { return store.RecordBackup(tx, undoID) }); err != nil {
 		return err
 	}
 	v := newView(j.Places, op.AllowOutside)

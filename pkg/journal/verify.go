@@ -105,7 +105,7 @@ type Scan struct {
 func (j *Journal) Scan(tx *bolt.Tx) (*Scan, error) {
 	sc := &Scan{}
 	storeID := store.ID(tx)
-	err := store.EachRaw(tx, store.BucketJournal, func(key string, raw []byte) error {
+	err := store.EachJournal(tx, func(key string, raw []byte) error {
 		// A finished Op is history: its state alone says so, read without
 		// decoding its steps (a session start scans the journal). Only a
 		// record that is valid JSON is judged this way; any other is
@@ -207,7 +207,7 @@ func (j *Journal) Drop(id string) (Problem, error) {
 		for _, p := range sc.Problems {
 			if p.ID == id {
 				dropped = p
-				return store.Delete(tx, store.BucketJournal, id)
+				return store.DeleteJournal(tx, id)
 			}
 		}
 		return fmt.Errorf("%w: %q", ErrNotAProblem, id)

@@ -58,7 +58,7 @@ func (b Book) Apply(tx *bolt.Tx, opID string) error {
 		if r.Op == "" {
 			r.Op = opID
 		}
-		if err := store.Put(tx, store.BucketPromoted, r.ID, &r); err != nil {
+		if err := store.PutPromoted(tx, &r); err != nil {
 			return err
 		}
 	}
@@ -66,19 +66,19 @@ func (b Book) Apply(tx *bolt.Tx, opID string) error {
 		return err
 	}
 	for i := range b.Rejected {
-		if err := store.Put(tx, store.BucketDecisions, b.Rejected[i].ID, &b.Rejected[i]); err != nil {
+		if err := store.PutRejection(tx, &b.Rejected[i]); err != nil {
 			return err
 		}
 	}
 	if !b.PlanCreated.IsZero() {
 		var pl plan.Plan
-		ok, err := store.Get(tx, store.BucketPlans, "current", &pl)
+		ok, err := store.GetPlan(tx, &pl)
 		if err != nil {
 			return err
 		}
 		if ok && pl.Created.Equal(b.PlanCreated) {
 			pl.AppliedBy = opID
-			if err := store.Put(tx, store.BucketPlans, "current", &pl); err != nil {
+			if err := store.PutPlan(tx, &pl); err != nil {
 				return err
 			}
 		}
