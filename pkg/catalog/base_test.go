@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,10 +16,11 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-// A hook's new base (NewBase in a read transaction, PutBase in a write
-// one) is the base a command's Settle stores, byte for byte, and ranks as
-// a plain build over the entries does; it is stored only while needed and
-// while the catalog is at the generation it was built at.
+// A hook's new base (NewSegment in a read transaction, PutSegment in a
+// write one) is the base a command's Settle stores, byte for byte, and
+// ranks as a plain build over the entries does (one segment: 307
+// entries); it is stored only while needed, and a build's first segment
+// only while the catalog is at the generation it was built at.
 func TestNewBaseIsSettle(t *testing.T) {
 	f := newFixture(t)
 	for i := range 300 {
@@ -67,42 +70,36 @@ func TestNewBaseIsSettle(t *testing.T) {
 	if !needed() {
 		t.Fatal("120 ids changed since the base: a new base is needed")
 	}
-	var base []byte
-	f.st.View(func(tx *bolt.Tx) error {
-		var err error
-		var at uint64
-		base, at, err = NewBase(context.Background(), store.Catalog(tx))
-		if err != nil || at != gen {
-			t.Fatalf("NewBase: at %d of %d: %v", at, gen, err)
-		}
-		return nil
-	})
-	// Built at an older generation: not stored.
-	putBase := func(gen uint64) (ok bool) {
-		if err := f.st.Update(func(tx *bolt.Tx) error {
-			var err error
-			ok, err = PutBase(store.Catalog(tx), base, gen)
-			return err
-		}); err != nil {
+	// A segment built at an older generation is not stored.
+	seg := newSegment(t, f.st)
+	if seg == nil || !seg.Last() {
+		t.Fatal("no segment, or not the last of 307 entries")
+	}
+	f.update(func(c *Catalog) {
+		if err := c.tx.Bump(); err != nil {
 			t.Fatal(err)
 		}
-		return ok
+	})
+	if stored, _ := putSegment(t, f.st, seg); stored {
+		t.Fatal("a first segment built at an older generation was stored")
 	}
-	if putBase(gen - 1) {
-		t.Fatal("a base built at an older generation was stored")
+	gen++
+	seg = newSegment(t, f.st)
+	if stored, done := putSegment(t, f.st, seg); !stored || !done {
+		t.Fatalf("the base was not stored: %v %v", stored, done)
 	}
-	if !putBase(gen) {
-		t.Fatal("the base was not stored")
+	if needed() || newSegment(t, f.st) != nil {
+		t.Fatal("a base is still needed")
 	}
-	if needed() || putBase(gen) {
-		t.Fatal("a base is still needed, or stored twice")
-	}
+	var base []byte
 	f.st.View(func(tx *bolt.Tx) error {
 		ct := store.Catalog(tx)
-		if b, at := ct.Index(); at != gen || string(b) != string(base) || ct.IndexDelta() != nil || len(ct.IndexChanged()) != 0 {
-			t.Errorf("stored: base %v at %d of %d, delta %d bytes, %d ids changed",
-				string(b) == string(base), at, gen, len(ct.IndexDelta()), len(ct.IndexChanged()))
+		b, at := ct.Index()
+		if at != gen || ct.IndexDelta() != nil || len(ct.IndexChanged()) != 0 || ct.IndexBuild() != nil || ct.IndexSegment(0) != nil {
+			t.Errorf("stored: base at %d of %d, delta %d bytes, %d ids changed, build %q",
+				at, gen, len(ct.IndexDelta()), len(ct.IndexChanged()), ct.IndexBuild())
 		}
+		base = slices.Clone(b)
 		return nil
 	})
 	// What a command's Settle stores as a new base over the same entries
@@ -142,7 +139,7 @@ func TestNewBaseIsSettle(t *testing.T) {
 }
 
 // BaseNeeded: an index that does not decode, a base or a delta, needs a
-// new base; NewBase gives up when its context is done.
+// new base; NewSegment gives up when its context is done.
 func TestBaseNeededUndecodable(t *testing.T) {
 	for _, tc := range undecodableIndexes {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,8 +166,8 @@ func TestBaseNeededUndecodable(t *testing.T) {
 	}
 	f.update(func(*Catalog) {})
 	f.st.View(func(tx *bolt.Tx) error {
-		if _, _, err := NewBase(ctx, store.Catalog(tx)); !errors.Is(err, context.Canceled) {
-			t.Errorf("NewBase with its context done: %v", err)
+		if _, err := NewSegment(ctx, store.Catalog(tx)); !errors.Is(err, context.Canceled) {
+			t.Errorf("NewSegment with its context done: %v", err)
 		}
 		return nil
 	})
@@ -306,6 +303,221 @@ func TestMaxFiles(t *testing.T) {
 	f.view(func(c *Catalog) {
 		if c.Changed() {
 			t.Error("after the bounded builds, an unbounded one changed the catalog")
+		}
+	})
+}
+
+// newSegment builds the next segment of the base the store's index needs,
+// as a hook does (snapshot.SettleBase), in a read transaction.
+func newSegment(t *testing.T, st *store.Store) (seg *Segment) {
+	t.Helper()
+	if err := st.View(func(tx *bolt.Tx) error {
+		var err error
+		seg, err = NewSegment(context.Background(), store.Catalog(tx))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return seg
+}
+
+// putSegment stores seg as a hook does, in a write transaction.
+func putSegment(t *testing.T, st *store.Store, seg *Segment) (stored, done bool) {
+	t.Helper()
+	if err := st.Update(func(tx *bolt.Tx) error {
+		var err error
+		stored, done, err = PutSegment(store.Catalog(tx), seg)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return stored, done
+}
+
+// A base built a segment at a time and cut after k segments (a session's
+// end out of time) is finished by the next session's end from where it
+// stopped: with nothing changed between, it is the uncut build's base
+// byte for byte, which is Settle's; a read-only search between ranks as
+// the finished base does; entries changed, added and removed between are
+// searched as they now are (the delta of the ids changed since the build
+// began), as over a base Settle builds afresh; a damaged stored segment
+// starts the build over.
+func TestBaseResumes(t *testing.T) {
+	defer func(n int) { segmentDocs = n }(segmentDocs)
+	segmentDocs = 40
+	f := newFixture(t)
+	for i := range 150 {
+		f.write(fmt.Sprintf(".clavain/learnings/l%03d.md", i), fmt.Sprintf("Learning %d: the worker pool drains queue %d before shutdown.\n", i, i%9))
+	}
+	upgrade := func() {
+		f.update(func(c *Catalog) { plantIndex(t, c, "IMSX\x01an older format", "") })
+	}
+	// hook runs session ends' segments until the base is stored or
+	// segments have been stored.
+	hook := func(segments int) (n int) {
+		for n < segments {
+			seg := newSegment(t, f.st)
+			if seg == nil {
+				return n
+			}
+			stored, done := putSegment(t, f.st, seg)
+			if !stored {
+				t.Fatalf("segment %d not stored", n)
+			}
+			n++
+			if done {
+				return n
+			}
+		}
+		return n
+	}
+	stored := func() (base []byte) {
+		f.st.View(func(tx *bolt.Tx) error {
+			ct := store.Catalog(tx)
+			b, at := ct.Index()
+			if at != ct.Generation() || ct.IndexBuild() != nil || ct.IndexSegment(0) != nil {
+				t.Errorf("the base is at %d of %d, a build is left: %q", at, ct.Generation(), ct.IndexBuild())
+			}
+			base = slices.Clone(b)
+			return nil
+		})
+		return base
+	}
+	queries := []string{"worker pool drains queue 3", "learning 42 shutdown", "quarantine flakes"}
+	ranked := func() string {
+		var out []string
+		f.view(func(c *Catalog) {
+			for _, q := range queries {
+				hits, err := c.Search(Query{Text: q, Limit: 12, Now: f.now})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range hits {
+					out = append(out, fmt.Sprintf("%s %s %.6f", q, h.Path, h.Score))
+				}
+			}
+		})
+		return strings.Join(out, "\n")
+	}
+
+	upgrade()
+	if n := hook(100); n != 4 {
+		t.Fatalf("%d segments for 157 entries of 40", n)
+	}
+	uncut, want := stored(), ranked()
+	upgrade()
+	f.update(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !slices.Equal(stored(), uncut) {
+		t.Fatal("Settle's base is not the hook's")
+	}
+	for k := 1; k < 4; k++ {
+		upgrade()
+		if n := hook(k); n != k {
+			t.Fatalf("cut after %d segments: %d stored", k, n)
+		}
+		if got := ranked(); got != want {
+			t.Errorf("cut after %d: a search between ranks\n%s\nwant\n%s", k, got, want)
+		}
+		if n := hook(100); n != 4-k {
+			t.Errorf("cut after %d: finished in %d more, want %d", k, n, 4-k)
+		}
+		if !slices.Equal(stored(), uncut) {
+			t.Errorf("cut after %d: the base finished is not the uncut build's", k)
+		}
+	}
+
+	// A damaged segment: the build starts over.
+	upgrade()
+	hook(2)
+	f.st.Update(func(tx *bolt.Tx) error {
+		ct := store.Catalog(tx)
+		seg := slices.Clone(ct.IndexSegment(1))
+		seg[len(seg)-3] ^= 0xff
+		return ct.PutIndexSegment(1, seg, slices.Clone(ct.IndexBuild()))
+	})
+	if got := ranked(); got != want {
+		t.Errorf("a damaged segment: a search between ranks\n%s\nwant\n%s", got, want)
+	}
+	if seg := newSegment(t, f.st); seg == nil {
+		t.Fatal("no segment")
+	} else if stored, done := putSegment(t, f.st, seg); !stored || done {
+		t.Fatalf("the third segment: stored %v, done %v", stored, done)
+	}
+	if seg := newSegment(t, f.st); seg == nil {
+		t.Fatal("no segment")
+	} else if stored, _ := putSegment(t, f.st, seg); stored {
+		t.Fatal("a damaged segment was merged")
+	}
+	if n := hook(100); n != 4 || !slices.Equal(stored(), uncut) {
+		t.Errorf("started over: %d segments, the uncut build's base: %v", n, slices.Equal(stored(), uncut))
+	}
+
+	// Entries changed, added and removed while the build is cut.
+	upgrade()
+	hook(2)
+	for i := range 10 {
+		f.write(fmt.Sprintf(".clavain/learnings/l%03d.md", i*15), fmt.Sprintf("Learning %d: quarantine flakes before the merge.\n", i))
+	}
+	f.write(".clavain/learnings/l150.md", "Learning 150: quarantine flakes in CI.\n")
+	if err := os.Remove(filepath.Join(f.root, ".clavain/learnings/l149.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.update(func(*Catalog) {})
+	between := ranked()
+	hook(100)
+	resumed := ranked()
+	if resumed != between {
+		t.Errorf("after the changes, a search between ranks\n%s\nfinished\n%s", between, resumed)
+	}
+	if !strings.Contains(resumed, "quarantine flakes .clavain/learnings/l150.md") || !strings.Contains(resumed, "quarantine flakes .clavain/learnings/l000.md") {
+		t.Errorf("the changed and added entries are not found:\n%s", resumed)
+	}
+	upgrade()
+	f.update(func(c *Catalog) {
+		if err := c.Settle(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	paths := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 1 {
+				out = append(out, f[len(f)-2])
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if fresh := ranked(); !slices.Equal(paths(fresh), paths(resumed)) {
+		t.Errorf("resumed over changes finds\n%s\na fresh base\n%s", resumed, fresh)
+	}
+}
+
+// FuzzDecodeBuild: a build's record read as hostile bytes never panics,
+// and what decodes is a record (a segment at least, averages of at least
+// one) that encodes and decodes back to itself.
+func FuzzDecodeBuild(f *testing.F) {
+	f.Add(encodeBuild(&baseBuild{gen: 7, avg: [4]float64{3.5, 2, 1, 40.25}, segs: 2, after: "0123456789abcdef\x00clavain"}))
+	f.Add(encodeBuild(&baseBuild{avg: [4]float64{1, 1, 1, 1}, segs: 1}))
+	f.Add([]byte(buildMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := decodeBuild(data)
+		if err != nil {
+			if !errors.Is(err, errBuildCorrupt) {
+				t.Fatalf("error %v is not errBuildCorrupt", err)
+			}
+			return
+		}
+		if b.segs < 1 || b.avg[0] < 1 || b.avg[3] < 1 {
+			t.Fatalf("decoded %+v", b)
+		}
+		c, err := decodeBuild(encodeBuild(b))
+		if err != nil || *c != *b {
+			t.Fatalf("%+v encodes to %+v, %v", b, c, err)
 		}
 	})
 }

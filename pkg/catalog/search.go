@@ -207,48 +207,49 @@ func (c *Catalog) index(full bool) (*search.Index, error) {
 	if !full {
 		return nil, nil
 	}
-	x, err := buildBase(context.Background(), c.tx)
+	ctx := context.Background()
+	b, from, fresh, err := completeBase(ctx, c.tx)
 	if err != nil {
 		return nil, err
 	}
 	if c.tx.Persistent() {
-		if err := c.tx.PutIndex(x.Encode(), gen); err != nil {
+		if fresh {
+			err = c.tx.PutIndex(b, gen)
+		} else {
+			err = c.tx.PutIndexBuilt(b, from)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("catalog: store index: %w", err)
 		}
 	}
-	return x, nil
-}
-
-// buildBase indexes every live entry tx holds, in key order: each entry
-// analysed as it is read, so the texts of every entry are never held at
-// once. It gives up when ctx is done.
-func buildBase(ctx context.Context, tx *store.CatalogTx) (*search.Index, error) {
-	b := search.NewBuilder()
-	n := 0
-	err := tx.Entries(func(e *store.CatalogEntry) error {
-		if n++; n%256 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if e.Gone.IsZero() {
-			d := docOf(tx, e)
-			b.Add(&d)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("catalog: index: %w", err)
+	x, err := search.DecodeShared(b)
+	if err != nil || from == gen {
+		return x, err
 	}
-	return b.Index(), nil
+	// A build gone on with: the ids changed since it began, in a delta.
+	if d, err := c.delta(x, false, gen); d != nil || err != nil {
+		return d, err
+	}
+	// Too many: a base over every entry as they are.
+	if b, err = completeFresh(ctx, c.tx); err != nil {
+		return nil, err
+	}
+	if c.tx.Persistent() {
+		if err := c.tx.PutIndex(b, gen); err != nil {
+			return nil, fmt.Errorf("catalog: store index: %w", err)
+		}
+	}
+	return search.DecodeShared(b)
 }
 
 // BaseNeeded reports whether the search index stored in tx cannot be
 // brought up to date without a new base, which SettleDelta leaves to the
-// next command: none is stored, the base or a delta at the generation
-// does not decode (an older intermem's format, damage), or more than
-// maxDelta ids changed since the base. Until one is stored, every
-// read-only search builds the whole index in memory (a second and 35 MB
-// at 20,000 entries). A hook that finds it so builds the base apart
-// (NewBase) and stores it (PutBase).
+// next command: none is stored (or one is being built), the base or a
+// delta at the generation does not decode (an older intermem's format,
+// damage), or more than maxDelta ids changed since the base. Until one is
+// stored, every read-only search builds what is missing of it in memory
+// (at 20,000 entries, the whole index: a second and 35 MB). A hook that
+// finds it so builds the base a segment at a time (NewSegment, PutSegment).
 func BaseNeeded(tx *store.CatalogTx) bool {
 	raw, at := tx.Index()
 	if raw == nil {
@@ -267,37 +268,6 @@ func BaseNeeded(tx *store.CatalogTx) bool {
 		return false
 	}
 	return len(tx.IndexChanged()) > maxDelta(base.Len())
-}
-
-// NewBase encodes a new base of the search index over every live entry
-// tx holds, and returns the generation it is current at: the bytes a
-// command's Settle would store as a new base, built by a hook in a read
-// transaction, whose store pages are given back as its scan reads them
-// (package store's mapped pages), with its garbage collected under the
-// hook's memory limit: so a hook's resident set stays within its bound
-// where one write transaction doing both would hold every page it read.
-// The bytes outlive tx; PutBase stores them.
-func NewBase(ctx context.Context, tx *store.CatalogTx) ([]byte, uint64, error) {
-	gen := tx.Generation()
-	x, err := buildBase(ctx, tx)
-	if err != nil {
-		return nil, 0, err
-	}
-	return x.Encode(), gen, nil
-}
-
-// PutBase stores base, which NewBase built at generation gen, as the
-// search index's base, unless the catalog's entries or overlays changed
-// since (the generation moved on: false, nothing stored; the next hook or
-// command settles it) or the index no longer needs it.
-func PutBase(tx *store.CatalogTx, base []byte, gen uint64) (bool, error) {
-	if !tx.Persistent() || tx.Generation() != gen || !BaseNeeded(tx) {
-		return false, nil
-	}
-	if err := tx.PutIndex(base, gen); err != nil {
-		return false, fmt.Errorf("catalog: store index: %w", err)
-	}
-	return true, nil
 }
 
 // delta returns base with its delta stacked on it: the stored one when

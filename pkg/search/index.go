@@ -11,8 +11,9 @@
 //
 // and the score of d for a query is Σ_t idf(t) · tf~ / (k1 + tf~), with
 // k1 = 1.2 and idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)). avglen_f is
-// the average over the collection when its base segment was built (see
-// Segments); N and df are always the collection's as it is. Terms are
+// the average over the first segment of the base when it was built (see
+// Segments): the whole collection's when the collection is one segment;
+// N and df are always the collection's as it is. Terms are
 // analysed the same way in documents and queries: words split at anything
 // that is not a letter or digit, camelCase parts, stopwords dropped, Porter2
 // stems, pairs of CJK characters (see analyzer.terms).
@@ -52,6 +53,17 @@
 // built (the caller bounds the delta: package catalog builds a new base
 // past an eighth of the collection changed). Each segment is encoded
 // apart.
+//
+// A base too large to build at once within a hook's memory is built in
+// segments, each over a run of the documents (a Builder each): the first
+// normalised by its own average field lengths, every later one by the
+// first's (Builder.Normalise), and Merge joins them into the base, which
+// takes the first's averages as its own: so every posting of the base,
+// and of the deltas over it, is normalised by the same averages, those of
+// the first segment (package catalog's segments are runs of 4,096 entries
+// in id order, and ids are hashes: a sample of the collection). Merge
+// copies each segment's postings as they are; its result is the bytes one
+// Builder normalised by the same averages makes of every document.
 package search
 
 import (

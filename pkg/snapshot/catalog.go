@@ -158,48 +158,70 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 	return true, nil
 }
 
-// SettleBase stores a new base of the search index when the stored one
-// cannot be brought up to date by a delta (catalog.BaseNeeded: none, one
-// an older intermem stored, damage, or too many entries changed since),
-// which no SettleDelta of RefreshCatalog stores: else every read-only
-// search builds the whole index until a command that writes runs. The
-// base is built in a read transaction (catalog.NewBase: the store's pages
-// given back as they are read, within the hook's memory bound) and
-// stored in a write transaction, unless the catalog changed between the
-// two or a command is waiting for the store (it settles the index
-// itself). It gives up when ctx is done. It reports whether it stored a
+// SettleBase builds the new base of the search index that the stored one
+// needs when a delta cannot bring it up to date (catalog.BaseNeeded: none,
+// one an older intermem stored, damage, or too many entries changed
+// since), which no SettleDelta of RefreshCatalog stores: else every
+// read-only search builds what is missing of it until a command that
+// writes runs. It is built a segment at a time (catalog.NewSegment,
+// PutSegment): each in a read transaction (the store's pages given back
+// as they are read, the segment's analysis all it holds, within the
+// hook's memory bound) and stored in a write transaction of its own, the
+// last merged with the others into the base. It goes on while ctx leaves
+// time for another segment (about as long as the last took, and at least
+// segmentTime), and stops when a command is waiting for the store (which
+// settles the index itself), when the catalog changed under a build's
+// first segment, or at ctx's end: what it stored stands, and the next
+// session's end goes on from there. It reports whether it stored the
 // base.
 func SettleBase(ctx context.Context, s *store.Store) (bool, error) {
-	var (
-		base []byte
-		gen  uint64
-	)
-	if err := s.View(func(tx *bolt.Tx) error {
-		// The pages the refresh's commits mapped are given back first:
-		// a read transaction sheds only as its own reads grow.
-		store.Shed(tx)
-		ct := store.Catalog(tx)
-		if !catalog.BaseNeeded(ct) {
-			return nil
-		}
-		var err error
-		base, gen, err = catalog.NewBase(ctx, ct)
-		// What the build read (up to the shedding threshold past the
-		// pages given back last) is given back before the write, whose
-		// commit maps its own pages on top.
-		store.Shed(tx)
-		return err
-	}); err != nil || base == nil {
-		return false, err
-	}
-	if s.Waited() || ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	stored := false
-	err := s.Update(func(tx *bolt.Tx) error {
-		var err error
-		stored, err = catalog.PutBase(store.Catalog(tx), base, gen)
-		return err
-	})
-	return stored, err
+	return settleBase(ctx, s, func() bool { return true })
 }
+
+// settleBase is SettleBase asking more after each segment stored but the
+// last whether to go on (a test cuts a build as a deadline would).
+func settleBase(ctx context.Context, s *store.Store, more func() bool) (bool, error) {
+	took := segmentTime
+	for {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < took {
+			return false, nil
+		}
+		start := time.Now()
+		var seg *catalog.Segment
+		if err := s.View(func(tx *bolt.Tx) error {
+			// The pages the refresh's commits mapped are given back first:
+			// a read transaction sheds only as its own reads grow.
+			store.Shed(tx)
+			var err error
+			seg, err = catalog.NewSegment(ctx, store.Catalog(tx))
+			// What the build read (up to the shedding threshold past the
+			// pages given back last) is given back before the write, whose
+			// commit maps its own pages on top.
+			store.Shed(tx)
+			return err
+		}); err != nil || seg == nil {
+			return false, err
+		}
+		if s.Waited() || ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		var stored, done bool
+		if err := s.Update(func(tx *bolt.Tx) error {
+			var err error
+			stored, done, err = catalog.PutSegment(store.Catalog(tx), seg)
+			return err
+		}); err != nil || !stored || done {
+			return done, err
+		}
+		if !more() {
+			return false, nil
+		}
+		took = max(time.Since(start), segmentTime)
+	}
+}
+
+// segmentTime is what a session's end must have left before its deadline
+// to start building a segment of the search index's base: about what one
+// takes at 4,096 entries on a loaded machine. Past the first, the last
+// segment's time (a later one is no larger).
+const segmentTime = 500 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,113 @@ func TestSettleBase(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A session's end after an upgrade, over more entries than a segment of
+// the base holds, that runs out of time after its first segment keeps it;
+// the next session's end goes on from it (building the second alone, not
+// the first again) and stores the base an uncut session's end stores; a
+// read-only search between finds what the finished base finds.
+func TestSettleBaseResumes(t *testing.T) {
+	root := t.TempDir()
+	var log strings.Builder
+	for i := range 4500 {
+		fmt.Fprintf(&log, "--- 2026-02-16T10:%02d:%02dZ | src/f%04d.go | CONTEXT:prose ---\nOLD: worker %d retries at once\nNEW: worker %d backs off\n", (i/60)%60, i%60, i, i, i)
+	}
+	p := filepath.Join(root, ".interfluence", "learnings-raw.log")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(filepath.Join(root, "intermem.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	env := source.Env{Root: root, MemoryDir: filepath.Join(root, "memory")}
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	if err := s.Update(func(tx *bolt.Tx) error {
+		_, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: env, Now: now})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	upgrade := func() {
+		if err := s.Update(func(tx *bolt.Tx) error {
+			ct := store.Catalog(tx)
+			return ct.PutIndex([]byte("IMSX\x01an older format"), ct.Generation())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// stored returns the stored base and how many segments of a build
+	// are stored.
+	stored := func() (base []byte, segs int) {
+		s.View(func(tx *bolt.Tx) error {
+			ct := store.Catalog(tx)
+			b, _ := ct.Index()
+			base = slices.Clone(b)
+			for ct.IndexSegment(segs) != nil {
+				segs++
+			}
+			return nil
+		})
+		return base, segs
+	}
+	search := func() string {
+		var out []string
+		if err := s.View(func(tx *bolt.Tx) error {
+			c, err := catalog.Build(store.Catalog(tx), catalog.Config{Env: env, Now: now})
+			if err != nil {
+				return err
+			}
+			hits, err := c.Search(catalog.Query{Text: "worker 4321 backs off", Limit: 5, Now: now})
+			for _, h := range hits {
+				out = append(out, fmt.Sprintf("%s:%d %.6f", h.Path, h.Line, h.Score))
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, "\n")
+	}
+	upgrade()
+	if ok, err := SettleBase(context.Background(), s); err != nil || !ok {
+		t.Fatalf("uncut: SettleBase %v, %v", ok, err)
+	}
+	uncut, _ := stored()
+	want := search()
+	if !strings.HasPrefix(want, ".interfluence/learnings-raw.log:") {
+		t.Fatalf("nothing found: %q", want)
+	}
+
+	upgrade()
+	cut := 0
+	if ok, err := settleBase(context.Background(), s, func() bool { cut++; return false }); err != nil || ok || cut != 1 {
+		t.Fatalf("cut after a segment: stored the base %v (asked %d times), %v", ok, cut, err)
+	}
+	if base, segs := stored(); base != nil || segs != 1 {
+		t.Fatalf("cut after a segment: a base of %d bytes, %d segments stored", len(base), segs)
+	}
+	if got := search(); got != want {
+		t.Errorf("a search between finds\n%s\nwant\n%s", got, want)
+	}
+	asked := 0
+	if ok, err := settleBase(context.Background(), s, func() bool { asked++; return true }); err != nil || !ok || asked != 0 {
+		t.Fatalf("the next session's end: stored the base %v after %d more segments, %v", ok, asked, err)
+	}
+	base, segs := stored()
+	if segs != 0 || !slices.Equal(base, uncut) {
+		t.Errorf("the base finished (%d bytes, %d segments left) is not the uncut build's (%d bytes)", len(base), segs, len(uncut))
+	}
+	if got := search(); got != want {
+		t.Errorf("after, a search finds\n%s\nwant\n%s", got, want)
 	}
 }

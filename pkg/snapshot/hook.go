@@ -185,21 +185,14 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			return nil, err
 		}
 		// A new base of the search index, when a delta could not bring
-		// it up to date, if the hook's deadline leaves time to build it
-		// (else the next session's end).
-		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > baseTime {
-			if _, err := SettleBase(ctx, s); err != nil {
-				h.Logf("SessionEnd: search index: %v", err)
-			}
+		// it up to date: the segments the hook's deadline leaves time for
+		// (the rest at the next session's end).
+		if _, err := SettleBase(ctx, s); err != nil {
+			h.Logf("SessionEnd: search index: %v", err)
 		}
 	}
 	return nil, nil
 }
-
-// baseTime is what a session's end must have left before its deadline to
-// start building a new base of the search index (SettleBase): about what
-// one takes at 20,000 entries under the hook's memory limit.
-const baseTime = 1500 * time.Millisecond
 
 // passBudget is StopBudget, or less when the hook's own deadline is near
 // (a slow listing of a huge memory on a loaded machine): half of what is

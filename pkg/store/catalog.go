@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -209,10 +210,15 @@ func (c *CatalogTx) del(bucket []byte, key string) error {
 // each calls fn with every key starting with prefix and its value, in key
 // order, held writes included.
 func (c *CatalogTx) each(bucket []byte, prefix string, fn func(key string, v []byte) error) error {
+	return c.eachAfter(bucket, prefix, "", fn)
+}
+
+// eachAfter is each for the keys past after alone.
+func (c *CatalogTx) eachAfter(bucket []byte, prefix, after string, fn func(key string, v []byte) error) error {
 	held := c.mem[string(bucket)]
 	var keys []string
 	for k, v := range held {
-		if v != nil && len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+		if v != nil && len(k) >= len(prefix) && k[:len(prefix)] == prefix && k > after {
 			keys = append(keys, k)
 		}
 	}
@@ -234,8 +240,12 @@ func (c *CatalogTx) each(bucket []byte, prefix string, fn func(key string, v []b
 	if b != nil {
 		cur := b.Cursor()
 		p := []byte(prefix)
-		for k, v := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = cur.Next() {
-			if v == nil {
+		k, v := cur.Seek(p)
+		if after > prefix {
+			k, v = cur.Seek([]byte(after))
+		}
+		for ; k != nil && bytes.HasPrefix(k, p); k, v = cur.Next() {
+			if v == nil || (after != "" && string(k) <= after) {
 				continue
 			}
 			c.touched()
@@ -373,6 +383,29 @@ func (c *CatalogTx) Entries(fn func(e *CatalogEntry) error) error {
 	})
 }
 
+// EntriesAfter is Entries for the records whose keys come after the key
+// after ("" for all), each given with its key: a caller that reads the
+// entries in runs (a base of the search index built a segment at a time)
+// goes on from the last key it read. fn returning ErrStop ends the run
+// without an error.
+func (c *CatalogTx) EntriesAfter(after string, fn func(key string, e *CatalogEntry) error) error {
+	err := c.eachAfter(BucketCatEntries, "", after, func(key string, raw []byte) error {
+		var e CatalogEntry
+		if json.Unmarshal(raw, &e) != nil {
+			return nil
+		}
+		return fn(key, &e)
+	})
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// ErrStop is returned by a callback of EntriesAfter to end the run early;
+// EntriesAfter itself then returns nil.
+var ErrStop = errors.New("stop")
+
 func (c *CatalogTx) metaInt(key []byte) uint64 {
 	n, _ := strconv.ParseUint(string(c.get(BucketCatMeta, string(key))), 10, 64)
 	return n
@@ -444,6 +477,9 @@ func (c *CatalogTx) PutIndex(b []byte, gen uint64) error {
 	if err := c.del(BucketCatMeta, string(metaIndex)); err != nil {
 		return err
 	}
+	if err := c.DropIndexBuild(); err != nil {
+		return err
+	}
 	if err := c.put(BucketCatIndex, indexBase, b); err != nil {
 		return err
 	}
@@ -461,6 +497,101 @@ func (c *CatalogTx) PutIndexDelta(b []byte, gen uint64) error {
 		return err
 	}
 	return c.put(BucketCatMeta, string(metaIndexGen), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// A new base is built a segment at a time when a hook builds it (package
+// catalog's base build: a segment over each run of entries in key order,
+// stored in a transaction of its own, so that a session's end that runs
+// out of time keeps what it built and the next goes on from there). The
+// segments and the build's record are in BucketCatIndex beside the base,
+// under indexBuild and indexSegment + the segment's number (4 bytes,
+// big-endian). While a build goes on no base is stored, and the ids
+// changed are marked as over a base: from its first segment on, the marks
+// are of the ids changed since the build began, which a delta over the
+// base it ends in indexes again.
+const (
+	indexBuild   = "build"
+	indexSegment = "segment\x00"
+)
+
+// IndexBuild returns the record of the base being built (package
+// catalog's), nil when none; the bytes are valid only during the
+// transaction.
+func (c *CatalogTx) IndexBuild() []byte { return c.get(BucketCatIndex, indexBuild) }
+
+// IndexSegment returns the stored segment i of the base being built, nil
+// when none; the bytes are valid only during the transaction.
+func (c *CatalogTx) IndexSegment(i int) []byte {
+	return c.get(BucketCatIndex, segmentKey(i))
+}
+
+func segmentKey(i int) string {
+	return indexSegment + string(binary.BigEndian.AppendUint32(nil, uint32(i)))
+}
+
+// StartIndexBuild stores the first segment of a new base and the build's
+// record: the stored base, its delta, the segments of an earlier build and
+// the marks of ids changed are dropped, and the ids changed from now on
+// are marked.
+func (c *CatalogTx) StartIndexBuild(seg, build []byte) error {
+	if err := c.DropIndexBuild(); err != nil {
+		return err
+	}
+	for _, k := range c.changedKeys() {
+		if err := c.del(BucketCatMeta, k); err != nil {
+			return err
+		}
+	}
+	for _, k := range [][]byte{metaIndexDelta, metaIndex, metaIndexGen} {
+		if err := c.del(BucketCatMeta, string(k)); err != nil {
+			return err
+		}
+	}
+	if err := c.del(BucketCatIndex, indexBase); err != nil {
+		return err
+	}
+	c.based = 2
+	return c.PutIndexSegment(0, seg, build)
+}
+
+// PutIndexSegment stores segment i of the base being built and the
+// build's record as it stands with it.
+func (c *CatalogTx) PutIndexSegment(i int, seg, build []byte) error {
+	if err := c.put(BucketCatIndex, segmentKey(i), seg); err != nil {
+		return err
+	}
+	return c.put(BucketCatIndex, indexBuild, build)
+}
+
+// PutIndexBuilt stores the base a build ended in, current at generation
+// gen but for the ids marked changed since the build began, which are
+// kept (a delta indexes them again); the build's segments and record are
+// dropped.
+func (c *CatalogTx) PutIndexBuilt(base []byte, gen uint64) error {
+	if err := c.DropIndexBuild(); err != nil {
+		return err
+	}
+	if err := c.put(BucketCatIndex, indexBase, base); err != nil {
+		return err
+	}
+	c.based = 2
+	return c.put(BucketCatMeta, string(metaIndexGen), []byte(strconv.FormatUint(gen, 10)))
+}
+
+// DropIndexBuild forgets a base being built: its record and segments.
+func (c *CatalogTx) DropIndexBuild() error {
+	var keys []string
+	_ = c.each(BucketCatIndex, indexSegment, func(key string, _ []byte) error {
+		keys = append(keys, key)
+		return nil
+	})
+	keys = append(keys, indexBuild)
+	for _, k := range keys {
+		if err := c.del(BucketCatIndex, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IndexChanged returns the ids whose entries or overlays changed since
@@ -497,7 +628,7 @@ func (c *CatalogTx) changedKeys() []string {
 func (c *CatalogTx) markChanged(id string) error {
 	if c.based == 0 {
 		c.based = 1
-		if c.indexBase() != nil {
+		if c.indexBase() != nil || c.IndexBuild() != nil {
 			c.based = 2
 		}
 	}
