@@ -152,12 +152,11 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	}
 	pass := Pass{Session: h.Input.SessionID, Event: h.Input.Event, At: h.Now, Agent: h.Input.AgentID, AgentType: h.Input.AgentType,
 		Deadline: time.Now().Add(passBudget(ctx)), Logf: h.Logf}
-	var pr Progress
-	if err := s.Update(func(tx *bolt.Tx) error {
-		var err error
-		pr, err = Sync(tx, l, pass)
-		return err
-	}); err != nil {
+	// In transactions of a bounded batch each: a pass over every memory
+	// file changed (a first install, a pull, a directory replaced) holds
+	// no more than a batch's parses at a time.
+	pr, err := SyncStore(s, l, pass, HookBatch)
+	if err != nil {
 		return nil, err
 	}
 	if pr.Stopped {

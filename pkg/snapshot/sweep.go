@@ -36,8 +36,11 @@ import (
 //   - Bound: a file changed in place is read within ceil(N/memlist.ChunkEntries)+1
 //     turns of the change (N the directory's entries; +1 for the sub-folder
 //     files), MEMORY.md at the next turn; a turn cut short by its budget
-//     (a file needing work at each of more than minWork files) moves the
-//     bound by the turns the budget takes. A file added or renamed is
+//     (a file needing work at each of more than minWork files), or between
+//     two of its batches (SyncStore: a command waiting for the store, the
+//     process killed), moves the bound by the turns that takes: each
+//     commit stores the cookie of the first file it did not reach, so no
+//     file done is done again and none is passed over. A file added or renamed is
 //     found within two sweeps (the rest of the one under way, which may
 //     have passed its place, and the next).
 //   - The directory's own fingerprint (inode, mtime, ctime) is taken when

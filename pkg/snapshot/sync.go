@@ -50,6 +50,19 @@ import (
 //     goes on with the rest. Only a completed pass sets the session's
 //     fingerprint (the hook's "nothing changed" check) and Synced, so a
 //     session is never taken to have seen what no pass read.
+//   - A hook's pass is bounded by memory as well as by time (SyncStore):
+//     it commits every batch of files read (HookBatch: 16 files, 256 KiB
+//     read, 16,384 entries marked) as a pass stopped at its deadline
+//     commits — the session's sweep resumed at the first file not reached,
+//     no fingerprint —, lets go of their parses and records, and goes on
+//     in the next transaction with the next file. What it holds across
+//     transactions is the listing's (at most memlist.ChunkEntries
+//     directory entries and the sub-folder files pointers name, their
+//     names and keys), never what the files hold; a pass over every file
+//     of a memory changed at once (a first install, a pull, a directory
+//     replaced) holds one batch at a time, and one cut short between two
+//     commits is resumed by the next turn like one stopped at its
+//     deadline.
 //   - A skipped file (not a regular file, too large, unreadable) is logged
 //     once per fingerprint, its reason kept in its state.
 //
@@ -103,6 +116,9 @@ type Progress struct {
 	// Settled counts the files of a chunk a pass had nothing to do with
 	// (sweep.go).
 	Settled int
+	// Commits counts the transactions SyncStore committed before its
+	// last (batches).
+	Commits int
 }
 
 // subsKey keys, in BucketFiles, the sub-folder files pointers name: a key
@@ -121,27 +137,138 @@ func Subs(tx *bolt.Tx) []string {
 
 // Sync brings the session's sightings up to date with l, reading only
 // files whose fingerprint changed, until p.Deadline. It runs in one write
-// transaction; what it did stands even when it stops early.
+// transaction; what it did stands even when it stops early. A hook runs
+// its pass with SyncStore, in transactions of bounded size.
 func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
-	pr := Progress{}
+	ps := newSyncPass(l, p, Batch{})
+	_, err := ps.step(tx)
+	return ps.pr, err
+}
+
+// Batch bounds what one transaction of a pass holds (SyncStore): the
+// changed files it reads and their bytes — each read file's entries and
+// parse are held until the commit, whose page buffers grow with them —
+// and the entries it marks seen for the session. A zero field is no
+// bound.
+type Batch struct {
+	Files   int
+	Bytes   int
+	Entries int
+}
+
+// HookBatch is the batch of a hook's pass. Measured at 19,905 entries
+// (401 memory files, every one changed, a new session's SessionEnd), the
+// pass in one transaction peaked at 38–42 MB resident: its reads map the
+// store's pages at random (64 KiB around each), none given back in a
+// write transaction, and its commit writes every file's parse and
+// entries at once. In transactions of 16 files, the reads' pages given
+// back as they grow (recorder.touch) and before the writes (flush), the
+// pass peaks at about 25 MB, set by a transaction's writes: its commit
+// maps again the page of every record it replaces (the counts of a few
+// hundred entries at random, their new records, the files' parses).
+// Entries bounds a session's first turn over a memory of many small
+// files (a chunk of a sweep), whose marks and counts are its writes.
+var HookBatch = Batch{Files: 16, Bytes: 256 << 10, Entries: 1 << 14}
+
+// SyncStore is Sync in write transactions of s, each holding at most
+// batch b of work: a transaction commits what it did as a pass stopped
+// there would (the session's sweep resumed at the first file it did not
+// reach, no "nothing changed" fingerprint), its parses and records are
+// let go, and the next transaction goes on from that file, until the pass
+// is done or past p.Deadline. A command waiting for the store ends the
+// pass at a commit (Progress.Stopped: the rest is the next turn's). A
+// pass cut short anywhere — an error, the process killed between two
+// transactions — leaves the store as the last commit left it, which the
+// next turn resumes from; one that runs to its end leaves the store as
+// Sync in one transaction leaves it.
+func SyncStore(s *store.Store, l *Listing, p Pass, b Batch) (Progress, error) {
+	ps := newSyncPass(l, p, b)
+	for {
+		var done bool
+		if err := s.Update(func(tx *bolt.Tx) error {
+			// The pages the last commit mapped are given back first.
+			store.Shed(tx)
+			var err error
+			done, err = ps.step(tx)
+			return err
+		}); err != nil {
+			return ps.pr, err
+		}
+		if done {
+			return ps.pr, nil
+		}
+		ps.pr.Commits++
+		if s.Waited() {
+			// The last commit left the pass as one stopped there.
+			ps.pr.Stopped = true
+			return ps.pr, nil
+		}
+	}
+}
+
+// syncPass is one pass over a listing, which SyncStore spreads over
+// transactions: what it carries from one to the next is bounded by the
+// listing (at most memlist.ChunkEntries directory entries and the
+// sub-folder files pointers name), never by what the files hold.
+type syncPass struct {
+	l     *Listing
+	p     Pass
+	batch Batch
+	at    time.Time
+	pr    Progress
+	r     *recorder
+	sess  store.Session
+	begun bool
+	// The files to bring up to date: the listing, then the sub-folder
+	// files that pointers in files read by this pass name (as automem.Scan
+	// reads them in the same scan), each once.
+	files   []File
+	names   map[string]bool
+	drained int             // r.found added to files
+	listed  map[string]bool // the state keys of the files reached
+	subs    []string        // the sub-folder files the reached files' states name
+	next    int             // the next file of files
+	stopped bool            // at the deadline
+	worked  int             // files that needed work
+	// A chunk of a sweep that a pass found all recorded, unchanged since,
+	// and recorded before the session's last clean sweep began, costs
+	// nothing more (chunk).
+	ck, sum   string
+	old       chunk
+	settled   bool
+	chunkRead bool // a file of the chunk was read
+}
+
+func newSyncPass(l *Listing, p Pass, b Batch) *syncPass {
 	if p.now == nil {
 		p.now = time.Now
 	}
 	if p.Logf == nil {
 		p.Logf = func(string, ...any) {}
 	}
-	at := p.At.UTC()
-	var sess store.Session
-	if _, err := store.Get(tx, store.BucketSessions, p.Session, &sess); err != nil {
-		return pr, err
+	ps := &syncPass{l: l, p: p, batch: b, at: p.At.UTC(), files: l.Files,
+		names: make(map[string]bool, len(l.Files)), listed: make(map[string]bool, len(l.Files))}
+	for _, f := range l.Files {
+		ps.names[f.Name] = true
 	}
-	prior := sess
+	return ps
+}
+
+// begin reads the session in the pass's first transaction, and counts
+// the pass as one observation of it.
+func (ps *syncPass) begin(tx *bolt.Tx) error {
+	p, at := ps.p, ps.at
+	sess := &ps.sess
+	if _, err := store.Get(tx, store.BucketSessions, p.Session, sess); err != nil {
+		return err
+	}
+	prior := *sess
 	if sess.ID == "" {
-		sess = store.Session{ID: p.Session, First: at, Last: at}
+		*sess = store.Session{ID: p.Session, First: at, Last: at}
 		// A session begins: the oldest sessions' seen buckets beyond
 		// store.KeepSeen go.
 		if _, err := store.PruneSeen(tx, p.Session); err != nil {
-			return pr, err
+			return err
 		}
 	}
 	if at.Before(sess.First) {
@@ -152,90 +279,109 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 	}
 	sess.Observations++
 	sess.Ended = sess.Ended || p.Event == "SessionEnd"
-
+	// counted is taken here and kept for the whole pass: the first
+	// commit makes the session's seen bucket, and a later transaction's
+	// openSeen would no longer know it had been pruned.
 	seen, counted, err := openSeen(tx, p.Session, prior)
 	if err != nil {
-		return pr, err
+		return err
 	}
-	r := &recorder{tx: tx, seen: seen, counted: counted, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
-		sights: map[string]store.Sighting{}, recs: map[string]store.Entry{}, marked: map[string]bool{}}
-	listed := make(map[string]bool, len(l.Files))
-	var subs []string
-	stopped, worked := false, 0
-	// late reports, before a file that needs work, whether the pass is
-	// past its deadline; a pass always does at least minWork such files,
-	// so that every turn makes progress however slow the machine.
-	reached := 0 // the files before it were reached
-	late := func() bool {
-		if p.Deadline.IsZero() || worked < minWork || !p.now().After(p.Deadline) {
-			worked++
-			return false
-		}
-		stopped = true
-		return true
-	}
-	// The files to bring up to date: the listing, then the sub-folder
-	// files that pointers in files read by this pass name (as automem.Scan
-	// reads them in the same scan), each once.
-	files := l.Files
-	names := make(map[string]bool, len(files))
-	for _, f := range files {
-		names[f.Name] = true
-	}
-	// A chunk of a sweep that a pass found all recorded, unchanged since,
-	// and recorded before the session's last clean sweep began, costs
-	// nothing more (chunk).
-	ck, sum := chunkOf(l)
+	ps.r = &recorder{tx: tx, seen: seen, counted: counted, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
+		shed: ps.batch != (Batch{})}
+	ps.r.reset(tx, seen)
+	ps.ck, ps.sum = chunkOf(ps.l)
 	if p.Spooled {
-		ck = ""
+		ps.ck = ""
 	}
-	old, settled, err := chunkState(tx, ck, sum, &sess)
-	if err != nil {
-		return pr, err
+	ps.old, ps.settled, err = chunkState(tx, ps.ck, ps.sum, sess)
+	ps.begun = true
+	return err
+}
+
+// full reports whether the transaction holds a batch of work.
+func (ps *syncPass) full() bool {
+	r, b := ps.r, ps.batch
+	return b.Files > 0 && r.batchFiles >= b.Files ||
+		b.Bytes > 0 && r.batchBytes >= b.Bytes ||
+		b.Entries > 0 && len(r.seenPuts) >= b.Entries
+}
+
+// late reports, before a file that needs work, whether the pass is past
+// its deadline; a pass always does at least minWork such files, so that
+// every turn makes progress however slow the machine.
+func (ps *syncPass) late() bool {
+	if ps.p.Deadline.IsZero() || ps.worked < minWork || !ps.p.now().After(ps.p.Deadline) {
+		ps.worked++
+		return false
 	}
-	chunkRead := false // a file of the chunk was read
-	drained := 0
-	discover := func() {
-		if p.Spooled {
-			return
+	ps.stopped = true
+	return true
+}
+
+// discover adds the sub-folder files that pointers of the files read
+// name to the files of the pass.
+func (ps *syncPass) discover() {
+	if ps.p.Spooled {
+		return
+	}
+	r := ps.r
+	for ; ps.drained < len(r.found); ps.drained++ {
+		if f, ok := memlist.SubFile(ps.l.Dir, r.found[ps.drained]); ok && !ps.names[f.Name] {
+			ps.names[f.Name] = true
+			ps.files = append(ps.files, f)
 		}
-		for ; drained < len(r.found); drained++ {
-			if f, ok := memlist.SubFile(l.Dir, r.found[drained]); ok && !names[f.Name] {
-				names[f.Name] = true
-				files = append(files, f)
-			}
-		}
 	}
-	for i := 0; ; i++ {
-		discover()
-		if i >= len(files) {
+}
+
+// step runs the pass in tx until it is done (the last file met, or the
+// deadline) or tx holds a batch of work, and commits what it did to tx.
+// It reports whether the pass is done.
+func (ps *syncPass) step(tx *bolt.Tx) (bool, error) {
+	if !ps.begun {
+		if err := ps.begin(tx); err != nil {
+			return false, err
+		}
+	} else {
+		seen, err := seenBucket(tx, ps.p.Session)
+		if err != nil {
+			return false, err
+		}
+		ps.r.reset(tx, seen)
+	}
+	p, r, pr := ps.p, ps.r, &ps.pr
+	sess := &ps.sess
+loop:
+	for ; ; ps.next++ {
+		ps.discover()
+		if ps.next >= len(ps.files) {
 			break
 		}
-		if stopped {
-			break // the files not reached are the next turn's; listed no longer matters
+		if ps.full() {
+			// A batch: committed as a pass stopped here, the next
+			// transaction going on from this file.
+			return false, ps.commit(tx, false)
 		}
-		reached = i
-		f := files[i]
-		if settled && f.At != memlist.AtNone {
+		f := ps.files[ps.next]
+		if ps.settled && f.At != memlist.AtNone {
 			pr.Done++
 			pr.Settled++
 			continue
 		}
 		read := pr.Read
 		key := safeName(f.Name)
-		listed[key] = true
+		ps.listed[key] = true
 		var st store.FileState
 		had, err := store.Get(tx, store.BucketFiles, key, &st)
 		if err != nil {
-			return pr, err
+			return false, err
 		}
-		subs = append(subs, st.Sub...)
+		ps.subs = append(ps.subs, st.Sub...)
 		switch {
 		case f.Skip != "":
 			if !had || st.FP != f.FP || st.Skip != f.Skip {
 				p.Logf("memory file %s skipped: %s", key, f.Skip)
-				if err := store.Put(tx, store.BucketFiles, key, &store.FileState{At: at, FP: f.FP, Skip: f.Skip, IDs: []string{}}); err != nil {
-					return pr, err
+				if err := store.Put(tx, store.BucketFiles, key, &store.FileState{At: ps.at, FP: f.FP, Skip: f.Skip, IDs: []string{}}); err != nil {
+					return false, err
 				}
 			}
 		case had && st.FP == f.FP && !st.Racy && st.Skip == "":
@@ -246,54 +392,63 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 			if len(fresh) == 0 {
 				break
 			}
-			if late() {
-				continue
+			if ps.late() {
+				break loop // this file is the next turn's
 			}
 			ok, err := r.markAll(fresh)
 			if err != nil {
-				return pr, err
+				return false, err
 			}
 			if ok {
 				break
 			}
 			if p.Spooled {
-				if f, ok = stillAsListed(l.Dir, f); !ok {
+				if f, ok = stillAsListed(ps.l.Dir, f); !ok {
 					pr.Unread++
 					continue
 				}
 			}
 			// An entry the store lost: read the file.
-			if err := r.readInto(l.Dir, f, key, &st, had, &subs, &pr); err != nil {
-				return pr, err
+			if err := r.readInto(ps.l.Dir, f, key, &st, had, &ps.subs, pr); err != nil {
+				return false, err
 			}
 		default:
 			if p.Spooled {
 				var ok bool
-				if f, ok = stillAsListed(l.Dir, f); !ok {
+				if f, ok = stillAsListed(ps.l.Dir, f); !ok {
 					pr.Unread++
 					continue
 				}
 			}
-			if late() {
-				continue
+			if ps.late() {
+				break loop // this file is the next turn's
 			}
-			if err := r.readInto(l.Dir, f, key, &st, had, &subs, &pr); err != nil {
-				return pr, err
+			if err := r.readInto(ps.l.Dir, f, key, &st, had, &ps.subs, pr); err != nil {
+				return false, err
 			}
 		}
 		if pr.Read > read && f.At != memlist.AtNone {
-			chunkRead = true
+			ps.chunkRead = true
 		}
 		pr.Done++
 	}
-	if !stopped {
-		reached = len(files)
-	}
-	pr.Stopped = stopped
-	pr.Files = len(files)
-	pr.Entries = len(r.seenPuts)
+	return true, ps.commit(tx, true)
+}
+
+// commit writes what the transaction did: its records, and the session
+// as the pass leaves it — ended when done is set, else stopped before
+// file ps.next, which the next transaction goes on with.
+func (ps *syncPass) commit(tx *bolt.Tx, done bool) error {
+	p, r, l, at := ps.p, ps.r, ps.l, ps.at
+	pr, sess := &ps.pr, &ps.sess
+	// The files before ps.next were reached (the one the deadline
+	// stopped at was not); the files not reached are the next turn's.
+	reached := ps.next
+	pr.Stopped = ps.stopped
+	pr.Files = len(ps.files)
+	pr.Entries += len(r.seenPuts)
 	if err := r.flush(); err != nil {
-		return pr, err
+		return err
 	}
 	start := l.Start.Start
 	if start.IsZero() {
@@ -309,18 +464,18 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		}
 	}
 	switch {
-	case stopped || p.Spooled:
-		sess.Fingerprint = "" // the next turn goes on
+	case !done || ps.stopped || p.Spooled:
+		sess.Fingerprint = "" // the next transaction, or turn, goes on
 	case !l.Whole:
 		// A turn of a sweep over turns (sweep.go).
 		sess.Fingerprint = ""
-		if !settled && !r.racy && ck != "" {
-			if err := putChunk(tx, ck, sum, old, chunkRead, p.Session, at); err != nil {
-				return pr, err
+		if !ps.settled && !r.racy && ps.ck != "" {
+			if err := putChunk(tx, ps.ck, ps.sum, ps.old, ps.chunkRead, p.Session, at); err != nil {
+				return err
 			}
 		}
 		if err := r.addSubs(); err != nil {
-			return pr, err
+			return err
 		}
 		if l.Last && !l.End.Dirty {
 			pr.Complete = true
@@ -328,11 +483,11 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 				sess.Synced = start
 			}
 			if err := startGone(tx, l.End.Dir); err != nil {
-				return pr, err
+				return err
 			}
 			if l.End.Resubs || r.resubs {
 				if err := rebuildSubs(tx); err != nil {
-					return pr, err
+					return err
 				}
 			}
 		}
@@ -342,23 +497,24 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 		// newest word on them.
 		var gone []string
 		if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
-			if !strings.HasPrefix(k, "\x00") && !listed[k] && !at.Before(fs.At) {
+			if !strings.HasPrefix(k, "\x00") && !ps.listed[k] && !at.Before(fs.At) {
 				gone = append(gone, k)
 			}
 			return nil
 		}); err != nil {
-			return pr, err
+			return err
 		}
 		files := tx.Bucket(store.BucketFiles)
 		for _, k := range gone {
 			if err := files.Delete([]byte(k)); err != nil {
-				return pr, err
+				return err
 			}
 		}
+		subs := ps.subs
 		sort.Strings(subs)
 		subs = compact(subs)
 		if err := store.Put(tx, store.BucketFiles, subsKey, subs); err != nil {
-			return pr, err
+			return err
 		}
 		// A racy file must be read again: no "nothing changed" until then.
 		if r.racy {
@@ -370,12 +526,22 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 			sess.Synced = at
 		}
 	}
-	if !p.Spooled && l.Dir != "" {
+	if done && !p.Spooled && l.Dir != "" {
 		if err := cleanGone(tx, l.Dir, Subs(tx)); err != nil {
-			return pr, err
+			return err
 		}
 	}
-	return pr, store.Put(tx, store.BucketSessions, p.Session, &sess)
+	return store.Put(tx, store.BucketSessions, p.Session, sess)
+}
+
+// seenBucket returns the session's seen bucket in a later transaction of
+// a pass (openSeen made it in the first).
+func seenBucket(tx *bolt.Tx, session string) (*bolt.Bucket, error) {
+	root, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+	if err != nil {
+		return nil, err
+	}
+	return root.CreateBucketIfNotExists([]byte(session))
 }
 
 // addSubs adds the sub-folder files that files read in this pass named
@@ -456,6 +622,42 @@ type recorder struct {
 	found            []string // sub-folder files named by pointers of files read
 	parses           []parse  // of the files read, for the catalog
 	resubs           bool     // a file read named other sub-folder files than before
+	// What the transaction holds (syncPass.full): files read, their bytes.
+	batchFiles, batchBytes int
+	// shed is set for SyncStore's transactions, whose random reads of
+	// records give back the store's mapped pages as they grow
+	// (store.ShedGrown, every shedEvery reads).
+	shed  bool
+	reads int
+}
+
+// shedEvery is how many record reads of a pass go between two looks at
+// its mapped pages (store.ShedGrown), and shedAbove how far they may grow
+// past what they were after the last shed: a record read maps at most
+// 64 KiB around it, so they exceed shedAbove by at most 2 MiB.
+const (
+	shedEvery = 32
+	shedAbove = 2 << 20
+)
+
+// touch counts a record read, and sheds the mapped pages once they grew
+// past the store's bound (shed).
+func (r *recorder) touch() {
+	r.reads++
+	if r.shed && r.reads%shedEvery == 0 {
+		store.ShedGrown(r.tx, shedAbove)
+	}
+}
+
+// reset starts a transaction of the pass: what the last one held was
+// written by its flush and is let go.
+func (r *recorder) reset(tx *bolt.Tx, seen *bolt.Bucket) {
+	r.tx, r.seen = tx, seen
+	r.sights = map[string]store.Sighting{}
+	r.recs = map[string]store.Entry{}
+	r.marked = map[string]bool{}
+	r.seenPuts, r.parses = nil, nil
+	r.batchFiles, r.batchBytes = 0, 0
 }
 
 // sighting returns the count of id as this pass left it; ok is false when
@@ -464,6 +666,7 @@ func (r *recorder) sighting(id string) (store.Sighting, bool, error) {
 	if s, ok := r.sights[id]; ok {
 		return s, true, nil
 	}
+	r.touch()
 	return store.GetSighting(r.tx, id)
 }
 
@@ -471,6 +674,7 @@ func (r *recorder) sighting(id string) (store.Sighting, bool, error) {
 func (r *recorder) entry(id string) (store.Entry, bool, error) {
 	rec, ok := r.recs[id]
 	if !ok {
+		r.touch()
 		var err error
 		if rec, ok, err = store.GetSeen(r.tx, id); err != nil || !ok {
 			return rec, ok, err
@@ -577,6 +781,8 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 		racy = true
 		r.racy = true
 	}
+	r.batchFiles++
+	r.batchBytes += len(content)
 	mf := automem.ParseMeasured(f.Name, content)
 	if err := r.keepParse(mf, fp, racy || time.Since(fp.Modified()) < RacyWindow); err != nil {
 		return nil, err
@@ -683,6 +889,11 @@ func (r *recorder) keepParse(mf *automem.File, fp source.Fingerprint, racy bool)
 
 // flush writes the records in key order.
 func (r *recorder) flush() error {
+	if r.shed {
+		// What the writes below map, their commit maps again: the pages
+		// the reads mapped are given back first.
+		store.ShedGrown(r.tx, 0)
+	}
 	sort.Strings(r.seenPuts)
 	for _, id := range r.seenPuts {
 		if err := r.seen.Put([]byte(id), seenMark); err != nil {

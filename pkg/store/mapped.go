@@ -79,11 +79,24 @@ func touchedShed(tx *bolt.Tx, writable bool) {
 	if (tx.Writable() && !writable) || (n%checkEvery != 0 && base.Load() != 0) {
 		return
 	}
+	ShedGrown(tx, shedAbove)
+}
+
+// ShedGrown gives back the pages of tx's store mapped into this process
+// once they have grown by above since the last shed (0: now), in a write
+// transaction too: for a writer that reads at random far more records
+// than it writes, at the places it chooses (the Stop hook's pass over
+// changed memory files reads the record and count of each of their
+// entries, and the kernel maps 64 KiB around each, to write a few). The
+// pages its commit rewrites are mapped again from the page cache. It
+// must be called inside tx, on its goroutine; it costs a read of
+// /proc/self/statm.
+func ShedGrown(tx *bolt.Tx, above int64) {
 	now, ok := residentFile()
 	if !ok {
 		return
 	}
-	if base.CompareAndSwap(0, now) || now-base.Load() < shedAbove {
+	if above > 0 && (base.CompareAndSwap(0, now) || now-base.Load() < above) {
 		return
 	}
 	Shed(tx)
