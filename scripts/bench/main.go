@@ -211,7 +211,32 @@ func run(bin, work, demo string, runs int) error {
 			row{name: "SessionStart, not cached, after turns, " + label, bin: start, stdin: payload(pr.Root, "SessionStart", "s1"), env: env, runs: hookRuns, hook: true,
 				before: func() { os.Remove(filepath.Join(state, inject.RenderCacheName)) }},
 		)
-		if sc.files || hooksOnly {
+		// Every memory file changed at once (a pull, a first install, a
+		// directory replaced): a turn of a settled session, and a session's
+		// end that had no turn (each run another session's), each after a
+		// line of every file was rewritten. Last in the scale's rows: each
+		// run changes an entry of every file.
+		allChanged := []row{
+			{name: "Stop, every memory file changed, " + label, bin: stop, stdin: payload(pr.Root, "Stop", "s1"), env: env, runs: cliRuns, hook: true,
+				before: func() { noteAll(pr.MemoryDir) }},
+			{name: "SessionEnd, every memory file changed, " + label, bin: stop, env: env, runs: cliRuns, hook: true,
+				before: func() {
+					noteAll(pr.MemoryDir)
+					time.Sleep(catalog.RacyWindow + 200*time.Millisecond)
+				},
+				next: func() func() []byte {
+					n := 0
+					return func() []byte {
+						n++
+						return payload(pr.Root, "SessionEnd", fmt.Sprintf("all-%d-%d", time.Now().UnixNano(), n))
+					}
+				}()},
+		}
+		if sc.files {
+			continue
+		}
+		if hooksOnly {
+			rows = append(rows, allChanged...)
 			continue
 		}
 		projects = append(projects, pr)
@@ -237,6 +262,7 @@ func run(bin, work, demo string, runs int) error {
 		// index a writer stored: the session's end, and the first search
 		// after one, which decodes the index the session's end left.
 		if pr.Changed["compound"] == "" {
+			rows = append(rows, allChanged...)
 			continue
 		}
 		docEnded := sessionEnds(bin, env, pr, payload, func() { touchAppend(pr.Changed["compound"]) })
@@ -288,6 +314,7 @@ func run(bin, work, demo string, runs int) error {
 					}},
 			)
 		}
+		rows = append(rows, allChanged...)
 	}
 	if !hooksOnly {
 		rows = append(rows, cliRows(bin, work, baseEnv, projects, cliRuns)...)
@@ -509,6 +536,34 @@ func touchAppend(path string) {
 	}
 	fmt.Fprintf(f, "- Bench note %d.\n", time.Now().UnixNano())
 	f.Close()
+}
+
+// noteAll changes every memory file of dir: its last line, when a run
+// before wrote it, is written anew, else a line is appended (an entry of
+// each file changed, their number kept from one run to the next).
+func noteAll(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndex(b, []byte("- Sweep note ")); i >= 0 && bytes.IndexByte(b[i:], '\n') == len(b[i:])-1 {
+			b = b[:i]
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		b = fmt.Appendf(b, "- Sweep note %d.\n", time.Now().UnixNano())
+		_ = os.WriteFile(p, b, 0o644)
+	}
 }
 
 // editDocs appends a line to n of the project's solution documents and
