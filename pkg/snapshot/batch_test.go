@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -141,9 +142,9 @@ func TestSyncStoreCommitsInBatches(t *testing.T) {
 		t.Fatalf("the batched pass left\n%s\nwant, as one transaction leaves it,\n%s", got, want)
 	}
 	// A new session's first turn marks every entry (nothing read): its
-	// marks are batched by Batch.Entries.
+	// marks are batched by Batch.Marks.
 	before = batched.txid()
-	pr = batched.storePass("B", Pass{}, Batch{Files: batch, Entries: 50})
+	pr = batched.storePass("B", Pass{}, Batch{Files: batch, Marks: 50})
 	if commits := batched.txid() - before; pr.Read != 0 || pr.Entries != 3*files+2 || !pr.Complete || commits < (3*files+2)/50+1 {
 		t.Fatalf("a new session's turn: %+v and %d transactions, want %d entries marked in at least %d", pr, commits, 3*files+2, (3*files+2)/50+1)
 	}
@@ -218,15 +219,21 @@ func TestSyncStoreCutShortResumes(t *testing.T) {
 }
 
 // The Stop hook's pass over a memory whose every file changed (a pull, a
-// directory replaced) commits in batches of HookBatch.Files files read:
-// counted by the store's transaction ids over the turns that bring the
-// session up to date.
+// directory replaced) commits in batches of HookBatch.Entries entries
+// read: counted by the store's transaction ids over the turns that bring
+// the session up to date, more than one a turn (a turn does at least
+// minWork files, 640 entries here, whatever its deadline).
 func TestHookCommitsChangedFilesInBatches(t *testing.T) {
-	const files = 100
+	const files, facts = 200, 10
 	q := newQuietProject(t)
 	write := func(round string) {
 		for i := range files {
-			q.write(fmt.Sprintf("topic_%03d.md", i), fmt.Sprintf("# Topic %d\n- Fact one of topic %d, %s.\n- Fact two of topic %d, %s.\n", i, i, round, i, round))
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Topic %d\n", i)
+			for j := range facts {
+				fmt.Fprintf(&b, "- Fact %d of topic %d, %s.\n", j, i, round)
+			}
+			q.write(fmt.Sprintf("topic_%03d.md", i), b.String())
 		}
 	}
 	write("first")
@@ -238,14 +245,20 @@ func TestHookCommitsChangedFilesInBatches(t *testing.T) {
 	}
 	write("second")
 	before := txid()
-	q.settle("A")
-	// 100 files read, 16 a transaction: at least 7 commits.
-	if n, want := txid()-before, (files+HookBatch.Files-1)/HookBatch.Files; n < want {
-		t.Fatalf("%d files changed were brought up to date in %d transactions, want at least %d (%d files a transaction)", files, n, want, HookBatch.Files)
+	turns := 0
+	for turns < 10 {
+		q.turn("A", "Stop")
+		turns++
+		if b, err := os.ReadFile(q.quiet); err == nil && bytes.Contains(b, []byte("\nsession A\t")) {
+			break
+		}
+	}
+	if n := txid() - before; n <= turns {
+		t.Fatalf("%d files of %d entries changed were brought up to date in %d transactions over %d turns, want more than one a turn (%d entries a transaction)", files, facts, n, turns, HookBatch.Entries)
 	}
 	seen := q.seen()
 	for i := range files {
-		if p := fmt.Sprintf("Fact two of topic %d, second.", i); seen[p] != 1 {
+		if p := fmt.Sprintf("Fact %d of topic %d, second.", facts-1, i); seen[p] != 1 {
 			t.Fatalf("%q seen in %d sessions, want 1", p, seen[p])
 		}
 	}

@@ -51,8 +51,8 @@ import (
 //     fingerprint (the hook's "nothing changed" check) and Synced, so a
 //     session is never taken to have seen what no pass read.
 //   - A hook's pass is bounded by memory as well as by time (SyncStore):
-//     it commits every batch of files read (HookBatch: 16 files, 256 KiB
-//     read, 16,384 entries marked) as a pass stopped at its deadline
+//     it commits every batch of files read (HookBatch: 512 entries, 256
+//     files, 256 KiB read, 16,384 entries of unchanged files marked) as a pass stopped at its deadline
 //     commits — the session's sweep resumed at the first file not reached,
 //     no fingerprint —, lets go of their parses and records, and goes on
 //     in the next transaction with the next file. What it holds across
@@ -146,14 +146,17 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 }
 
 // Batch bounds what one transaction of a pass holds (SyncStore): the
-// changed files it reads and their bytes — each read file's entries and
-// parse are held until the commit, whose page buffers grow with them —
-// and the entries it marks seen for the session. A zero field is no
-// bound.
+// changed files it reads, their bytes and their entries — each read
+// file's entries and parse are held until the commit, each entry's
+// record and count read at random and its count written, and the commit
+// maps again the page of every record it replaces — and the entries of
+// unchanged files it marks seen for the session (a count written each).
+// A zero field is no bound.
 type Batch struct {
 	Files   int
 	Bytes   int
-	Entries int
+	Entries int // of the files read
+	Marks   int // of the files not read
 }
 
 // HookBatch is the batch of a hook's pass. Measured at 19,905 entries
@@ -161,14 +164,14 @@ type Batch struct {
 // pass in one transaction peaked at 38–42 MB resident: its reads map the
 // store's pages at random (64 KiB around each), none given back in a
 // write transaction, and its commit writes every file's parse and
-// entries at once. In transactions of 16 files, the reads' pages given
-// back as they grow (recorder.touch) and before the writes (flush), the
-// pass peaks at about 25 MB, set by a transaction's writes: its commit
-// maps again the page of every record it replaces (the counts of a few
-// hundred entries at random, their new records, the files' parses).
-// Entries bounds a session's first turn over a memory of many small
-// files (a chunk of a sweep), whose marks and counts are its writes.
-var HookBatch = Batch{Files: 16, Bytes: 256 << 10, Entries: 1 << 14}
+// entries at once. In transactions of 512 entries read, the reads'
+// pages given back as they grow (recorder.touch) and before the writes
+// (flush), the pass peaks at about 25 MB, set by a transaction's writes.
+// Files bounds a memory of many one-memory files (the 100,000 files of
+// TestStopAtScale: each commit is an fdatasync, and a turn reads a chunk
+// of up to 4,096 of them), Marks a session's first turn over a memory
+// of many small files.
+var HookBatch = Batch{Files: 256, Bytes: 256 << 10, Entries: 512, Marks: 1 << 14}
 
 // SyncStore is Sync in write transactions of s, each holding at most
 // batch b of work: a transaction commits what it did as a pass stopped
@@ -303,7 +306,8 @@ func (ps *syncPass) full() bool {
 	r, b := ps.r, ps.batch
 	return b.Files > 0 && r.batchFiles >= b.Files ||
 		b.Bytes > 0 && r.batchBytes >= b.Bytes ||
-		b.Entries > 0 && len(r.seenPuts) >= b.Entries
+		b.Entries > 0 && r.batchEntries >= b.Entries ||
+		b.Marks > 0 && r.batchMarks >= b.Marks
 }
 
 // late reports, before a file that needs work, whether the pass is past
@@ -622,8 +626,9 @@ type recorder struct {
 	found            []string // sub-folder files named by pointers of files read
 	parses           []parse  // of the files read, for the catalog
 	resubs           bool     // a file read named other sub-folder files than before
-	// What the transaction holds (syncPass.full): files read, their bytes.
-	batchFiles, batchBytes int
+	// What the transaction holds (syncPass.full): files read, their
+	// bytes, their entries, entries of unchanged files marked.
+	batchFiles, batchBytes, batchEntries, batchMarks int
 	// shed is set for SyncStore's transactions, whose random reads of
 	// records give back the store's mapped pages as they grow
 	// (store.ShedGrown, every shedEvery reads).
@@ -657,7 +662,7 @@ func (r *recorder) reset(tx *bolt.Tx, seen *bolt.Bucket) {
 	r.recs = map[string]store.Entry{}
 	r.marked = map[string]bool{}
 	r.seenPuts, r.parses = nil, nil
-	r.batchFiles, r.batchBytes = 0, 0
+	r.batchFiles, r.batchBytes, r.batchEntries, r.batchMarks = 0, 0, 0, 0
 }
 
 // sighting returns the count of id as this pass left it; ok is false when
@@ -756,6 +761,7 @@ func (r *recorder) markAll(ids []string) (bool, error) {
 	for i, id := range ids {
 		if r.fresh(id) {
 			r.count(id, todo[i])
+			r.batchMarks++
 		}
 	}
 	return true, nil
@@ -784,6 +790,7 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 	r.batchFiles++
 	r.batchBytes += len(content)
 	mf := automem.ParseMeasured(f.Name, content)
+	r.batchEntries += len(mf.Entries)
 	if err := r.keepParse(mf, fp, racy || time.Since(fp.Modified()) < RacyWindow); err != nil {
 		return nil, err
 	}
