@@ -51,8 +51,8 @@ import (
 //     fingerprint (the hook's "nothing changed" check) and Synced, so a
 //     session is never taken to have seen what no pass read.
 //   - A hook's pass is bounded by memory as well as by time (SyncStore):
-//     it commits every batch of files read (HookBatch: 512 entries, 256
-//     files, 256 KiB read, 16,384 entries of unchanged files marked) as a pass stopped at its deadline
+//     it commits every batch of files read (HookBatch: 2,048 entries,
+//     1,024 files, 1 MiB read, 16,384 entries of unchanged files marked) as a pass stopped at its deadline
 //     commits — the session's sweep resumed at the first file not reached,
 //     no fingerprint —, lets go of their parses and records, and goes on
 //     in the next transaction with the next file. What it holds across
@@ -164,14 +164,17 @@ type Batch struct {
 // pass in one transaction peaked at 38–42 MB resident: its reads map the
 // store's pages at random (64 KiB around each), none given back in a
 // write transaction, and its commit writes every file's parse and
-// entries at once. In transactions of 512 entries read, the reads'
+// entries at once. In transactions of 2,048 entries read, the reads'
 // pages given back as they grow (recorder.touch) and before the writes
-// (flush), the pass peaks at about 25 MB, set by a transaction's writes.
-// Files bounds a memory of many one-memory files (the 100,000 files of
-// TestStopAtScale: each commit is an fdatasync, and a turn reads a chunk
-// of up to 4,096 of them), Marks a session's first turn over a memory
-// of many small files.
-var HookBatch = Batch{Files: 256, Bytes: 256 << 10, Entries: 512, Marks: 1 << 14}
+// (flush), the session's end peaks at about 28 MB (the same at 512 or
+// 1,024 entries: what is left is a transaction's writes, each replaced
+// page mapped again by its commit, and the catalog's refresh after the
+// pass). Files bounds a memory of many one-memory files, where a commit
+// costs most (the 100,000 files of TestStopAtScale: a commit of that
+// store is an fdatasync and a freelist of many pages, and a turn meets
+// up to 4,096 files), Marks a session's first turn over a memory of
+// many small files.
+var HookBatch = Batch{Files: 1024, Bytes: 1 << 20, Entries: 2048, Marks: 1 << 14}
 
 // SyncStore is Sync in write transactions of s, each holding at most
 // batch b of work: a transaction commits what it did as a pass stopped
