@@ -45,6 +45,8 @@ func retrieveError(p *project.Project, err error) error {
 		return cli.WithHint(err, fmt.Sprintf("fix or remove %s: it is JSON like {\"sources\": {\"interfluence\": false}}, naming sources that exist (intermem sources lists them)", p.Path("config.json")))
 	case errors.Is(err, catalog.ErrUnknownSource), errors.Is(err, catalog.ErrSwitchedOff):
 		return filterError(err)
+	case errors.Is(err, retrieve.ErrSourceOff):
+		return cli.WithHint(err, fmt.Sprintf("switch the source back on in %s (\"sources\") to read its entries; intermem sources lists each source and whether it is on", p.Path("config.json")))
 	case errors.Is(err, retrieve.ErrNotFound):
 		return cli.WithHint(err, "ids are 16 hex digits, as intermem search prints them; an entry that was deleted long before intermem's first scan is not known")
 	case errors.Is(err, retrieve.ErrNoTerms):

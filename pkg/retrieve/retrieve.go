@@ -54,6 +54,11 @@ var ErrBusy = errors.New("intermem's store is busy: another intermem process hol
 // knows.
 var ErrNotFound = errors.New("no entry has this id")
 
+// ErrSourceOff is returned for the id of an entry the store knows only
+// from a source now switched off in .intermem/config.json: not served,
+// and not "no entry" either (the error names the source).
+var ErrSourceOff = errors.New("its source is switched off in .intermem/config.json")
+
 // ErrNoTerms is returned for a query with no word to search by (empty, or
 // common words alone).
 var ErrNoTerms = errors.New("the query has no words to search by (common words alone match nothing)")
@@ -407,6 +412,20 @@ type Place struct {
 	Gone   bool   `json:"gone,omitempty"`
 }
 
+// offSource names the switched-off source the store holds id from, ""
+// when none does.
+func (v *View) offSource(id string) string {
+	if v.tx == nil {
+		return ""
+	}
+	for _, e := range v.tx.EntriesOf(id) {
+		if !v.Catalog.On(e.Source) {
+			return e.Source
+		}
+	}
+	return ""
+}
+
 // Get returns the entry id: a live entry of a switched-on source first,
 // else its tombstone, else what intermem's promotion record keeps of it.
 func (v *View) Get(id string) (*Record, error) {
@@ -424,6 +443,9 @@ func (v *View) Get(id string) (*Record, error) {
 			// A memory of scope session or user is in no catalog.
 			if r, found := v.scopedRecord(id); found {
 				return r, nil
+			}
+			if off := v.offSource(id); off != "" {
+				return nil, fmt.Errorf("%s is an entry of source %q, and %w", id, off, ErrSourceOff)
 			}
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
