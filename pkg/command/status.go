@@ -15,6 +15,7 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/snapshot"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/targets"
 	"github.com/intermem/intermem/pkg/tier"
@@ -34,6 +35,10 @@ type StatusReport struct {
 	ProjectRoot     string `json:"project_root"`
 	MemoryDir       string `json:"memory_dir"`
 	MemoryDirExists bool   `json:"memory_dir_exists"`
+	// MemoryOff is set when .intermem/config.json switches the auto-memory
+	// source off: it is not catalogued, searched or served, so no count
+	// here includes it (sessions, entries, ready).
+	MemoryOff       bool   `json:"memory_off,omitempty"`
 	Store           string `json:"store"`
 	Sessions        int    `json:"sessions"`
 	LastSession     string `json:"last_session,omitempty"`
@@ -111,8 +116,9 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	var cat *catalog.Memory
-	ready, nwritten := 0, 0
+	ready, nwritten, memOff := 0, 0, false
 	err = readCatalogTx(env, p, now, func(c *catalog.Catalog, tx *bolt.Tx) error {
+		memOff = !c.On(automemory.Name)
 		in, err := planInputs(env, p, c, tx, now, 0)
 		if err != nil {
 			return err
@@ -129,7 +135,12 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		Sessions: cat.Sessions, StableThreshold: threshold,
 		Entries: len(cat.Items), Stable: cat.Counts[stability.Stable], Recent: cat.Counts[stability.Recent],
 		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen], Written: nwritten, Ready: ready,
-		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{},
+		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{}, MemoryOff: memOff,
+	}
+	if memOff {
+		// Said so by name, never "not created yet": the directory may well
+		// exist.
+		r.MemoryDirExists = dirExists(p.MemoryDir)
 	}
 	if !cat.LastSession.IsZero() {
 		r.LastSession = cat.LastSession.Format("2006-01-02 15:04 UTC")
@@ -186,7 +197,9 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	}
 	fmt.Fprintf(w, "intermem status for %s\n\n", r.ProjectRoot)
 	mem := short(r.MemoryDir)
-	if !r.MemoryDirExists {
+	if r.MemoryOff {
+		mem += "  (auto-memory is switched off in .intermem/config.json: not catalogued, searched or served)"
+	} else if !r.MemoryDirExists {
 		mem += "  (not created yet: Claude Code creates it when it first saves a memory)"
 	} else {
 		mem += fmt.Sprintf("  (%d %s)", r.Files, cli.Plural(r.Files, "file", "files"))
@@ -200,13 +213,18 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	if r.Spooled {
 		sess += " (observations waiting in the spool)"
 	}
-	fmt.Fprintf(w, "  sessions    %s\n", sess)
-	fmt.Fprintf(w, "  entries     %d in auto-memory: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
-		r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold, cli.Plural(r.StableThreshold, "session", "sessions"))
+	if r.MemoryOff {
+		fmt.Fprintf(w, "  sessions    not counted: auto-memory is switched off\n")
+		fmt.Fprintf(w, "  entries     none from auto-memory: it is switched off\n")
+	} else {
+		fmt.Fprintf(w, "  sessions    %s\n", sess)
+		fmt.Fprintf(w, "  entries     %d in auto-memory: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
+			r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold, cli.Plural(r.StableThreshold, "session", "sessions"))
+	}
 	if r.Written > 0 {
 		fmt.Fprintf(w, "  written     %d %s (intermem write, memory_write)\n", r.Written, cli.Plural(r.Written, "memory", "memories"))
 	}
-	if r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
+	if !r.MemoryOff && r.MemoryDirExists && (r.MemoryMDLines > 0 || r.MemoryMDChars > 0) {
 		fmt.Fprintf(w, "  MEMORY.md   %d %s, %s %s  %s\n", r.MemoryMDLines, cli.Plural(r.MemoryMDLines, "line", "lines"),
 			cli.Thousands(r.MemoryMDChars), cli.Plural(r.MemoryMDChars, "char", "chars"),
 			capBar(r.MemoryMDLines, r.MemoryMDChars))
@@ -259,4 +277,10 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// dirExists reports whether path is a directory.
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -145,8 +145,10 @@ func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot string) (*plan.Plan, error) {
 	var in plan.Inputs
 	var homes map[string]string
+	memOff := false
 	err := w.update(func(tx *bolt.Tx) error {
 		return buildCatalog(env, w.p, tx, w.now, func(cat *catalog.Catalog) error {
+			memOff = !cat.On(automemory.Name)
 			var err error
 			if in, err = planInputs(env, w.p, cat, tx, w.now, max); err != nil {
 				return err
@@ -160,6 +162,7 @@ func buildPlan(env *cli.Env, w *writer, max int, checker *cite.Checker, citeRoot
 		return nil, fmt.Errorf("read memory: %w", err)
 	}
 	pl := plan.Build(in)
+	pl.MemoryOff = memOff
 	// What the plan shows is what apply writes: links rewritten.
 	if err := promote.Preview(pl, in.Catalog.Dir, in.Targets, in.Layout, homes); err != nil {
 		w.log.Printf("%v", err)
@@ -235,6 +238,10 @@ func recordScores(tx *bolt.Tx, pl *plan.Plan) error {
 func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	for _, op := range recovered {
 		fmt.Fprintf(w, "Recovered an interrupted operation first: %s.\n\n", op.Summary)
+	}
+	if pl.Baseline && pl.MemoryOff {
+		fmt.Fprintln(w, "Nothing to plan: auto-memory is switched off in .intermem/config.json (not catalogued, searched or served), and no memory written through intermem is waiting.")
+		return
 	}
 	if pl.Baseline {
 		fmt.Fprintf(w, "Building baseline: %d %s seen across %d %s; nothing is stable yet (stable = unchanged in %d %s).\nRun again after a few more sessions.\n",

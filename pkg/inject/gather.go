@@ -14,6 +14,7 @@ import (
 	"github.com/intermem/intermem/pkg/ops"
 	"github.com/intermem/intermem/pkg/plan"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source/automemory"
 	"github.com/intermem/intermem/pkg/source/docrecord"
 	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/stability"
@@ -197,6 +198,13 @@ func (g *gatherer) memory(open func() (*store.Store, func(), error)) error {
 	}
 	g.mem, g.docs = ms.files, ms.docs
 	g.in.MemFilesUnread = ms.beyond
+	if !g.sourceOn(automemory.Name) {
+		// Switched off in .intermem/config.json: auto-memory is not
+		// catalogued, searched or served, so a session start neither shows
+		// nor counts its entries (status and plan say it is off). The
+		// stored records of documents stay: they are not memory.
+		g.mem, g.in.MemFilesUnread = nil, 0
+	}
 	g.orphans = orphanPointers(g.mem, ms.names)
 	return nil
 }

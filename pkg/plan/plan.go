@@ -224,6 +224,9 @@ type Plan struct {
 	Sessions  int  `json:"sessions"`
 	Threshold int  `json:"stable_threshold"`
 	Baseline  bool `json:"baseline"` // nothing stable yet
+	// MemoryOff is set when .intermem/config.json switches the auto-memory
+	// source off: nothing of it is planned (the caller sets it).
+	MemoryOff bool `json:"memory_off,omitempty"`
 	// Validated is false for a plan built without citation checks
 	// (Inputs.Checker nil: plan --no-validate): its confidences ignore
 	// citations and stale entries are not blocked, so apply checks the
