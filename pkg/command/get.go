@@ -218,7 +218,13 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 		row("dates", entryDates(&e))
 		row("tags", strings.Join(e.Tags, ", "))
 		row("symptoms", strings.Join(e.Symptoms, "; "))
-		row("cites", strings.Join(e.Citations, ", "))
+		if e.Kind == string(source.Observation) {
+			// The file an edit observation names was edited; it is no
+			// claim about it (validate checks no observation).
+			row("edited", strings.Join(e.Citations, ", "))
+		} else {
+			row("cites", strings.Join(e.Citations, ", "))
+		}
 		var skip map[string]bool
 		if e.Written != nil {
 			skip = writerFields()

@@ -142,6 +142,8 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 				}
 				row("", d.Path+" "+what)
 			}
+		} else if o.Status == retrieve.StatusObservation {
+			row("validated", "not applicable: "+statusWords(o.Status))
 		} else {
 			row("validated", "never")
 		}

@@ -171,6 +171,8 @@ func statusWords(status string) string {
 		return "nothing checkable cited"
 	case retrieve.StatusMissing:
 		return "cites a missing file (not validated yet)"
+	case retrieve.StatusObservation:
+		return "an edit observation: not a claim, nothing to validate"
 	}
 	return "not validated yet"
 }

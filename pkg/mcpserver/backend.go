@@ -53,6 +53,9 @@ const (
 	// StatusMissing: nothing has validated it yet, and a project path it
 	// cites is missing on disk (retrieve.StatusMissing).
 	StatusMissing = "missing"
+	// StatusObservation: an edit observation, not a claim: nothing to
+	// validate (retrieve.StatusObservation).
+	StatusObservation = "observation"
 	// StatusArchived: intermem archived it; it no longer holds.
 	StatusArchived = "archived"
 )

@@ -19,13 +19,27 @@ import (
 // validated yet" beside a session start that already marks it stale.
 const StatusMissing = "missing"
 
-// known gives the overlay o of the unvalidated entry e what is known on
-// disk: StatusMissing, with the confidence plan.Known gives it, when a
+// StatusObservation is the status of an edit observation (an interfluence
+// block: source.Observation): not a claim, so nothing validates it and it
+// is never "not validated yet"; the file it names is the file edited, not
+// a citation.
+const StatusObservation = "observation"
+
+// known gives the overlay o of the unvalidated entry e what is known
+// without validating: StatusObservation for an edit observation; on
+// disk, StatusMissing, with the confidence plan.Known gives it, when a
 // project path it cites is missing. Its citations are those its text
 // cites (plan.CitePaths, as the hook derives them) and those its source
 // lists.
 func (v *View) known(o *catalog.Overlay, e *source.Entry) {
-	if o.Known || o.Status != catalog.StatusUnvalidated || v.Project == nil {
+	if o.Known || o.Status != catalog.StatusUnvalidated {
+		return
+	}
+	if e.Kind == source.Observation {
+		o.Status = StatusObservation
+		return
+	}
+	if v.Project == nil {
 		return
 	}
 	cites := plan.CitePaths(e.Title + "\n" + e.Text)
