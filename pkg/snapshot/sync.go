@@ -166,10 +166,13 @@ type Batch struct {
 // write transaction, and its commit writes every file's parse and
 // entries at once. In transactions of 2,048 entries read, the reads'
 // pages given back as they grow (recorder.touch) and before the writes
-// (flush), the session's end peaks at about 28 MB (the same at 512 or
-// 1,024 entries: what is left is a transaction's writes, each replaced
-// page mapped again by its commit, and the catalog's refresh after the
-// pass). Files bounds a memory of many one-memory files, where a commit
+// (flush), the session's end peaks at 28 MB when its deadline cuts the
+// pass and 31–32 MB when it reads every file, and a settled session's
+// Stop after the same change at 31–32 MB (38 MB in one transaction);
+// neither moves with the batch (16, 64 or 1,024 files, 512 to 2,048
+// entries): what is left is set by each commit, which maps again the
+// page of every record it replaces (about 10 MB of the store's pages at
+// 64 files as at 1,024), not by what the batch holds. Files bounds a memory of many one-memory files, where a commit
 // costs most (the 100,000 files of TestStopAtScale: a commit of that
 // store is an fdatasync and a freelist of many pages, and a turn meets
 // up to 4,096 files), Marks a session's first turn over a memory of
