@@ -62,9 +62,10 @@ func (b *Catalog) read(needStore bool, fn func(v *retrieve.View) error) error {
 }
 
 // checkSource judges a source filter before the catalog is read: a name
-// no source has is ErrUnknownSource, listing the sources.
+// no source has is ErrUnknownSource, listing the sources. "scoped", the
+// source results name session and user memories by, is one.
 func checkSource(name string) error {
-	if name == "" {
+	if name == "" || name == retrieve.ScopedSource {
 		return nil
 	}
 	names := sources.Registry().Names()

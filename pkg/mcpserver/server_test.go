@@ -1096,7 +1096,18 @@ func TestWriteScopes(t *testing.T) {
 			t.Errorf("memory_search %q scope %q: %+v", c.query, c.scope, r)
 		}
 	}
-	r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": "table-driven tests", "scope": "project"})
+	// source "scoped", as results name it, keeps those memories alone
+	// (as intermem search --source scoped does).
+	r, _ := result[searchResult](t, cs, "memory_search", map[string]any{"query": "table-driven tests", "source": "scoped"})
+	if len(r.Results) == 0 {
+		t.Errorf("memory_search source scoped found nothing")
+	}
+	for _, h := range r.Results {
+		if h.Source != "scoped" {
+			t.Errorf("memory_search source scoped found an entry of source %s: %+v", h.Source, h)
+		}
+	}
+	r, _ = result[searchResult](t, cs, "memory_search", map[string]any{"query": "table-driven tests", "scope": "project"})
 	for _, h := range r.Results {
 		if h.Source == "scoped" || h.Scope != "" {
 			t.Errorf("memory_search scope project found a memory of scope %s: %+v", h.Scope, h)
