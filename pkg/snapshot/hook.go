@@ -100,8 +100,13 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// Nothing changed since the session's last complete pass: told from
 	// the copy of what the store holds of it while the store is unchanged
 	// (quiet.go), else from the store.
+	//
+	// A session's end goes on to the catalog all the same (below): a
+	// session resumed and ended again has its end recorded and its memory
+	// unchanged, but the other sources may have changed meanwhile, or a
+	// refresh cut short by its budget left work for "the next session end".
 	early := quiet.Check(p.StateDir, dbPath, p.MemoryDir, h.Input.SessionID, ending)
-	if early.Quiet {
+	if early.Quiet && !ending {
 		return nil, nil
 	}
 	sess, subs, known, read := lastPass(dbPath, h.Input.SessionID)
@@ -114,11 +119,14 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if known && quiet.Nothing(l, sess.Fingerprint, sess.Ended, ending, p.StateDir) {
+	nothing := known && quiet.Nothing(l, sess.Fingerprint, sess.Ended, ending, p.StateDir)
+	if nothing {
 		if early.Stat != "" && read == early.Txid {
 			saveQuiet(p.StateDir, p.MemoryDir, early.Stat, h.Input.SessionID, sess, subs)
 		}
-		return nil, nil
+		if !ending {
+			return nil, nil
+		}
 	}
 	if err := p.EnsureStateDir(); err != nil {
 		return nil, err
@@ -147,6 +155,23 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return nil, fmt.Errorf("store unavailable, observation spooled: %w", err)
 	}
 	defer s.Close()
+	if !nothing {
+		if err := syncMemory(ctx, h, s, l, start); err != nil {
+			return nil, err
+		}
+	}
+	if ending && ctx.Err() == nil {
+		if err := endSession(ctx, h, s, l); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// syncMemory brings the session's sightings up to date with listing l:
+// the spool ingested first, then the memory files synced.
+func syncMemory(ctx context.Context, h *hookio.Hook, s *store.Store, l *Listing, start time.Time) error {
+	p := h.Project
 	if _, err := Ingest(s, p.StateDir, p.MemoryDir, h.Logf); err != nil {
 		h.Logf("%v", err)
 	}
@@ -157,40 +182,43 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// no more than a batch's parses at a time.
 	pr, err := SyncStore(s, l, pass, HookBatch)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if pr.Stopped {
 		h.Logf("%s: %s of %s memory files up to date after %v; the rest on the next turns",
 			h.Input.Event, cli.Thousands(pr.Done), cli.Thousands(pr.Files), time.Since(start).Round(time.Millisecond))
 	}
-	if ending && ctx.Err() == nil {
-		// The session is over: store again the memory files' parses of
-		// another version (rerecord.go), and bring the other sources up to
-		// date in the catalog, for the next session start to read.
-		deadline := time.Now().Add(CatalogBudget)
-		if n, all, err := Rerecord(s, l, h.Now, deadline, h.Logf); err != nil {
-			h.Logf("SessionEnd: re-recording memory files: %v", err)
-		} else if !all {
-			h.Logf("SessionEnd: %s memory %s re-recorded (stored parses of another version or damaged); the rest at the next session end",
-				cli.Thousands(n), cli.Plural(n, "file", "files"))
-		}
-		cfg, err := config.Read(p.StateDir)
-		if err != nil {
-			return nil, err
-		}
-		env := source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: h.Env.Get("HOME"), ConfigDir: project.ConfigDir(h.Env)}
-		if _, err := RefreshCatalog(s, Refresh{Env: env, Switches: cfg.Sources, Now: h.Now,
-			Deadline: deadline, Logf: h.Logf}); err != nil {
-			return nil, err
-		}
-		// A new base of the search index, when a delta could not bring
-		// it up to date: the segments the hook's deadline leaves time for
-		// (the rest at the next session's end).
-		if _, err := SettleBase(ctx, s); err != nil {
-			h.Logf("SessionEnd: search index: %v", err)
-		}
+	return nil
+}
+
+// endSession is a session end's work after the memory pass, for the next
+// session start to read: the memory files' parses of another version
+// stored again (rerecord.go), the other sources brought up to date in the
+// catalog, and a new base of the search index when a delta could not
+// bring it up to date — each as far as CatalogBudget (and the hook's
+// deadline, for the base) allows, the rest at the next session end.
+func endSession(ctx context.Context, h *hookio.Hook, s *store.Store, l *Listing) error {
+	p := h.Project
+	deadline := time.Now().Add(CatalogBudget)
+	if n, all, err := Rerecord(s, l, h.Now, deadline, h.Logf); err != nil {
+		h.Logf("SessionEnd: re-recording memory files: %v", err)
+	} else if !all {
+		h.Logf("SessionEnd: %s memory %s re-recorded (stored parses of another version or damaged); the rest at the next session end",
+			cli.Thousands(n), cli.Plural(n, "file", "files"))
 	}
-	return nil, nil
+	cfg, err := config.Read(p.StateDir)
+	if err != nil {
+		return err
+	}
+	env := source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: h.Env.Get("HOME"), ConfigDir: project.ConfigDir(h.Env)}
+	if _, err := RefreshCatalog(s, Refresh{Env: env, Switches: cfg.Sources, Now: h.Now,
+		Deadline: deadline, Logf: h.Logf}); err != nil {
+		return err
+	}
+	if _, err := SettleBase(ctx, s); err != nil {
+		h.Logf("SessionEnd: search index: %v", err)
+	}
+	return nil
 }
 
 // passBudget is StopBudget, or less when the hook's own deadline is near

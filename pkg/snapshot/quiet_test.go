@@ -507,3 +507,40 @@ func TestStoreBindingNamesTheTransaction(t *testing.T) {
 		t.Errorf("a FIFO: %q", stat)
 	}
 }
+
+// A session resumed and ended again (claude --resume, then /exit) ends
+// with the same session id: its end is recorded and its memory has not
+// changed, so its memory pass is quiet, but its end still brings the other
+// sources into the catalog, which may have changed meanwhile (and a
+// refresh cut short left work for "the next session end"). That second end
+// was quiet whole, and a solution written during the resumed session
+// waited for another session's end.
+func TestSessionEndedAgainRefreshes(t *testing.T) {
+	q := newQuietProject(t)
+	q.turn("s1", "Stop")
+	q.settle("s1")
+	q.turn("s1", "SessionEnd")
+	docs := filepath.Join(q.root, "docs", "solutions")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := "---\ntitle: Token bucket rate limiter drops bursts\n---\n# Token bucket rate limiter drops bursts\n\n## Root Cause\nThe refill ran once a minute.\n"
+	if err := os.WriteFile(filepath.Join(docs, "bursts.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q.turn("s1", "Stop")
+	q.turn("s1", "SessionEnd")
+	var titles []string
+	q.view(func(tx *bolt.Tx) error {
+		return store.Catalog(tx).Entries(func(e *store.CatalogEntry) error {
+			if e.Source == "compound" && e.Gone.IsZero() {
+				titles = append(titles, e.Title)
+			}
+			return nil
+		})
+	})
+	if len(titles) != 1 || titles[0] != "Token bucket rate limiter drops bursts" {
+		b, _ := os.ReadFile(q.log)
+		t.Fatalf("after the session ended again the catalog holds compound entries %q, want the solution written meanwhile; log:\n%s", titles, b)
+	}
+}
