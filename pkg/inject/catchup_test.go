@@ -12,7 +12,6 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/hookio"
-	"github.com/intermem/intermem/pkg/inject/benchgen"
 )
 
 // A session start that runs out of time keeps what it derived, so that the
@@ -22,12 +21,7 @@ import (
 // starts from the memos the last one saved, as a new build's first
 // session starts on a busy machine do.
 func TestCutShortStartsConverge(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, pr := benchProject(t)
 	want, err := memFiles(nil, pr.MemoryDir, nil, NewIndex(), nil)
 	if err != nil || want.cut {
 		t.Fatalf("an uncut read: cut %v, %v", want.cut, err)
@@ -76,12 +70,7 @@ func TestCutShortStartsConverge(t *testing.T) {
 // rendering, marked as cached, saves its memos and caches no rendering of
 // its own; the next start, not cut, renders afresh.
 func TestCutShortServesTheLastRendering(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, now, pr := benchProject(t)
 	home := filepath.Join(dir, "home")
 	run := func() string {
 		t.Helper()

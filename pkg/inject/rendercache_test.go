@@ -32,13 +32,21 @@ func TestRenderCacheIsExact(t *testing.T) { renderCacheIsExact(t, false) }
 // to intermem-inject (here this package's hook, in process).
 func TestRenderCacheIsExactThroughTheFront(t *testing.T) { renderCacheIsExact(t, true) }
 
-func renderCacheIsExact(t *testing.T, front bool) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+// benchProject generates the benchmark's default project (benchgen) in a
+// temporary directory dir, as of now.
+func benchProject(t *testing.T) (dir string, now time.Time, pr *benchgen.Project) {
+	t.Helper()
+	dir = t.TempDir()
+	now = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, now, pr
+}
+
+func renderCacheIsExact(t *testing.T, front bool) {
+	dir, now, pr := benchProject(t)
 	home := filepath.Join(dir, "home")
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
 	cwd := pr.Root
@@ -263,12 +271,7 @@ func renderCacheIsExact(t *testing.T, front bool) {
 // rendering. (What it parsed of the memory files it does not keep: the
 // Stop hook's sweep stores every file's parse in the catalog.)
 func TestCutOffCachesNothing(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	pr, err := benchgen.Write(filepath.Join(dir, "k"), benchgen.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, now, pr := benchProject(t)
 	env := cli.New([]string{"HOME=" + filepath.Join(dir, "home"), "INTERMEM_MEMORY_DIR=" + pr.MemoryDir},
 		pr.Root, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 	p, err := project.Resolve(env, pr.Root)
