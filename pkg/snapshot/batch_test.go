@@ -46,20 +46,8 @@ func (m *memDir) txid() int {
 // clock a minute on, as Hook does.
 func (m *memDir) storePass(session string, p Pass, b Batch) Progress {
 	m.t.Helper()
-	m.at = m.at.Add(time.Minute)
-	var subs []string
-	var sess store.Session
-	m.s.View(func(tx *bolt.Tx) error {
-		subs = Subs(tx)
-		_, err := store.Get(tx, store.BucketSessions, session, &sess)
-		return err
-	})
-	l, err := Turn(m.dir, subs, sess.Sweep)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	p.Session, p.Event, p.At = session, "Stop", m.at
-	p.Logf = func(f string, a ...any) { m.log = append(m.log, fmt.Sprintf(f, a...)) }
+	l := m.next(session)
+	p.Session, p.Event, p.At, p.Logf = session, "Stop", m.at, m.logf
 	pr, err := SyncStore(m.s, l, p, b)
 	if err != nil {
 		m.t.Fatal(err)

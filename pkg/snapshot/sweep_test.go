@@ -21,6 +21,23 @@ import (
 // goes on from where the store says (Turn), and Sync records it.
 func (m *memDir) turn(session string) (Progress, *Listing) {
 	m.t.Helper()
+	l := m.next(session)
+	p := Pass{Session: session, Event: "Stop", At: m.at, Logf: m.logf}
+	var pr Progress
+	if err := m.s.Update(func(tx *bolt.Tx) error {
+		var err error
+		pr, err = Sync(tx, l, p)
+		return err
+	}); err != nil {
+		m.t.Fatal(err)
+	}
+	return pr, l
+}
+
+// next moves the clock a minute on and lists what session's next turn
+// looks at: its sweep goes on from where the store says (Turn).
+func (m *memDir) next(session string) *Listing {
+	m.t.Helper()
 	m.at = m.at.Add(time.Minute)
 	var subs []string
 	var sess store.Session
@@ -33,17 +50,11 @@ func (m *memDir) turn(session string) (Progress, *Listing) {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	p := Pass{Session: session, Event: "Stop", At: m.at, Logf: func(f string, a ...any) { m.log = append(m.log, fmt.Sprintf(f, a...)) }}
-	var pr Progress
-	if err := m.s.Update(func(tx *bolt.Tx) error {
-		var err error
-		pr, err = Sync(tx, l, p)
-		return err
-	}); err != nil {
-		m.t.Fatal(err)
-	}
-	return pr, l
+	return l
 }
+
+// logf keeps a pass's log lines.
+func (m *memDir) logf(f string, a ...any) { m.log = append(m.log, fmt.Sprintf(f, a...)) }
 
 // session reads a session's record.
 func (m *memDir) session(id string) store.Session {

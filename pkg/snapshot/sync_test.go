@@ -74,7 +74,7 @@ func (m *memDir) pass(session string, p Pass) Progress {
 	if p.Event == "" {
 		p.Event = "Stop"
 	}
-	p.Logf = func(f string, a ...any) { m.log = append(m.log, fmt.Sprintf(f, a...)) }
+	p.Logf = m.logf
 	var pr Progress
 	if err := m.s.Update(func(tx *bolt.Tx) error {
 		var err error
