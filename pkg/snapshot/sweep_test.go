@@ -23,15 +23,7 @@ func (m *memDir) turn(session string) (Progress, *Listing) {
 	m.t.Helper()
 	l := m.next(session)
 	p := Pass{Session: session, Event: "Stop", At: m.at, Logf: m.logf}
-	var pr Progress
-	if err := m.s.Update(func(tx *bolt.Tx) error {
-		var err error
-		pr, err = Sync(tx, l, p)
-		return err
-	}); err != nil {
-		m.t.Fatal(err)
-	}
-	return pr, l
+	return m.sync(l, p), l
 }
 
 // next moves the clock a minute on and lists what session's next turn
@@ -51,6 +43,20 @@ func (m *memDir) next(session string) *Listing {
 		m.t.Fatal(err)
 	}
 	return l
+}
+
+// sync runs Sync over l in one write transaction.
+func (m *memDir) sync(l *Listing, p Pass) Progress {
+	m.t.Helper()
+	var pr Progress
+	if err := m.s.Update(func(tx *bolt.Tx) error {
+		var err error
+		pr, err = Sync(tx, l, p)
+		return err
+	}); err != nil {
+		m.t.Fatal(err)
+	}
+	return pr
 }
 
 // logf keeps a pass's log lines.

@@ -75,15 +75,7 @@ func (m *memDir) pass(session string, p Pass) Progress {
 		p.Event = "Stop"
 	}
 	p.Logf = m.logf
-	var pr Progress
-	if err := m.s.Update(func(tx *bolt.Tx) error {
-		var err error
-		pr, err = Sync(tx, l, p)
-		return err
-	}); err != nil {
-		m.t.Fatal(err)
-	}
-	return pr
+	return m.sync(l, p)
 }
 
 // sessions returns every entry's session count, by preview.
