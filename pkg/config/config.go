@@ -79,6 +79,27 @@ func Read(stateDir string) (File, error) {
 	return c, nil
 }
 
+// AutoMemory is the auto-memory source's name (package
+// source/automemory's Name): the hooks that decide whether to look at the
+// memory at all — the hook front among them — ask On with it without
+// linking the source.
+const AutoMemory = "auto-memory"
+
+// On reports whether the file leaves the source name on: a source that
+// "sources" does not name is on, one it maps to false (or null) is off.
+func (c File) On(name string) bool {
+	on, set := c.Sources[name]
+	return on || !set
+}
+
+// MemoryOff reports whether stateDir's file switches the auto-memory
+// source off. An unusable file switches nothing off (the commands report
+// it; a session start reads it the same way): false.
+func MemoryOff(stateDir string) bool {
+	c, err := Read(stateDir)
+	return err == nil && !c.On(AutoMemory)
+}
+
 // Mode is the mode configured in stateDir's file; "" when the file is
 // missing or cannot be used.
 func Mode(stateDir string) string {

@@ -14,7 +14,10 @@
 //     the store's binding, the memory directory's listing with the
 //     session's fingerprint, an empty spool), and at a Stop the turn counted (turns.Stop and
 //     turns.Append) unless it is a checkpoint turn; in meta mode
-//     (settings.Meta) a Stop does nothing, as the full hook. Over a
+//     (settings.Meta) a Stop does nothing, as the full hook; with
+//     auto-memory switched off in config.json (config.On) every such turn
+//     is quiet, no memory listed, as the full hook leaves the memory
+//     alone then (package snapshot's off.go). Over a
 //     directory of more than memlist.ChunkFiles memory files, the
 //     listing's parts but one are taken as the copy records them, the part
 //     picked by the turn's number in the tally (quiet.Quick says what that
@@ -258,10 +261,16 @@ func Quiet(env *clienv.Env, in *payload.Input) bool {
 	if p == nil {
 		return false
 	}
+	// The one read of config.json a turn makes, for both its switches.
+	cfg, err := config.Read(p.StateDir)
 	// Meta mode: the full hook records nothing at all (continuity.Meta).
-	if settings.Meta(env.Get, func() string { return config.Mode(p.StateDir) }) {
+	if settings.Meta(env.Get, func() string { return cfg.Mode }) {
 		return true
 	}
+	// Auto-memory switched off: the full hook neither lists nor reads
+	// the memory (package snapshot's off.go), so the turn has nothing to
+	// record but its count; an unusable file switches nothing off.
+	off := err == nil && !cfg.On(config.AutoMemory)
 	// continuity.Checkpoint's count: a Stop (not one continuing a turn a
 	// Stop hook blocked) is a turn, unless checkpoints are off. The
 	// count is also the turn's number, which picks the part of a large
@@ -270,12 +279,12 @@ func Quiet(env *clienv.Env, in *payload.Input) bool {
 	// listing is summed whole.
 	interval := settings.Interval(env.Get)
 	if interval == 0 {
-		return quick(p, in.SessionID, -1)
+		return off || quick(p, in.SessionID, -1)
 	}
 	if in.Event != "Stop" || in.Bool("stop_hook_active") {
-		return uncounted(p, in.SessionID)
+		return off || uncounted(p, in.SessionID)
 	}
-	return count(env, p, in.SessionID, interval)
+	return count(env, p, in.SessionID, interval, off)
 }
 
 // quick is quiet.Quick for session's turn number turn (-1: none).
@@ -296,19 +305,20 @@ func uncounted(p *project.Project, session string) bool {
 	return quick(p, session, turn)
 }
 
-// count decides a Stop and counts it, when quiet, in the turn tally:
-// false when the tally is not usable as it is, the turn is a checkpoint
-// turn (the full hook takes it) or it is not quiet.
+// count decides a Stop and counts it, when quiet (or the memory is
+// switched off: off), in the turn tally: false when the tally is not
+// usable as it is, the turn is a checkpoint turn (the full hook takes it)
+// or it is not quiet.
 //
 //go:noinline
-func count(env *clienv.Env, p *project.Project, session string, interval int) bool {
+func count(env *clienv.Env, p *project.Project, session string, interval int, off bool) bool {
 	path := p.Path(turns.Name)
 	prev, ok := turns.Lookup(path, session)
 	if !ok {
 		return false // the full hook rewrites it
 	}
 	t, due := turns.Stop(prev, interval)
-	if due || !quick(p, session, t.Turns) {
+	if due || !(off || quick(p, session, t.Turns)) {
 		return false
 	}
 	now, err := env.Now()

@@ -14,7 +14,9 @@
 // session, its recorded fingerprint, whether its end is recorded, and the
 // sub-folder files pointers name (Subs) — together with the binding of
 // the store file it was read at: the file's stat and the id of its last
-// committed transaction (txid.go: two reads of its meta pages, no lock).
+// committed transaction (txid.go: two reads of its meta pages, no lock),
+// and the stat of .intermem/config.json (ConfigStat: what a turn records
+// depends on it).
 // While the store file's binding is what the copy says, the store holds
 // what the copy holds, and the same comparison is made from the copy: a
 // stat and two small reads of the store, one small read, the listing.
@@ -45,7 +47,9 @@
 //     transaction id, whatever the clock (two commits within one tick of
 //     the file's times included), and the copy is not used; a file put in
 //     the store's place is another inode, or, copied over it, has another
-//     change time (never set back).
+//     change time (never set back). Likewise a config.json written,
+//     replaced, removed or created has another stat, and the copy is not
+//     used.
 //   - It is hostile input like every file in the state directory: opened
 //     with O_NOFOLLOW|O_NONBLOCK, a regular file of at most MaxBytes bytes,
 //     decoded strictly (every line as expected). Anything else —
@@ -67,6 +71,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/statefile"
 )
@@ -196,9 +201,17 @@ func Decode(b []byte) (File, bool) {
 }
 
 // StoreStat is the binding of the store file at path that a copy is
-// written and read against (Binding), and the id of the store's last
-// committed transaction; "" when the file is not a regular file or its
-// transaction id cannot be read (the turn is a full one).
+// written and read against (the stat of the configuration file beside
+// it, ConfigStat, then Binding), and the id of the store's last committed
+// transaction; "" when the file is not a regular file or its transaction
+// id cannot be read (the turn is a full one).
+//
+// The configuration is bound as well because what a turn records depends
+// on it (auto-memory switched off, meta mode: nothing) while a turn that
+// records nothing writes neither the store nor the copy: a copy written
+// before the file changed is not used after it, so the turn after auto-
+// memory is switched back on takes the whole listing (package snapshot's
+// off.go), never one part of it as recorded before (Quick).
 func StoreStat(path string) (binding string, txid uint64) {
 	fd, err := openStore(path)
 	if err != nil {
@@ -213,7 +226,32 @@ func StoreStat(path string) (binding string, txid uint64) {
 	if !ok {
 		return "", 0
 	}
-	return Binding(&st, txid), txid
+	return ConfigStat(filepath.Dir(path)) + " " + Binding(&st, txid), txid
+}
+
+// ConfigStat is the stat of stateDir's configuration file (config.json)
+// as a binding's part: "config inode:size:mtime:ctime" (times in
+// nanoseconds), "config -" when there is none and "config ?" when it
+// cannot be told. The file is read without following a link (package
+// config), so the link itself is what is stat'ed.
+func ConfigStat(stateDir string) string {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(filepath.Join(stateDir, config.Name), &st); err != nil {
+		if err == syscall.ENOENT {
+			return "config -"
+		}
+		return "config ?"
+	}
+	b := make([]byte, 0, 80)
+	b = append(b, "config "...)
+	b = strconv.AppendUint(b, uint64(st.Ino), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, st.Size, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, memlist.Mtime(&st), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, memlist.Ctime(&st), 10)
+	return string(b)
 }
 
 // Binding is the binding of a store file of stat st whose last committed

@@ -46,9 +46,10 @@ To see what it has recorded, run: intermem status
 `,
 }
 
-// Main is the whole of cmd/intermem-snapshot.
+// Main is the whole of cmd/intermem-snapshot. With auto-memory switched
+// off, memoryOff runs in Hook's place (off.go).
 func Main(env *cli.Env, args []string) int {
-	return hookio.Run(env, args, HookOptions, keepQuiet(continuity.WithCheckpoint(Hook)))
+	return hookio.Run(env, args, HookOptions, memorySwitch(keepQuiet(continuity.WithCheckpoint(Hook)), continuity.WithCheckpoint(memoryOff)))
 }
 
 // keepQuiet runs body (the turn, then its checkpoint), then brings the
