@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/intermem/intermem/pkg/memlist"
 	"github.com/intermem/intermem/pkg/redact"
@@ -265,7 +266,9 @@ func readMemoryFile(path string, de fs.DirEntry) ([]byte, error) {
 			return nil, errSkipped("symlink to a non-regular file, skipped")
 		}
 	}
-	f, err := os.Open(path)
+	// Not blocking: a FIFO put in place of the file since it was listed
+	// is refused by the fstat below, not waited on.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

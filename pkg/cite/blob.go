@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // MaxBlob bounds the files Blob hashes: a larger file is not hashed.
@@ -34,16 +35,15 @@ func BlobHash(data []byte) string {
 // root). Links are followed, as a citation's check follows them; callers
 // hash only paths a Checker found Valid, so inside the project.
 func Blob(root, rel string) (string, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	f, fi, err := openRegular(filepath.Join(root, filepath.FromSlash(rel)))
+	if errors.Is(err, errNotRegular) {
+		return "", fmt.Errorf("%s: %w", rel, ErrNotBlob)
+	}
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > MaxBlob {
+	if fi.Size() > MaxBlob {
 		return "", fmt.Errorf("%s: %w", rel, ErrNotBlob)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxBlob+1))
@@ -73,4 +73,31 @@ func Blobs(root string, results []Result) map[string]string {
 		}
 	}
 	return out
+}
+
+// errNotRegular is returned by openRegular for a path that leads to
+// anything but a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens the file at path for reading, following links (a
+// citation's check follows them, inside the project), and returns it only
+// when the descriptor is a regular file. The open does not block: a FIFO
+// cited by an entry, or put in place of a cited file, opens at once
+// without a writer and is refused by its fstat, where a plain open would
+// wait for a writer forever (and a read of a device would never end).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, errNotRegular
+	}
+	return f, fi, nil
 }

@@ -476,7 +476,7 @@ func (c *Checker) checkSymbol(r Result, real, sym string) Result {
 	k := [2]string{real, sym}
 	found, ok := c.symbols[k]
 	if !ok {
-		f, err := os.Open(real)
+		f, _, err := openRegular(real)
 		if err != nil {
 			return r.set(Unchecked, "cannot read "+rel+": "+err.Error())
 		}

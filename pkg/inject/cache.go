@@ -11,6 +11,7 @@ import (
 	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/screen"
+	"github.com/intermem/intermem/pkg/statefile"
 )
 
 // CacheName is the file under .intermem/ holding the last rendering.
@@ -18,10 +19,12 @@ const CacheName = "context.cache"
 
 const cacheMagic = "intermem context cache v1\n"
 
-// ReadCache returns the cached rendering and when it was made.
+// ReadCache returns the cached rendering and when it was made. The file is
+// read as hostile (statefile: no link followed, a FIFO not waited on, at
+// most 64 KiB).
 func ReadCache(path string) (text string, at time.Time, ok bool) {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 64<<10 {
+	b, err := statefile.Read(path, 64<<10)
+	if err != nil {
 		return "", time.Time{}, false
 	}
 	rest, found := bytes.CutPrefix(b, []byte(cacheMagic))

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/intermem/intermem/pkg/atomicfile"
 	"github.com/intermem/intermem/pkg/redact"
@@ -130,14 +132,23 @@ func LoadIndex(path string) *Index {
 
 // readString reads a file into a string without the copy a []byte to
 // string conversion makes: the decoded records are substrings of it.
+// The open neither blocks nor follows a link, and the descriptor must be a
+// regular file.
 func readString(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fs.ErrInvalid
+	}
 	var sb strings.Builder
-	if fi, err := f.Stat(); err == nil && fi.Size() < 64<<20 {
+	if fi.Size() < 64<<20 {
 		sb.Grow(int(fi.Size()) + 1)
 	}
 	if _, err := io.Copy(&sb, io.LimitReader(f, 64<<20)); err != nil {

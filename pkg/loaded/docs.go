@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/intermem/intermem/pkg/match"
 	"github.com/intermem/intermem/pkg/mdoc"
@@ -33,12 +34,18 @@ func ReadAll(env Env, over Override) *Set[*mdoc.Doc] {
 	})
 }
 
+// readFile reads the regular file at path, at most MaxBytes. The open
+// does not block and the descriptor must be a regular file: a FIFO put in
+// place of a document after Discover stat'ed it is not waited on.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fs.ErrInvalid
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxPackedRefs bounds how much of packed-refs Head reads.
@@ -76,7 +77,7 @@ func Head(root string) string {
 
 // packedRef finds ref in a packed-refs file.
 func packedRef(path, ref string) string {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}

@@ -182,12 +182,18 @@ func gitRoot(d string) (string, bool) {
 	return d, true
 }
 
+// readSmall reads the first 4 KiB of a git file (a `.git` file, HEAD, a
+// ref). The open does not block and the descriptor must be a regular
+// file: a FIFO in a repository's `.git` holds neither a hook nor a command.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
 	buf := make([]byte, 4096)
 	n, err := f.Read(buf)
 	if n == 0 && err != nil {
@@ -195,6 +201,10 @@ func readSmall(path string) ([]byte, error) {
 	}
 	return buf[:n], nil
 }
+
+// errNotRegular is returned by readSmall for a path that is not a
+// regular file.
+var errNotRegular = errors.New("not a regular file")
 
 // maxEncoded is Claude Code's limit on an encoded project directory name.
 const maxEncoded = 200

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -197,7 +198,7 @@ func Open(f File) (*os.File, error) {
 	if f.real == "" {
 		return nil, fmt.Errorf("open %s: %w", f.Path, fs.ErrInvalid)
 	}
-	fh, err := os.Open(f.real)
+	fh, err := os.OpenFile(f.real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", f.Path, err)
 	}

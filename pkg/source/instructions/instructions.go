@@ -39,6 +39,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/loaded"
@@ -105,14 +106,24 @@ func (Source) Locate(env source.Env) ([]source.File, []source.Problem) {
 // readBounded reads the file at path, at most loaded.MaxBytes, into a
 // buffer sized by its stat (a file grown since is still read whole, up to
 // the bound): one allocation, not a buffer grown over a dozen reads.
+//
+// The open does not block and the descriptor must be a regular file: a
+// FIFO put in place of an instruction file is not waited on.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, source.ErrNotRegular
+	}
 	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() < loaded.MaxBytes {
+	if fi.Size() < loaded.MaxBytes {
 		size = int(fi.Size()) + 1 // the +1 reads EOF without growing
 	}
 	b := make([]byte, 0, size)
