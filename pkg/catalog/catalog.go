@@ -130,6 +130,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/intermem/intermem/pkg/cli"
@@ -279,7 +281,7 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 		cfg.Registry = sources.Registry()
 	}
 	if unknown := cfg.Registry.Unknown(cfg.Switches); len(unknown) > 0 {
-		return nil, fmt.Errorf("%w: .intermem/config.json switches %q; the sources are %v", ErrUnknownSource, unknown, cfg.Registry.Names())
+		return nil, fmt.Errorf("%w: .intermem/config.json switches %s; the sources are %s", ErrUnknownSource, quoteList(unknown), strings.Join(cfg.Registry.Names(), ", "))
 	}
 	c := &Catalog{cfg: cfg, tx: tx, on: map[string]bool{}}
 	for _, s := range cfg.Registry.Enabled(cfg.Switches) {
@@ -362,12 +364,22 @@ func (c *Catalog) On(name string) bool { return c.on[name] }
 // Names returns every registered source's name, in order.
 func (c *Catalog) Names() []string { return c.cfg.Registry.Names() }
 
+// quoteList gives names as an error lists them to a user: each quoted,
+// separated by commas ("a", "b"), not as Go prints a slice.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // CheckSources validates a source filter: every name must be a registered
 // source that is switched on.
 func (c *Catalog) CheckSources(names []string) error {
 	for _, n := range names {
 		if _, ok := c.cfg.Registry.Lookup(n); !ok {
-			return fmt.Errorf("%w %q: the sources are %v", ErrUnknownSource, n, c.Names())
+			return fmt.Errorf("%w %q: the sources are %s", ErrUnknownSource, n, strings.Join(c.Names(), ", "))
 		}
 		if !c.on[n] {
 			return fmt.Errorf("%q: %w", n, ErrSwitchedOff)
