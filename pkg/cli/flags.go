@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -21,11 +22,14 @@ import (
 // values (bool, int, duration, …) are worded here by their kind.
 
 // FlagSet returns a flag set that reports errors instead of exiting and
-// whose usage (printed by --help, to w) is usage text followed by the
-// defaults. Parse it with Parse, which words its errors.
-func FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
+// whose usage (printed by --help, to stdout) is usage text followed by its
+// flags (PrintFlags). Help asked for is a command's output, not an error:
+// it goes to standard output, and the command exits 0 (cli.Report), so
+// `intermem search --help | less` works; a usage error goes to standard
+// error with exit status 2. Parse it with Parse, which words its errors.
+func FlagSet(name, usage string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(w)
+	fs.SetOutput(stdout)
 	fs.Usage = func() {
 		out := fs.Output()
 		fmt.Fprint(out, strings.TrimLeft(usage, "\n"))
@@ -33,10 +37,92 @@ func FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintln(out, "\nFlags:")
-			fs.PrintDefaults()
+			PrintFlags(out, fs)
 		}
 	}
 	return fs
+}
+
+// PrintFlags lists the flags of fs as the usage lines and the README spell
+// them, not as the flag package does ("-limit int"):
+//
+//	--limit N
+//	    show at most N results (default: 10)
+//
+// The value's name is the usage's back-quoted word ("show at most `N`
+// results"), in capitals when it is a plain lower-case word (`dir` is
+// DIR, as in "[--project DIR]"); a usage that starts with it and a colon
+// names the values the flag takes ("`md|json`: one Markdown file per
+// memory, or one JSON document"), and the list does not repeat them.
+// Without one the value is named by its kind (N for a number), else
+// VALUE. A boolean flag takes no value. The default is shown when it is
+// not the value's zero.
+func PrintFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if rest, ok := strings.CutPrefix(f.Usage, "`"); ok {
+			if i := strings.Index(rest, "`: "); i > 0 {
+				name, usage = rest[:i], rest[i+len("`: "):]
+			}
+		}
+		line := "  --" + f.Name
+		if arg := argName(f, name); arg != "" {
+			line += " " + arg
+		}
+		fmt.Fprintln(w, line)
+		if !zeroDefault(f) {
+			usage = strings.TrimSpace(usage + " (default: " + f.DefValue + ")")
+		}
+		if usage != "" {
+			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(usage, "\n", "\n      "))
+		}
+	})
+}
+
+// argName is the name the flags list gives f's value: name is what
+// flag.UnquoteUsage found, the back-quoted word or the kind it guessed.
+func argName(f *flag.Flag, name string) string {
+	if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+		return ""
+	}
+	if !strings.Contains(f.Usage, "`") {
+		switch name {
+		case "int", "uint":
+			return "N"
+		case "duration":
+			return "DURATION"
+		case "float":
+			return "NUMBER"
+		}
+		return "VALUE"
+	}
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz") == "" {
+		return strings.ToUpper(name)
+	}
+	return name
+}
+
+// zeroDefault reports whether f's default is its value's zero (nothing
+// worth showing), as the flag package judges it: the string of a new value
+// of the same type.
+func zeroDefault(f *flag.Flag) (zero bool) {
+	if f.DefValue == "" {
+		return true
+	}
+	defer func() {
+		if recover() != nil { // a value whose String needs its fields set
+			zero = false
+		}
+	}()
+	t := reflect.TypeOf(f.Value)
+	var z reflect.Value
+	if t.Kind() == reflect.Pointer {
+		z = reflect.New(t.Elem())
+	} else {
+		z = reflect.Zero(t)
+	}
+	v, ok := z.Interface().(flag.Value)
+	return ok && f.DefValue == v.String()
 }
 
 // Parse parses args with fs, turning flag errors into usage errors (the

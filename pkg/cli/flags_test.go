@@ -52,17 +52,48 @@ func TestParseFlagErrors(t *testing.T) {
 	}
 }
 
-// TestParseHelp: --help prints the usage and the defaults, by their kinds.
+// TestParseHelp: --help prints the usage and the flags as the usage lines
+// spell them (--name VALUE), each value named, defaults that are not the
+// zero value shown.
 func TestParseHelp(t *testing.T) {
 	var out bytes.Buffer
 	fs := FlagSet("intermem x", "Usage: intermem x\n", &out)
 	fs.Int("n", 1, "a `count`")
+	fs.Int("zero", 0, "a number, no name")
+	fs.Bool("json", false, "print JSON")
+	fs.Bool("on", true, "")
+	fs.String("dir", "", "the `dir`ectory")
+	fs.String("format", "md", "`md|json`: one file a memory, or one document")
+	fs.String("spec", "", "numbers: `N=TEXT` (repeatable)")
+	fs.String("plain", "", "a string\non two lines")
+	fs.Var(refusing{}, "own", "")
 	if _, err := Parse(fs, []string{"--help"}); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("error %v, want flag.ErrHelp", err)
 	}
-	want := "Usage: intermem x\n\nFlags:\n  -n count\n    \ta count (default 1)\n"
+	want := `Usage: intermem x
+
+Flags:
+  --dir DIR
+      the directory
+  --format md|json
+      one file a memory, or one document (default: md)
+  --json
+      print JSON
+  --n COUNT
+      a count (default: 1)
+  --on
+      (default: true)
+  --own VALUE
+  --plain VALUE
+      a string
+      on two lines
+  --spec N=TEXT
+      numbers: N=TEXT (repeatable)
+  --zero N
+      a number, no name
+`
 	if out.String() != want {
-		t.Errorf("usage %q, want %q", out.String(), want)
+		t.Errorf("usage:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 

@@ -129,7 +129,7 @@ intermem makes. An id prefix is enough when it is unambiguous.
 
 func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem restore", restoreUsage, env.Stderr)
+	fset := cli.FlagSet("intermem restore", restoreUsage, env.Stdout)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "show what would change, write nothing")
 	c.registerAllowOutside(fset)

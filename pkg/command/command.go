@@ -105,6 +105,11 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 	name := args[0]
 	switch name {
 	case "-h", "--help", "help":
+		if len(args) > 1 { // intermem help search: the command's own help
+			if sc, ok := lookup(args[1]); ok {
+				return cli.Report(env.Stderr, sc.run(ctx, env, []string{"--help"}))
+			}
+		}
 		printUsage(env.Stdout)
 		return 0
 	case "--version", "version":

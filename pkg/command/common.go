@@ -36,7 +36,7 @@ func (c *common) register(fs *flag.FlagSet, withJSON bool) {
 // have) and resolves its project.
 func flagsOnly(env *cli.Env, name, usage string, args []string) (*common, *project.Project, error) {
 	c := &common{}
-	fs := cli.FlagSet(name, usage, env.Stderr)
+	fs := cli.FlagSet(name, usage, env.Stdout)
 	c.register(fs, true)
 	if _, err := cli.Parse(fs, args); err != nil {
 		return nil, nil, err

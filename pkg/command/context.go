@@ -19,13 +19,14 @@ Prints the context intermem-inject would give Claude Code at the start of
 a session in DIR, byte for byte: first where the work stands (the
 project in one line — "project" in .intermem/config.json, else README.md's
 first paragraph —, the current phase, the resume note of the latest
-checkpoint, the latest decisions), then health warnings (MEMORY.md past its load cap, with the
-entries it cuts off; entries ready for /intermem:synthesize; interrupted
-changes; promoted facts Claude Code will not load or should not trust),
-where promoted knowledge lives, and the memories not already loaded,
-most relevant first (git branch, recently changed files, DIR below the
-project root). Then a footer with the estimated tokens (UTF-8 bytes / 3,
-rounded up) against the budget, and the length in characters.
+checkpoint, the latest decisions), then health warnings (MEMORY.md past
+its load cap, with the entries it cuts off; entries ready for
+/intermem:synthesize; interrupted changes; promoted facts Claude Code
+will not load or should not trust), where promoted knowledge lives, and
+the memories not already loaded, most relevant first (git branch,
+recently changed files, DIR below the project root). Then a footer with
+the estimated tokens (UTF-8 bytes / 3, rounded up) against the budget,
+and the length in characters.
 
 Everything the context would carry is screened for prompt injection
 first (instructions to ignore previous ones, role and prompt boundary
@@ -55,7 +56,7 @@ type ContextReport struct {
 
 func runContext(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fs := cli.FlagSet("intermem context", contextUsage, env.Stderr)
+	fs := cli.FlagSet("intermem context", contextUsage, env.Stdout)
 	c.register(fs, true)
 	budget := fs.Int("budget", inject.Budget(env), "token budget `N` (tokens are estimated as UTF-8 bytes / 3)")
 	withheld := fs.Bool("withheld", false, "list the items screening withholds from the context (file:line, what, why) instead of the context")

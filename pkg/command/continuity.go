@@ -121,7 +121,8 @@ func phaseText(ph *int) string {
 	return fmt.Sprintf("phase %d", *ph)
 }
 
-const checkpointUsage = `Usage: intermem checkpoint --summary TEXT [--phase N] [--scope project|session] [--session ID] [--project DIR] [--json]
+const checkpointUsage = `Usage: intermem checkpoint --summary TEXT [--phase N] [--scope project|session]
+                           [--session ID] [--project DIR] [--json]
 
 Records a checkpoint: a short summary of where the work stands, which the
 next session's SessionStart shows as its resume note. With --scope project
@@ -138,13 +139,13 @@ SessionEnd a final one: intermem checkpoints lists them all.
 
 func runCheckpoint(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem checkpoint", checkpointUsage, env.Stderr)
+	fset := cli.FlagSet("intermem checkpoint", checkpointUsage, env.Stdout)
 	c.register(fset, true)
-	summary := fset.String("summary", "", "what the checkpoint says: where the work stands, what is next")
+	summary := fset.String("summary", "", "the checkpoint's `TEXT`: where the work stands, what is next")
 	var phase optInt
-	fset.Var(&phase, "phase", "the phase it belongs to (default: the current phase)")
-	scope := fset.String("scope", store.ScopeProject, "project (long-term) or session (the next session's resume only)")
-	session := fset.String("session", "", "the Claude Code session it belongs to")
+	fset.Var(&phase, "phase", "the phase `N` it belongs to (default: the current phase)")
+	scope := fset.String("scope", store.ScopeProject, "`project|session`: long-term project memory, or the next session's resume only")
+	session := fset.String("session", "", "the Claude Code session `ID` it belongs to")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -216,10 +217,10 @@ type CheckpointsReport struct {
 
 func runCheckpoints(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem checkpoints", checkpointsUsage, env.Stderr)
+	fset := cli.FlagSet("intermem checkpoints", checkpointsUsage, env.Stdout)
 	c.register(fset, true)
 	var phase optInt
-	fset.Var(&phase, "phase", "only the checkpoints of phase N")
+	fset.Var(&phase, "phase", "only the checkpoints of phase `N`")
 	all := fset.Bool("all", false, "include checkpoints of invalidated phases")
 	p, err := c.parseNone(env, fset, args)
 	if err != nil {
@@ -388,7 +389,8 @@ func viewContinuity[T any](env *cli.Env, p *project.Project, none T, read func(t
 }
 
 const phaseUsage = `Usage: intermem phase start N [--name NAME] [--on-backtrack continue|forget|abort] [--json]
-       intermem phase close N --summary TEXT [--decision TEXT --why TEXT]… [--artifact PATH]… [--issue TEXT]… [--json]
+       intermem phase close N --summary TEXT [--decision TEXT --why TEXT]… [--artifact PATH]…
+                              [--issue TEXT]… [--json]
        intermem phase restore N [--json]
 
 start begins phase N and moves the head to it (intermem head). Starting a
@@ -404,6 +406,9 @@ On a terminal intermem asks; otherwise say --on-backtrack.
 close records the phase's closeout: its summary, each decision with why
 it was taken (--decision/--why pairs, in order), the artifacts it produced
 and the issues met. Nothing goes into a committed file.
+
+restore N brings back the records of phase N that a backtrack with
+"forget" archived (as invalidated). Every form takes --project DIR.
 `
 
 // PhaseReport is the JSON shape of phase.
@@ -416,17 +421,17 @@ type PhaseReport struct {
 
 func runPhase(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem phase", phaseUsage, env.Stderr)
+	fset := cli.FlagSet("intermem phase", phaseUsage, env.Stdout)
 	c.register(fset, true)
-	name := fset.String("name", "", "start: the phase's name")
-	onBack := fset.String("on-backtrack", "", "start: continue, forget or abort when N is below the head")
-	summary := fset.String("summary", "", "close: what the phase did")
+	name := fset.String("name", "", "start: the phase's `NAME`")
+	onBack := fset.String("on-backtrack", "", "`continue|forget|abort`: start: what to do when N is below the head")
+	summary := fset.String("summary", "", "close: the `TEXT` of what the phase did")
 	var dec decisionFlags
-	fset.Var(decisionText{&dec}, "decision", "close: a decision taken in the phase (repeatable; each with a --why)")
-	fset.Var(decisionWhy{&dec}, "why", "close: why the decision before it was taken")
+	fset.Var(decisionText{&dec}, "decision", "close: the `TEXT` of a decision taken in the phase (repeatable; each with a --why)")
+	fset.Var(decisionWhy{&dec}, "why", "close: the `TEXT` of why the decision before it was taken")
 	var arts, issues strList
-	fset.Var(&arts, "artifact", "close: a file or thing the phase produced (repeatable)")
-	fset.Var(&issues, "issue", "close: an issue met (repeatable)")
+	fset.Var(&arts, "artifact", "close: the `PATH` of a file (or the name of a thing) the phase produced (repeatable)")
+	fset.Var(&issues, "issue", "close: the `TEXT` of an issue met (repeatable)")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -622,7 +627,7 @@ backtrack. --json prints the phase state for other tools:
 
 func runHead(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem head", headUsage, env.Stderr)
+	fset := cli.FlagSet("intermem head", headUsage, env.Stdout)
 	c.register(fset, true)
 	p, err := c.parseNone(env, fset, args)
 	if err != nil {
@@ -685,12 +690,12 @@ type DecideReport struct {
 
 func runDecide(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem decide", decideUsage, env.Stderr)
+	fset := cli.FlagSet("intermem decide", decideUsage, env.Stdout)
 	c.register(fset, true)
-	why := fset.String("why", "", "why it was decided")
+	why := fset.String("why", "", "the `RATIONALE`: why it was decided")
 	var phase optInt
-	fset.Var(&phase, "phase", "the phase it belongs to (default: the current phase)")
-	scope := fset.String("scope", store.ScopeProject, "project (this project) or user (every project of yours)")
+	fset.Var(&phase, "phase", "the phase `N` it belongs to (default: the current phase)")
+	scope := fset.String("scope", store.ScopeProject, "`project|user`: this project, or every project of yours (the per-user store)")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {
 		return err
@@ -771,7 +776,8 @@ func decideUser(env *cli.Env, c *common, text, why string) error {
 	return nil
 }
 
-const decisionsUsage = `Usage: intermem decisions [--phase N] [--all] [--scope project|user|all] [--all-projects] [--project DIR] [--json]
+const decisionsUsage = `Usage: intermem decisions [--phase N] [--all] [--scope project|user|all] [--all-projects]
+                          [--project DIR] [--json]
 
 Lists the decisions taken, oldest first, each with why: this project's and
 those of scope user (every project of yours, from the per-user store).
@@ -796,12 +802,12 @@ type DecisionsReport struct {
 
 func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem decisions", decisionsUsage, env.Stderr)
+	fset := cli.FlagSet("intermem decisions", decisionsUsage, env.Stdout)
 	c.register(fset, true)
 	var phase optInt
-	fset.Var(&phase, "phase", "only the decisions of phase N")
+	fset.Var(&phase, "phase", "only the decisions of phase `N`")
 	all := fset.Bool("all", false, "include decisions of invalidated phases")
-	scope := fset.String("scope", "all", "project, user, or all")
+	scope := fset.String("scope", "all", "`project|user|all`: this project's decisions, those of scope user, or both")
 	allProjects := fset.Bool("all-projects", false, "add the decisions of every project in the per-user registry")
 	pos, err := cli.Parse(fset, args)
 	if err != nil {

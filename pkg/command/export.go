@@ -45,8 +45,6 @@ wrote (a name ending in -<16 hex digits>.md) whose memory is gone is
 removed; no other file in DIR is touched. Secrets never appear: every
 text is redacted; a memory screening flags as a possible prompt
 injection is left out and counted.
-
-Flags:
 `
 
 // ExportReport is what export did.
@@ -85,12 +83,12 @@ var exportName = lazyre.New(`^[a-z0-9-]*-[0-9a-f]{16}\.md$`)
 
 func runExport(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem export", exportUsage, env.Stderr)
+	fset := cli.FlagSet("intermem export", exportUsage, env.Stdout)
 	c.register(fset, true)
-	format := fset.String("format", "md", "md (one Markdown file per memory) or json (one document)")
+	format := fset.String("format", "md", "`md|json`: one Markdown file per memory, or one JSON document")
 	out := fset.String("out", "", "the `dir`ectory to write into (created if missing)")
 	var srcs multiFlag
-	fset.Var(&srcs, "source", "export this `source` (repeatable; default: auto-memory and written)")
+	fset.Var(&srcs, "source", "export source `S` (repeatable; default: auto-memory and written)")
 	rest, err := cli.Parse(fset, args)
 	if err != nil {
 		return err

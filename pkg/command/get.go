@@ -25,8 +25,8 @@ citations and sections, and intermem's overlay (confidence, validation
 status, promotion). A memory written through intermem (intermem write,
 memory_write) shows its scope, where it is kept (the per-user store for
 scope user), and who wrote it, in which session, by which agent and tool
-call as recorded, and when. An entry its source no longer holds is shown with the
-day it went; a fact intermem archived, from its promotion record.
+call as recorded, and when. An entry its source no longer holds is shown
+with the day it went; a fact intermem archived, from its promotion record.
 intermem-mcp's memory_get returns the same entry. Nothing is written.
 `
 
@@ -104,7 +104,7 @@ func entryJSON(v *retrieve.View, r *retrieve.Record) EntryJSON {
 // hex digits, as search prints it) and resolves the project.
 func idCommand(env *cli.Env, name, usage string, args []string) (*common, string, *project.Project, error) {
 	c := &common{}
-	fset := cli.FlagSet(name, usage, env.Stderr)
+	fset := cli.FlagSet(name, usage, env.Stdout)
 	c.register(fset, true)
 	rest, err := cli.Parse(fset, args)
 	if err != nil {

@@ -47,8 +47,6 @@ users lose nothing:
     day count once, and a history never lowers what intermem counted.
 
 Running it again changes nothing more. It says what it imported.
-
-Flags:
 `
 
 // ImportReport is what import found and did.
@@ -88,7 +86,7 @@ var (
 
 func runImport(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem import", importUsage, env.Stderr)
+	fset := cli.FlagSet("intermem import", importUsage, env.Stdout)
 	c.register(fset, true)
 	rest, err := cli.Parse(fset, args)
 	if err != nil {

@@ -131,7 +131,7 @@ func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 
 func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem-recover", recoverUsage, env.Stderr)
+	fset := cli.FlagSet("intermem-recover", recoverUsage, env.Stdout)
 	c.register(fset, true)
 	resume := fset.Bool("resume", false, "complete every interrupted operation")
 	discard := fset.String("discard", "", "abandon the interrupted operation with this `ID`, undoing its changes to the curated documents; or drop the refused journal record with this ID, touching no file")

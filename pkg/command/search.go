@@ -55,7 +55,7 @@ the files in memory.
 
 func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem search", searchUsage, env.Stderr)
+	fset := cli.FlagSet("intermem search", searchUsage, env.Stdout)
 	c.register(fset, true)
 	var srcs sourceList
 	var since, until dateFlag

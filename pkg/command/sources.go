@@ -51,7 +51,7 @@ type ProblemJSON struct {
 
 func runSources(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem sources", sourcesUsage, env.Stderr)
+	fset := cli.FlagSet("intermem sources", sourcesUsage, env.Stdout)
 	c.register(fset, true)
 	rest, err := cli.Parse(fset, args)
 	if err != nil {

@@ -53,7 +53,7 @@ type SweepReport struct {
 
 func runSweep(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem sweep", sweepUsage, env.Stderr)
+	fset := cli.FlagSet("intermem sweep", sweepUsage, env.Stdout)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "report decisions, write nothing")
 	c.registerAllowOutside(fset)

@@ -90,7 +90,7 @@ checks the entries approved from such a plan and refuses stale ones.
 
 func runPlan(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem-synthesize plan", planUsage, env.Stderr)
+	fset := cli.FlagSet("intermem-synthesize plan", planUsage, env.Stdout)
 	c.register(fset, true)
 	max := fset.Int("max", plan.DefaultMax, "show at most `N` candidates, the best-established first (0: no cap)")
 	noValidate := fset.Bool("no-validate", false, "skip citation checks (faster on huge trees); apply then checks the approved entries")
@@ -423,9 +423,9 @@ documents, each with its marker, and prunes them from auto-memory (with a
 backup under .intermem/backups/). Rejected entries are remembered and not
 proposed again unless their text changes. Numbers not mentioned stay in
 memory ("--approve all --reject 2" approves all but 2). --edit N=TEXT
-approves N with TEXT instead of its original wording
-(the original is still pruned). --dry-run prints exactly what would change
-and writes nothing at all. An apply of a plan built with --no-validate
+approves N with TEXT instead of its original wording (the original is
+still pruned). --dry-run prints exactly what would change and writes
+nothing at all. An apply of a plan built with --no-validate
 checks the citations of the approved entries first and promotes nothing if
 one of them is stale. A CLAUDE.md, AGENTS.md or docs/intermem document that
 is a link leading out of the project is written through only with
@@ -485,7 +485,7 @@ type Change struct {
 
 func runApply(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem-synthesize apply", applyUsage, env.Stderr)
+	fset := cli.FlagSet("intermem-synthesize apply", applyUsage, env.Stdout)
 	c.register(fset, true)
 	approve := fset.String("approve", "", "numbers to promote: `SPEC` like 1,3,5-8 or all")
 	reject := fset.String("reject", "", "numbers to reject for good: `SPEC`")

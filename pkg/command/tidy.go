@@ -100,7 +100,7 @@ func tidyLoad(l automem.LoadInfo) TidyLoad {
 
 func runTidy(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem tidy", tidyUsage, env.Stderr)
+	fset := cli.FlagSet("intermem tidy", tidyUsage, env.Stdout)
 	c.register(fset, true)
 	apply := fset.Bool("apply", false, "move the sections (without it, nothing is written)")
 	if _, err := cli.Parse(fset, args); err != nil {

@@ -34,7 +34,7 @@ type TierReport struct {
 
 func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem tier", tierUsage, env.Stderr)
+	fset := cli.FlagSet("intermem tier", tierUsage, env.Stdout)
 	c.register(fset, true)
 	dry := fset.Bool("dry-run", false, "show what would move, write nothing")
 	c.registerAllowOutside(fset)

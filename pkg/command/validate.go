@@ -73,7 +73,7 @@ type citeFlags struct {
 }
 
 func (f *citeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.root, "cite-root", "", "resolve cited paths against `dir` instead of the project (memories kept in one repository about another)")
+	fs.StringVar(&f.root, "cite-root", "", "resolve cited paths against `DIR` instead of the project (memories kept in one repository about another)")
 }
 
 // checker returns a Checker for the chosen root, and that root when it is
@@ -107,10 +107,10 @@ func (f *citeFlags) checker(env *cli.Env, p *project.Project) (*cite.Checker, st
 
 func runValidate(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem validate", validateUsage, env.Stderr)
+	fset := cli.FlagSet("intermem validate", validateUsage, env.Stdout)
 	c.register(fset, true)
 	var only multiFlag
-	fset.Var(&only, "source", "validate only the source `name` (repeatable: promoted, auto-memory, compound, clavain, …)")
+	fset.Var(&only, "source", "validate only the source `NAME` (repeatable: promoted, auto-memory, compound, clavain, …)")
 	onlyPromoted := fset.Bool("promoted", false, "validate only promoted facts (--source promoted)")
 	onlyMemory := fset.Bool("memory", false, "validate only auto-memory entries (--source auto-memory)")
 	verbose := fset.Bool("verbose", false, "also list healthy and unchecked entries")

@@ -77,8 +77,6 @@ intermem search --scope S finds them.
 source that holds the memory ("written", or the source of the entry a
 duplicate matched; "continuity" for scope phase, "scoped" for session and
 user).
-
-Flags:
 `
 
 // WriteInput is one memory to store.
@@ -130,19 +128,19 @@ const DefaultWriteSource = "cli"
 
 func runWrite(ctx context.Context, env *cli.Env, args []string) error {
 	var c common
-	fset := cli.FlagSet("intermem write", writeUsage, env.Stderr)
+	fset := cli.FlagSet("intermem write", writeUsage, env.Stdout)
 	c.register(fset, true)
 	var tags, files multiFlag
-	typ := fset.String("type", "", "the kind of memory: solution, learning, insight, decision or style")
+	typ := fset.String("type", "", "`solution|learning|insight|decision|style`: the kind of memory")
 	title := fset.String("title", "", "a one-line `title`")
 	content := fset.String("content", "", "the memory's `text`")
-	contentFile := fset.String("content-file", "", "read the text from `file`")
+	contentFile := fset.String("content-file", "", "read the text from `FILE`")
 	fset.Var(&tags, "tag", "a `tag` (repeatable)")
 	fset.Var(&files, "file", "a `path` the memory is about, relative to the project (repeatable)")
 	src := fset.String("source", DefaultWriteSource, "the `name` of the tool writing")
 	agent := fset.String("agent", "", "the `id` of the agent writing")
 	session := fset.String("session", "", "the `id` of the session writing")
-	scope := fset.String("scope", "project", "how long it holds: project, phase, session or user")
+	scope := fset.String("scope", "project", "`project|phase|session|user`: how long it holds")
 	rest, err := cli.Parse(fset, args)
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ directory or at /, the server offers no tools.
 // the exit status. --help and --version answer without reading stdin.
 func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 	defer cli.Recover(env.Stderr, &code)
-	fset := cli.FlagSet("intermem-mcp", usage, env.Stderr)
+	fset := cli.FlagSet("intermem-mcp", usage, env.Stdout)
 	dir := fset.String("project", "", "the project `dir`ectory (default: $CLAUDE_PROJECT_DIR, else the working directory)")
 	version := fset.Bool("version", false, "print the version and exit")
 	rest, err := cli.Parse(fset, args)

@@ -1047,7 +1047,8 @@ func (n noStdin) Read([]byte) (int, error) {
 
 // TestHelpVersion checks that --help and --version answer without
 // reading stdin: Claude Code never runs them, but a person does, and a
-// server that waits for a handshake first would look hung.
+// server that waits for a handshake first would look hung. Both are the
+// command's output: stdout, nothing on stderr.
 func TestHelpVersion(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"--version"}} {
 		var out, errOut bytes.Buffer
@@ -1055,8 +1056,8 @@ func TestHelpVersion(t *testing.T) {
 		if code := Main(context.Background(), env, args); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, errOut.String())
 		}
-		if got := out.String() + errOut.String(); !strings.Contains(got, "intermem-mcp") {
-			t.Errorf("%v printed %q", args, got)
+		if !strings.Contains(out.String(), "intermem-mcp") || errOut.Len() != 0 {
+			t.Errorf("%v printed %q, and to stderr %q", args, out.String(), errOut.String())
 		}
 	}
 }
