@@ -383,9 +383,13 @@ func Key(env *clienv.Env, p *project.Project, in payload.Input, exe string) rend
 		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"), Resume: rendercache.GetsResume(in.Source),
 		Budget: settings.Budget(env.Get), Threshold: settings.Threshold(env.Get),
 	}
-	// An unusable config switches nothing: inject.EnvFor's rule.
+	// An unusable config switches nothing: inject.EnvFor's rule, which
+	// also names no memory directory when auto-memory is switched off.
 	if cfg, err := config.Read(p.StateDir); err == nil {
 		k.Identity = cfg.Project
+		if !cfg.On(config.AutoMemory) {
+			k.MemoryDir = ""
+		}
 	}
 	return k
 }

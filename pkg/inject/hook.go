@@ -68,6 +68,13 @@ func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget 
 	// An unusable config switches nothing off here: the commands report it.
 	if cfg, err := config.Read(p.StateDir); err == nil {
 		e.Sources, e.Identity = cfg.Sources, cfg.Project
+		if !cfg.On(config.AutoMemory) {
+			// Switched off: not catalogued, searched or served, and not
+			// read either — no memory directory to list (memFiles), and
+			// none in the render cache's key (the hook front's Key
+			// makes the same).
+			e.MemoryDir = ""
+		}
 	}
 	return e
 }

@@ -240,6 +240,9 @@ func memFiles(deps *Deps, dir string, open func() (*store.Store, func(), error),
 // within racyDir of now: then its names are recorded too (Deps.Names).
 func listMem(deps *Deps, dir string) (*memList, error) {
 	out := &memList{dir: dir}
+	if dir == "" {
+		return out, nil // auto-memory switched off (EnvFor): nothing to list
+	}
 	di, err := deps.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
