@@ -186,6 +186,11 @@ type Config struct {
 	// pull that brings 2,600 solution docs and learnings took a session's
 	// end to 81 MB in one transaction a source.
 	MaxFiles int
+	// Memo, when not nil, carries the listings and file records this
+	// Build reads of per-file sources to the next Build given the same
+	// Memo, for a caller that goes on in another transaction while
+	// Partial: see Memo.
+	Memo *Memo
 }
 
 // ErrTooManyWrites is returned by Build when a Whole source changed by more
@@ -267,6 +272,12 @@ type Catalog struct {
 	changed bool
 	// partial: a source's changed files were left past Config.MaxFiles.
 	partial bool
+	// memo holds the per-file sources' file records read, lists their
+	// listings (Config.Memo), nil when none are kept; reads counts the
+	// records looked up in the store.
+	memo  map[string]memoFile
+	lists map[string]*listing
+	reads int
 	// ahead are the per-file sources' states and listings, taken on
 	// goroutines of their own while Build goes through the sources
 	// (walkAhead).
@@ -284,6 +295,7 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 		return nil, fmt.Errorf("%w: .intermem/config.json switches %s; the sources are %s", ErrUnknownSource, quoteList(unknown), strings.Join(cfg.Registry.Names(), ", "))
 	}
 	c := &Catalog{cfg: cfg, tx: tx, on: map[string]bool{}}
+	c.memo, c.lists = cfg.Memo.start(tx)
 	for _, s := range cfg.Registry.Enabled(cfg.Switches) {
 		c.on[s.Name()] = true
 	}
@@ -299,11 +311,15 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 				continue
 			}
 			if err := b.run(); err != nil {
+				cfg.Memo.drop()
 				return nil, fmt.Errorf("catalog: source %s: %w", s.Name(), err)
 			}
 		}
 		info.Scanned = tx.Scanned(s.Name())
 		c.srcs = append(c.srcs, info)
+	}
+	if !c.partial {
+		cfg.Memo.drop() // no Build goes on from this one
 	}
 	return c, nil
 }

@@ -569,7 +569,8 @@ type ahead struct {
 func (c *Catalog) walkAhead(srcs []source.Source) {
 	var perFile []source.Source
 	for _, s := range srcs {
-		if _, ok := s.(source.Whole); !ok {
+		if _, ok := s.(source.Whole); !ok && c.lists[s.Name()] == nil {
+			// (A listing carried from a bounded Build is not taken again.)
 			perFile = append(perFile, s)
 		}
 	}

@@ -81,6 +81,9 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 		return false, fmt.Errorf("catalog: .intermem/config.json switches unknown sources %q", unknown)
 	}
 	logged := 0
+	// A source's transactions after its first take the records of its
+	// files that the one before read from it (catalog.Memo).
+	memo := new(catalog.Memo)
 	// Auto-memory last (see above): the others cost a stat a file.
 	var order, last []source.Source
 	for _, src := range reg.Enabled(r.Switches) {
@@ -120,7 +123,7 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 				// the index and the commit.
 				ct := store.Catalog(tx)
 				ct.ShedReads()
-				c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites, MaxFiles: maxFiles})
+				c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites, MaxFiles: maxFiles, Memo: memo})
 				if err != nil {
 					return err
 				}

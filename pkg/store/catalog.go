@@ -160,6 +160,27 @@ func Catalog(tx *bolt.Tx) *CatalogTx {
 // Persistent reports whether writes reach the store.
 func (c *CatalogTx) Persistent() bool { return c.mem == nil }
 
+// Committed reports, once c's write transaction has committed, its id to
+// done (bbolt's: a write transaction's id is the last committed one's
+// plus one, so the next write transaction that finds id+1 knows that
+// nothing was committed in between); never when it rolls back, nor for a
+// CatalogTx whose writes do not reach the store.
+func (c *CatalogTx) Committed(done func(id int)) {
+	if c.mem != nil {
+		return
+	}
+	id := c.tx.ID()
+	c.tx.OnCommit(func() { done(id) })
+}
+
+// ID returns the id of c's transaction (see Committed), 0 without a store.
+func (c *CatalogTx) ID() int {
+	if c.tx == nil {
+		return 0
+	}
+	return c.tx.ID()
+}
+
 func (c *CatalogTx) get(bucket []byte, key string) []byte {
 	if c.mem != nil {
 		if m, ok := c.mem[string(bucket)]; ok {

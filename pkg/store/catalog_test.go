@@ -247,3 +247,44 @@ func TestChangedMarks(t *testing.T) {
 		return nil
 	})
 }
+
+// Committed reports a write transaction's id once it committed, never
+// when it rolled back, and never for a read-only one; the next write
+// transaction's ID is the last committed one's plus one, which tells a
+// caller that nothing was committed in between.
+func TestCommittedID(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "intermem.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var got []int
+	update := func(fail bool) (id int) {
+		st.Update(func(tx *bolt.Tx) error {
+			c := Catalog(tx)
+			id = c.ID()
+			c.Committed(func(id int) { got = append(got, id) })
+			if fail {
+				return bolt.ErrTxClosed // any error rolls back
+			}
+			return nil
+		})
+		return id
+	}
+	first := update(false)
+	rolled := update(true)
+	next := update(false)
+	st.View(func(tx *bolt.Tx) error {
+		Catalog(tx).Committed(func(id int) { got = append(got, -id) })
+		return nil
+	})
+	if rolled != first+1 || next != first+1 {
+		t.Errorf("transaction ids %d, %d (rolled back), %d", first, rolled, next)
+	}
+	if !slices.Equal(got, []int{first, next}) {
+		t.Errorf("committed %v, want %v", got, []int{first, next})
+	}
+	if id := Catalog(nil).ID(); id != 0 {
+		t.Errorf("without a store, ID %d", id)
+	}
+}
