@@ -60,6 +60,14 @@ func newDemo(t *testing.T) *demo {
 	d.git("rm", "-q", "internal/render/pdf.go")
 	d.git("commit", "-qm", "Send mail over SMTP; drop the PDF renderer")
 
+	d.sessions()
+	return d
+}
+
+// sessions replays three Claude Code sessions on three days, as
+// scripts/demo.sh does, and sets the clock to the day after.
+func (d *demo) sessions() {
+	d.t.Helper()
 	for day, sid := range []string{"6f1c2a9e-0b1d-4c55-9f1a-3d2b7c8e9a01", "a3e9d4b2-7c61-4f0e-8a2d-5b9c1e6f7d02", "c8b7a6f5-1e2d-4c3b-9a8f-7e6d5c4b3a03"} {
 		d.now = fmt.Sprintf("2026-11-0%dT09:00:00Z", day+1)
 		d.hook("intermem-inject", sid, `"hook_event_name":"SessionStart","source":"startup"`)
@@ -67,6 +75,38 @@ func newDemo(t *testing.T) *demo {
 		d.hook("intermem-snapshot", sid, `"hook_event_name":"SessionEnd","reason":"other"`)
 	}
 	d.now = "2026-11-04T09:00:00Z"
+}
+
+// newProject is a small project of the given files (path → content),
+// committed to git, with the given auto-memory files, after three
+// replayed sessions.
+func newProject(t *testing.T, files, memory map[string]string) *demo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("this test needs a real git: %v", err)
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	d := &demo{t: t, proj: filepath.Join(dir, "proj"), mem: filepath.Join(dir, "memory"), home: filepath.Join(dir, "home")}
+	write := func(root string, fs map[string]string) {
+		for name, body := range fs {
+			p := filepath.Join(root, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(d.proj, files)
+	write(d.mem, memory)
+	if err := os.MkdirAll(d.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.git("init", "-q")
+	d.git("add", ".")
+	d.git("commit", "-qm", "initial")
+	d.sessions()
 	return d
 }
 
@@ -288,5 +328,30 @@ func TestReadyAgreesWritten(t *testing.T) {
 	check("after promoting it", before)
 	if t.Failed() {
 		t.Log(d.run("intermem-synthesize", "plan", "--max", "0"))
+	}
+}
+
+// TestReadyAgreesPointers: an index line pointing to a topic file that
+// does not exist is the memory itself, judged by its citations alike
+// everywhere (issue: SessionStart and context counted one citing a
+// missing directory as ready, status and the plan blocked it as stale);
+// one pointing to a topic file that exists is an index line, counted
+// alike by sources, validate, status and the plan.
+func TestReadyAgreesPointers(t *testing.T) {
+	d := newProject(t, map[string]string{"src/a.go": "package src\n"}, map[string]string{
+		"MEMORY.md": "# Memory\n\n## Notes\n" +
+			"- [LSP shipped](session_lsp.md) - the server gains src/lsp/ with a manager\n" +
+			"- [Style](feedback_style.md) — terse reviews\n" +
+			"- Handlers live in `src/a.go` and never block.\n",
+		"feedback_style.md": "---\nname: Style\ndescription: terse reviews\ntype: feedback\n---\nReviews are terse and cite file:line.\n",
+	})
+	if s, c, h := d.glance(); s != 2 || c != 2 || h != 2 {
+		t.Errorf("before the first plan: status says %d ready, context %d, SessionStart %d; want 2 each", s, c, h)
+	}
+	if s, p, c, h := d.counts("the first plan"); s != 2 || p != 2 || c != 2 || h != 2 {
+		t.Errorf("after the first plan: status says %d ready, plan --max 0 offers %d, context %d, SessionStart %d; want 2 each", s, p, c, h)
+	}
+	if b := gjson.Get(d.run("intermem-synthesize", "plan", "--max", "0", "--json"), `blocked.#(text%"*LSP shipped*").reason`).String(); !strings.Contains(b, "src/lsp") {
+		t.Errorf("the orphan pointer citing a missing directory is not blocked for it: %q", b)
 	}
 }

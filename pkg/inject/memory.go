@@ -142,8 +142,11 @@ func (ix *Index) derive(en *automem.Entry) *derived {
 	if en.Kind == automem.Memory && strings.TrimSpace(en.Description) != "" {
 		d.descKey, d.hasDesc = match.Key(en.Description), true
 	}
-	// Citations: for ranking (topic files) and for readiness (all).
-	if en.Kind != automem.Pointer {
+	// Citations: for ranking (topic files) and for readiness (all). A
+	// pointer's are needed when its file does not exist (orphanPointers):
+	// then it is the memory itself, judged by what its text cites, as
+	// plan.Ready judges it.
+	if en.Kind != automem.Pointer || automem.HasHook(en.Text, en.Link) {
 		text := en.Text
 		if en.Kind == automem.Memory {
 			text = en.Description + "\n" + en.Text
