@@ -69,7 +69,7 @@ func TestCorpusTidy(t *testing.T) {
 		}
 		over = append(over, folder)
 
-		before := corpusEntries(t, mem)
+		before, pointersBefore := corpusEntries(t, mem)
 		stop, err := os.ReadFile(filepath.Join("testdata", "payloads", "Stop.print-mode.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func TestCorpusTidy(t *testing.T) {
 			return command.Main(context.Background(), env, []string{"status", "--project", proj, "--json"})
 		})
 
-		after := corpusEntries(t, mem)
+		after, _ := corpusEntries(t, mem)
 		differ, lost, dup := 0, 0, 0
 		for id, was := range before {
 			now := after[id]
@@ -110,18 +110,20 @@ func TestCorpusTidy(t *testing.T) {
 		}
 		linesBefore, linesAfter := bytes.Count(index, []byte("\n")), bytes.Count(index2, []byte("\n"))
 		moves := int(gjson.Get(rep, "moves.#").Int())
-		stable, entries := int(gjson.Get(status, "stable").Int()), int(gjson.Get(status, "entries").Int())
-		t.Logf("%s: MEMORY.md %d → %d lines (%d → %d chars), %d sections moved into %d topic files; entries: %d before, %d differ, %d lost, %d duplicated; %d of them seen in both sessions (stable), %d entries now (%d new pointers)",
+		// Status counts entries as sources does, index lines pointing to
+		// topic files apart.
+		stable, entries, pointers := int(gjson.Get(status, "stable").Int()), int(gjson.Get(status, "entries").Int()), int(gjson.Get(status, "pointers").Int())
+		t.Logf("%s: MEMORY.md %d → %d lines (%d → %d chars), %d sections moved into %d topic files; entries: %d before (%d pointers), %d differ, %d lost, %d duplicated; %d of them seen in both sessions (stable), %d entries now (%d new pointers)",
 			folder, linesBefore, linesAfter, automem.Load(index).Chars, automem.Load(index2).Chars, moves, len(gjson.Get(rep, "topic_files").Array()),
-			len(before), differ, lost, dup, stable, entries, entries-len(before))
+			len(before), pointersBefore, differ, lost, dup, stable, entries, pointers-pointersBefore)
 		if automem.Load(index2).Truncated {
 			t.Errorf("%s: MEMORY.md is still over the cap after tidy", folder)
 		}
-		if stable != len(before) {
-			t.Errorf("%s: %d entries seen in both sessions, want every one of the %d that existed before the move", folder, stable, len(before))
+		if stable != len(before)-pointersBefore || entries != stable {
+			t.Errorf("%s: %d of %d entries seen in both sessions, want every one of the %d that existed before the move", folder, stable, entries, len(before)-pointersBefore)
 		}
-		if entries-len(before) != moves {
-			t.Errorf("%s: %d new entries, want one pointer per moved section (%d)", folder, entries-len(before), moves)
+		if pointers-pointersBefore != moves {
+			t.Errorf("%s: %d new pointers, want one per moved section (%d)", folder, pointers-pointersBefore, moves)
 		}
 	}
 	if len(over) != len(overCapFolders) || len(over) > 0 && over[0] != overCapFolders[0] {
@@ -131,19 +133,22 @@ func TestCorpusTidy(t *testing.T) {
 
 // corpusEntries maps every entry id of a memory directory to the bytes of
 // its copies.
-func corpusEntries(t *testing.T, mem string) map[string][][]byte {
+func corpusEntries(t *testing.T, mem string) (map[string][][]byte, int) {
 	t.Helper()
 	d, err := automem.Scan(mem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][][]byte{}
+	out, pointers := map[string][][]byte{}, map[string]bool{}
 	for _, f := range d.Files {
 		for _, e := range f.Entries {
 			out[e.ID] = append(out[e.ID], f.Content[e.Start:e.End])
+			if e.Kind == automem.Pointer {
+				pointers[e.ID] = true
+			}
 		}
 	}
-	return out
+	return out, len(pointers)
 }
 
 func tidyRun(t *testing.T, proj, home, mem string, stdin []byte, main func(*cli.Env) int) string {

@@ -144,18 +144,23 @@ func (d *demo) hook(bin, sid, fields string) string {
 // run runs a CLI binary's Main and fails the test when it fails.
 func (d *demo) run(bin string, args ...string) string {
 	d.t.Helper()
+	out, errs, code := d.exec(bin, args...)
+	if code != 0 {
+		d.t.Fatalf("%s %s: exit %d\n%s", bin, strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+// exec runs a CLI binary's Main, returning its output and exit code.
+func (d *demo) exec(bin string, args ...string) (stdout, stderr string, code int) {
 	env, out, errb := d.env("")
-	var code int
 	switch bin {
 	case "intermem":
 		code = command.Main(context.Background(), env, args)
 	case "intermem-synthesize":
 		code = command.SynthesizeMain(context.Background(), env, args)
 	}
-	if code != 0 {
-		d.t.Fatalf("%s %s: exit %d\n%s", bin, strings.Join(args, " "), code, errb)
-	}
-	return out.String()
+	return out.String(), errb.String(), code
 }
 
 var sessionStartReady = regexp.MustCompile(`(\d+) (?:memory is|memories are) ready for`)
@@ -351,7 +356,36 @@ func TestReadyAgreesPointers(t *testing.T) {
 	if s, p, c, h := d.counts("the first plan"); s != 2 || p != 2 || c != 2 || h != 2 {
 		t.Errorf("after the first plan: status says %d ready, plan --max 0 offers %d, context %d, SessionStart %d; want 2 each", s, p, c, h)
 	}
-	if b := gjson.Get(d.run("intermem-synthesize", "plan", "--max", "0", "--json"), `blocked.#(text%"*LSP shipped*").reason`).String(); !strings.Contains(b, "src/lsp") {
+	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	if b := gjson.Get(pl, `blocked.#(text%"*LSP shipped*").reason`).String(); !strings.Contains(b, "src/lsp") {
 		t.Errorf("the orphan pointer citing a missing directory is not blocked for it: %q", b)
 	}
+	// Three entries: the fact, the orphan pointer, the topic file; the
+	// line pointing to the topic file is not one.
+	st := d.run("intermem", "status", "--json")
+	n := map[string]int64{
+		"sources":  gjson.Get(d.run("intermem", "sources", "--json"), `sources.#(name=="auto-memory").entries`).Int(),
+		"validate": gjson.Get(d.validate("--source", "auto-memory"), "checked").Int(),
+		"status":   gjson.Get(st, "entries").Int(),
+		"plan":     gjson.Get(pl, "entries").Int(),
+	}
+	for what, got := range n {
+		if got != 3 {
+			t.Errorf("%s counts %d auto-memory entries, want 3 (all: %v)", what, got, n)
+		}
+	}
+	if p := gjson.Get(st, "pointers").Int(); p != 1 {
+		t.Errorf("status counts %d index lines pointing to topic files, want 1", p)
+	}
+}
+
+// validate runs "intermem validate --json" with args, which exits 1 when
+// it finds a stale entry, and returns its report.
+func (d *demo) validate(args ...string) string {
+	d.t.Helper()
+	out, errs, code := d.exec("intermem", append([]string{"validate", "--json"}, args...)...)
+	if code != 0 && code != 1 {
+		d.t.Fatalf("intermem validate %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+	}
+	return out
 }

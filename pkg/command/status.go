@@ -44,11 +44,15 @@ type StatusReport struct {
 	LastSession     string `json:"last_session,omitempty"`
 	StableThreshold int    `json:"stable_threshold"`
 	Files           int    `json:"files"`
-	Entries         int    `json:"entries"`
-	Stable          int    `json:"stable"`
-	Recent          int    `json:"recent"`
-	Volatile        int    `json:"volatile"`
-	Unseen          int    `json:"unseen"`
+	// Entries counts auto-memory's entries as sources and validate do
+	// (plan.Count): an index line pointing to a topic file is not one;
+	// Pointers counts those lines.
+	Entries  int `json:"entries"`
+	Pointers int `json:"pointers"`
+	Stable   int `json:"stable"`
+	Recent   int `json:"recent"`
+	Volatile int `json:"volatile"`
+	Unseen   int `json:"unseen"`
 	// Written counts the memories written through intermem (intermem
 	// write, memory_write) that the plan judges beside the entries.
 	Written int `json:"written"`
@@ -130,11 +134,12 @@ func runStatus(ctx context.Context, env *cli.Env, args []string) error {
 		return fmt.Errorf("read memory: %w", err)
 	}
 
+	counts := plan.Count(cat)
 	r := StatusReport{
 		ProjectRoot: p.Root, MemoryDir: p.MemoryDir, Store: p.Path("intermem.db"),
 		Sessions: cat.Sessions, StableThreshold: threshold,
-		Entries: len(cat.Items), Stable: cat.Counts[stability.Stable], Recent: cat.Counts[stability.Recent],
-		Volatile: cat.Counts[stability.Volatile], Unseen: cat.Counts[stability.Unseen], Written: nwritten, Ready: ready,
+		Entries: counts.Entries, Pointers: counts.Pointers, Stable: counts.Status[stability.Stable], Recent: counts.Status[stability.Recent],
+		Volatile: counts.Status[stability.Volatile], Unseen: counts.Status[stability.Unseen], Written: nwritten, Ready: ready,
 		Spooled: snapshot.Pending(p.StateDir), Beyond: []BeyondEntry{}, Warnings: []string{}, MemoryOff: memOff,
 	}
 	if memOff {
@@ -220,6 +225,9 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		fmt.Fprintf(w, "  sessions    %s\n", sess)
 		fmt.Fprintf(w, "  entries     %d in auto-memory: %d stable · %d recent · %d volatile · %d unseen  (stable = unchanged in ≥%d %s)\n",
 			r.Entries, r.Stable, r.Recent, r.Volatile, r.Unseen, r.StableThreshold, cli.Plural(r.StableThreshold, "session", "sessions"))
+		if r.Pointers > 0 {
+			fmt.Fprintf(w, "              and %d index %s pointing to topic files (not counted: each file is)\n", r.Pointers, cli.Plural(r.Pointers, "line", "lines"))
+		}
 	}
 	if r.Written > 0 {
 		fmt.Fprintf(w, "  written     %d %s (intermem write, memory_write)\n", r.Written, cli.Plural(r.Written, "memory", "memories"))

@@ -328,7 +328,7 @@ func Build(in Inputs) *Plan {
 	cat := in.Catalog
 	p := &Plan{
 		Created: in.Now, Root: in.Targets.Root, Threshold: cat.Threshold, Sessions: cat.Sessions,
-		Entries: len(cat.Items), Candidates: []Candidate{}, Private: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
+		Entries: Count(cat).Entries, Candidates: []Candidate{}, Private: []Candidate{}, Blocked: []Blocked{}, TimeBound: []Blocked{},
 		Warnings: []string{}, Offers: []string{}, TargetHashes: map[string]string{}, Checks: map[string]Check{},
 		Validated: in.Checker != nil, CiteRoot: in.CiteRoot,
 	}
@@ -353,7 +353,7 @@ func Build(in Inputs) *Plan {
 		switch {
 		case wr != nil:
 			p.Written++
-		case it.Status == stability.Stable:
+		case it.Status == stability.Stable && it.Kind != automem.Pointer:
 			p.Stable++
 		}
 		subj := SubjectOf(it.Entry)
@@ -447,6 +447,37 @@ func Build(in Inputs) *Plan {
 
 	p.warn(in.Targets, w.Marked)
 	return p
+}
+
+// Counts are how many entries the auto-memory catalog holds, counted
+// as every command counts them (sources, validate, status, the plan):
+// each distinct entry once, an index line pointing to a topic file not
+// at all (the file it points to is the entry), and such index lines
+// apart.
+type Counts struct {
+	Entries  int
+	Pointers int
+	Status   map[stability.Status]int // of Entries
+}
+
+// Count counts cat's entries (Counts).
+func Count(cat *catalog.Memory) Counts {
+	c := Counts{Status: map[stability.Status]int{}}
+	seen := make(map[string]bool, len(cat.Items))
+	for i := range cat.Items {
+		it := &cat.Items[i]
+		if seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
+		if it.Kind == automem.Pointer {
+			c.Pointers++
+			continue
+		}
+		c.Entries++
+		c.Status[it.Status]++
+	}
+	return c
 }
 
 // Ready returns how many entries are ready for synthesis as every view
