@@ -128,13 +128,25 @@ func readRelated(ct *store.CatalogTx, on func(string) bool) (rel []Related, corr
 	return rel, corr[:min(len(corr), maxCorrections)]
 }
 
-// statRelated looks at the files related entries cite and corrections
-// correct (through st: recorded, bounded), and drops the corrections of
-// files that are gone.
-func statRelated(rel []Related, corr []Correction, st *statCache) []Correction {
-	for i := range rel {
-		c := rel[i].cited
-		rel[i].Cites = st.cites(c[:min(len(c), maxCitesPerItem)])
+// statRelated looks at each related entry's own document and the files it
+// cites, and at the files corrections correct (through st: recorded,
+// bounded), and drops the entries whose document is gone and the
+// corrections of files that are gone. The catalog is as the last session
+// end left it: a document deleted since would otherwise be recommended
+// ("Read for detail") when nothing can read it, and search, which scans
+// the sources, already says nothing matches. Each stat is recorded in the
+// render cache's dependencies, so a cached rendering naming a document is
+// not served once it is gone. A document past st's bound is kept: no
+// evidence either way.
+func statRelated(rel []Related, corr []Correction, st *statCache) ([]Related, []Correction) {
+	kept := rel[:0]
+	for _, r := range rel {
+		if got, ok := st.one(r.Path); ok && !got.Exists {
+			continue
+		}
+		c := r.cited
+		r.Cites = st.cites(c[:min(len(c), maxCitesPerItem)])
+		kept = append(kept, r)
 	}
 	out := corr[:0]
 	for _, c := range corr {
@@ -143,7 +155,7 @@ func statRelated(rel []Related, corr []Correction, st *statCache) []Correction {
 			out = append(out, c)
 		}
 	}
-	return out
+	return kept, out
 }
 
 // projectPaths keeps the citations that name a project path (a file name

@@ -220,6 +220,12 @@ func renderCacheIsExact(t *testing.T, front bool) {
 		{"a shown solution's cited file changed", func() {
 			os.Chtimes(filepath.Join(pr.Root, "src", "zz.go"), now.Add(-time.Minute), now.Add(-time.Minute))
 		}},
+		{"a shown solution's document deleted", func() {
+			os.Rename(filepath.Join(pr.Root, "docs", "solutions", "logic", "ledger-rounding.md"), filepath.Join(pr.Root, "ledger-rounding.md.bak"))
+		}},
+		{"the solution's document restored", func() {
+			os.Rename(filepath.Join(pr.Root, "ledger-rounding.md.bak"), filepath.Join(pr.Root, "docs", "solutions", "logic", "ledger-rounding.md"))
+		}},
 		{"config.json switched the solutions off", func() {
 			write(filepath.Join(pr.Root, ".intermem", "config.json"), `{"sources": {"compound": false}}`)
 		}},
