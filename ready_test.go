@@ -389,3 +389,34 @@ func (d *demo) validate(args ...string) string {
 	}
 	return out
 }
+
+// TestValidateChecksEveryEntry: validate checks every entry of a source,
+// one citing nothing as citing nothing checkable, and every view then says
+// so (issue: the demo's "validate --source instructions" checked 2 of its
+// 7 entries, and search said "not validated yet" of the others forever).
+func TestValidateChecksEveryEntry(t *testing.T) {
+	d := newDemo(t)
+	doc := filepath.Join(d.proj, "docs", "solutions", "process", "release-freeze.md")
+	if err := os.MkdirAll(filepath.Dir(doc), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, []byte("---\nmodule: release\nproblem_type: process\n---\n\n# Releases slipped\n\n## Solution\nFreeze merges the day before a release.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := d.run("intermem", "sources", "--json")
+	for _, name := range []string{"instructions", "compound"} {
+		want := gjson.Get(src, `sources.#(name=="`+name+`").entries`).Int()
+		rep := d.validate("--source", name)
+		if got := gjson.Get(rep, "checked").Int(); got != want || want == 0 {
+			t.Errorf("validate --source %s checked %d entries; sources says it holds %d", name, got, want)
+		}
+	}
+	res := d.run("intermem", "search", "dependency", "--json")
+	hit := gjson.Get(res, `results.#(path=="CLAUDE.md")`)
+	if hit.Get("status").String() != "unchecked" {
+		t.Errorf("after validate, search says of CLAUDE.md's uncited statement: %s\n%s", hit.Raw, res)
+	}
+	if out := d.run("intermem", "search", "dependency"); strings.Contains(out, "not validated yet") {
+		t.Errorf("after validate, search still says \"not validated yet\":\n%s", out)
+	}
+}

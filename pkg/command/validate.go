@@ -193,8 +193,9 @@ const promotedSource = "promoted"
 // validateItems lists what validate checks, of the sources named in only
 // (every source that is on when none): promoted facts, auto-memory entries
 // but pointers (with the sessions that saw them), and every entry of the
-// other sources that lists citations (observations, which claim nothing,
-// are left out).
+// other sources by the citations it lists — one listing none is recorded
+// as citing nothing checkable (observations, which claim nothing, are
+// left out).
 func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, threshold int) ([]validate.Item, error) {
 	registered := map[string]bool{}
 	for _, n := range cat.Names() {
@@ -248,14 +249,17 @@ func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, thresho
 					Sessions: cat.Overlay(e.ID).Sessions})
 				continue
 			}
-			if e.Kind == source.Observation || len(e.Citations) == 0 {
+			if e.Kind == source.Observation {
 				continue
 			}
+			// An entry citing nothing is validated all the same, as citing
+			// nothing checkable: left out, it said "not validated yet"
+			// everywhere, forever.
 			title := e.Title
 			if title == "" {
 				title = firstLine(e.Text)
 			}
-			items = append(items, validate.Item{ID: e.ID, Source: n, Text: title, Cites: validate.CitesOf(e.Citations), File: e.Path, Line: e.Line})
+			items = append(items, validate.Item{ID: e.ID, Source: n, Text: title, Cites: validate.CitesOf(e.Citations), Listed: true, File: e.Path, Line: e.Line})
 		}
 	}
 	return items, nil

@@ -116,8 +116,12 @@ type Report struct {
 type Item struct {
 	ID, Source string
 	// Text is what is shown for the entry (redacted on output); Cites the
-	// text citations are extracted from (Text when empty).
+	// text citations are extracted from (Text when empty, unless Listed).
 	Text, Cites string
+	// Listed says Cites is the whole of the citations the entry's source
+	// found, even when empty: an entry citing nothing is then validated as
+	// citing nothing checkable, its shown text never read for citations.
+	Listed bool
 	// File is where the entry is, as shown (a target's name,
 	// "memory/<file>", a path relative to the project root); Line its
 	// first line.
@@ -137,7 +141,7 @@ func Run(c *cite.Checker, root string, items []Item, threshold int) *Report {
 	r := &Report{Entries: []Entry{}}
 	for _, it := range items {
 		cites := it.Cites
-		if cites == "" {
+		if cites == "" && !it.Listed {
 			cites = it.Text
 		}
 		r.add(c, root, Entry{ID: it.ID, Source: it.Source, Text: it.Text, File: it.File, Line: it.Line, Promoted: it.Promoted}, cites, it.Sessions, threshold)
