@@ -9,8 +9,8 @@
 // operation that promoted it) across the move from memory to document, and
 // across tier migrations between documents. The same id in the
 // auto-memory source names the memory it came from; within this source an
-// id is kept once per file (a marker copied twice into one document is
-// one fact).
+// id is kept once per file: a marker copied twice into one document is
+// read once, from its first line, and the copy reported as a problem.
 //
 // The archive (docs/intermem/.archived.md) is not read: an archived fact
 // is no longer promoted, and the catalog shows it as the promotion
@@ -21,6 +21,7 @@ package promoted
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"strings"
 
@@ -52,17 +53,25 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 	}
 	d := mdoc.Parse(content)
 	var out []source.Entry
-	seen := map[string]bool{}
+	var problems []source.Problem
+	seen := map[string]int{} // id → the line of its first marker
 	for _, m := range d.Marked() {
 		// intermem writes markers with entry ids (16 hex digits); mdoc
 		// reads any 8 to 64. A marker of another length is not one of
 		// intermem's facts — typed by hand or planted — and an id of the
 		// wrong shape would not be an entry id the rest of the catalog
 		// can key.
-		if m.Heading || seen[m.ID] || !entryID(m.ID) {
+		if m.Heading || !entryID(m.ID) {
 			continue
 		}
-		seen[m.ID] = true
+		if first, dup := seen[m.ID]; dup {
+			// Two lines cannot be one fact: the second is not read, and
+			// says so rather than vanish.
+			problems = append(problems, source.Problem{Path: p, Line: LineAt(content, m.Start),
+				Message: fmt.Sprintf("marker intermem:%s also tags line %d: an id names one fact, so this line is not read (remove its marker, or the copy)", m.ID, first)})
+			continue
+		}
+		seen[m.ID] = LineAt(content, m.Start)
 		text := strings.TrimSpace(m.Text)
 		if text == "" {
 			continue
@@ -83,7 +92,7 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out, problems
 }
 
 // LineAt is the 1-based line of byte offset off in content.
