@@ -420,3 +420,40 @@ func TestValidateChecksEveryEntry(t *testing.T) {
 		t.Errorf("after validate, search still says \"not validated yet\":\n%s", out)
 	}
 }
+
+// TestReadyAgreesHandMarkers: markers typed by hand are no promotion of
+// an entry no document says, and an id tagging two lines is reported
+// (issue: a marker carrying an auto-memory entry's id on other text
+// counted the entry as promoted; a second line tagged with one id vanished
+// with no problem told).
+func TestReadyAgreesHandMarkers(t *testing.T) {
+	d := newProject(t, map[string]string{"src/a.go": "package src\n"}, map[string]string{
+		"MEMORY.md": "# Memory\n\n## Notes\n- Handlers live in `src/a.go` and never block.\n- Release builds are static.\n",
+	})
+	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	handlers := gjson.Get(pl, `candidates.#(text%"*Handlers live*").id`).String()
+	release := gjson.Get(pl, `candidates.#(text%"*Release builds*").id`).String()
+	if handlers == "" || release == "" {
+		t.Fatalf("the two facts are not offered:\n%s", pl)
+	}
+	claude := "# Project\n\n## Notes\n\n" +
+		"- Something else entirely. <!-- intermem:" + handlers + " -->\n" +
+		"- Release builds are static. <!-- intermem:" + release + " -->\n" +
+		"- One. <!-- intermem:aaaaaaaaaaaaaaaa -->\n" +
+		"- Two. <!-- intermem:aaaaaaaaaaaaaaaa -->\n"
+	if err := os.WriteFile(filepath.Join(d.proj, "CLAUDE.md"), []byte(claude), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, p, c, h := d.counts("with hand-written markers")
+	if s != 1 || p != 1 || c != 1 || h != 1 {
+		t.Errorf("status says %d ready, plan --max 0 offers %d, context %d, SessionStart %d; want 1 each (the handlers fact, which no document says)", s, p, c, h)
+	}
+	pl = d.run("intermem-synthesize", "plan", "--max", "0", "--json")
+	if gjson.Get(pl, `candidates.#(id=="`+handlers+`")`).Raw == "" || gjson.Get(pl, "skipped_promoted").Int() != 1 {
+		t.Errorf("the handlers fact is not offered, or not the release fact alone is skipped as promoted:\n%s", pl)
+	}
+	probs := gjson.Get(d.run("intermem", "sources", "--json"), `sources.#(name=="promoted").problems`)
+	if !strings.Contains(probs.Raw, "aaaaaaaaaaaaaaaa also tags line 7") {
+		t.Errorf("sources reports no problem of the id tagging two lines: %s", probs.Raw)
+	}
+}

@@ -35,7 +35,7 @@ const (
 	// IsPointer: an index line; the file it names is an entry of its own.
 	IsPointer Verdict = "pointer"
 	// Promoted: promoted before (the store says so, or a curated document
-	// carries its marker).
+	// carries its marker and says it).
 	Promoted Verdict = "promoted"
 	// Rejected: the user rejected it (a changed text is a new entry).
 	Rejected Verdict = "rejected"
@@ -118,7 +118,10 @@ type World struct {
 	Threshold int             // sessions that make an entry stable
 	Promoted  map[string]bool // ids promoted before (store)
 	Rejected  map[string]bool // ids the user rejected (store)
-	Marked    map[string]bool // ids marked in a curated document
+	// Marked holds the ids marked in a curated document; a marked entry
+	// is promoted only when a curated document says it too (saysIt) or
+	// the store recorded its promotion (Promoted).
+	Marked map[string]bool
 	// Loaded maps the exact-dedup key of every statement Claude Code
 	// loads each session (loaded.Said) to the file saying it.
 	Loaded map[uint64]string
@@ -174,7 +177,7 @@ func (w *World) Before(s *Subject) (d Decision, decided bool) {
 		return Decision{Verdict: Unstable}, true
 	case s.Kind == automem.Pointer:
 		return Decision{Verdict: IsPointer}, true
-	case w.Promoted[s.ID] || w.Marked[s.ID]:
+	case w.Promoted[s.ID] || w.Marked[s.ID] && w.saysIt(s):
 		return Decision{Verdict: Promoted}, true
 	case w.Rejected[s.ID]:
 		return Decision{Verdict: Rejected}, true
@@ -221,6 +224,14 @@ func (w *World) said(s *Subject, key uint64, descSaid bool) (Decision, bool) {
 		return Decision{Verdict: Duplicate}, true
 	}
 	return Decision{}, false
+}
+
+// saysIt reports whether a curated document says the entry s: what makes
+// a marker carrying its id, with no promotion recorded (the store rebuilt,
+// the marker copied by hand), its promotion. A marker typed by hand on
+// other text does not make an entry promoted that no document says.
+func (w *World) saysIt(s *Subject) bool {
+	return w.Curated[s.Key] || s.HasDesc && w.Curated[s.DescKey]
 }
 
 func (w *World) loads(k uint64) bool {
