@@ -427,9 +427,15 @@ func TestValidateChecksEveryEntry(t *testing.T) {
 // counted the entry as promoted; a second line tagged with one id vanished
 // with no problem told).
 func TestReadyAgreesHandMarkers(t *testing.T) {
-	d := newProject(t, map[string]string{"src/a.go": "package src\n"}, map[string]string{
+	d := newProject(t, map[string]string{"src/a.go": "package src\n",
+		"docs/solutions/process/freeze.md": "---\nmodule: release\n---\n\n# Releases slipped\n\n## Solution\nFreeze merges the day before a release.\n",
+	}, map[string]string{
 		"MEMORY.md": "# Memory\n\n## Notes\n- Handlers live in `src/a.go` and never block.\n- Release builds are static.\n",
 	})
+	solution := gjson.Get(d.run("intermem", "search", "freeze merges", "--json"), `results.#(source=="compound").id`).String()
+	if solution == "" {
+		t.Fatal("search does not find the solution document")
+	}
 	pl := d.run("intermem-synthesize", "plan", "--max", "0", "--json")
 	handlers := gjson.Get(pl, `candidates.#(text%"*Handlers live*").id`).String()
 	release := gjson.Get(pl, `candidates.#(text%"*Release builds*").id`).String()
@@ -440,7 +446,8 @@ func TestReadyAgreesHandMarkers(t *testing.T) {
 		"- Something else entirely. <!-- intermem:" + handlers + " -->\n" +
 		"- Release builds are static. <!-- intermem:" + release + " -->\n" +
 		"- One. <!-- intermem:aaaaaaaaaaaaaaaa -->\n" +
-		"- Two. <!-- intermem:aaaaaaaaaaaaaaaa -->\n"
+		"- Two. <!-- intermem:aaaaaaaaaaaaaaaa -->\n" +
+		"- Freeze merges before releases. <!-- intermem:" + solution + " -->\n"
 	if err := os.WriteFile(filepath.Join(d.proj, "CLAUDE.md"), []byte(claude), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -455,5 +462,8 @@ func TestReadyAgreesHandMarkers(t *testing.T) {
 	probs := gjson.Get(d.run("intermem", "sources", "--json"), `sources.#(name=="promoted").problems`)
 	if !strings.Contains(probs.Raw, "aaaaaaaaaaaaaaaa also tags line 7") {
 		t.Errorf("sources reports no problem of the id tagging two lines: %s", probs.Raw)
+	}
+	if !strings.Contains(probs.Raw, solution+" carries the id of a compound entry") {
+		t.Errorf("sources reports no problem of the marker carrying the solution document's id: %s", probs.Raw)
 	}
 }

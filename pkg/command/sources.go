@@ -6,9 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/retrieve"
 	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/promoted"
+	"github.com/intermem/intermem/pkg/source/written"
 )
 
 const sourcesUsage = `Usage: intermem sources [--project DIR] [--json]
@@ -80,6 +83,9 @@ func runSources(ctx context.Context, env *cli.Env, args []string) error {
 			for _, pr := range s.Problems {
 				sj.Problems = append(sj.Problems, ProblemJSON{Path: pr.Path, Line: pr.Line, Message: pr.Message})
 			}
+			if s.Name == promoted.Name && s.On {
+				sj.Problems = append(sj.Problems, foreignMarkers(v.Catalog)...)
+			}
 			out = append(out, sj)
 		}
 		if c.json {
@@ -125,4 +131,32 @@ func runSources(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		return nil
 	})
+}
+
+// foreignMarkers reports the promoted facts whose marker carries the id of
+// an entry of a source intermem never promotes from (a solution document,
+// a learning, an instruction file's statement): typed or copied by hand,
+// such a marker makes two entries one id, so search names the one and get
+// shows the other. Only auto-memory and written memories are promoted,
+// and a promoted fact shares its id with the memory it came from.
+func foreignMarkers(cat *catalog.Catalog) []ProblemJSON {
+	var out []ProblemJSON
+	for _, e := range cat.Entries(promoted.Name) {
+		if !e.Gone.IsZero() {
+			continue
+		}
+		for _, o := range cat.GetAll(e.ID) {
+			switch o.Source {
+			case promoted.Name, automemory.Name, written.Name:
+				continue
+			}
+			if !o.Gone.IsZero() {
+				continue
+			}
+			out = append(out, ProblemJSON{Path: e.Path, Line: e.Line,
+				Message: fmt.Sprintf("marker intermem:%s carries the id of a %s entry (%s:%d), which intermem never promotes: one id names two entries (give the marker the fact's own id, or remove it)", e.ID, o.Source, o.Path, o.Line)})
+			break
+		}
+	}
+	return out
 }
