@@ -347,7 +347,8 @@ func TestReadyAgreesPointers(t *testing.T) {
 		"MEMORY.md": "# Memory\n\n## Notes\n" +
 			"- [LSP shipped](session_lsp.md) - the server gains src/lsp/ with a manager\n" +
 			"- [Style](feedback_style.md) — terse reviews\n" +
-			"- Handlers live in `src/a.go` and never block.\n",
+			"- Handlers live in `src/a.go` and never block.\n" +
+			"\n## Again\n- Handlers live in `src/a.go` and never block.\n",
 		"feedback_style.md": "---\nname: Style\ndescription: terse reviews\ntype: feedback\n---\nReviews are terse and cite file:line.\n",
 	})
 	if s, c, h := d.glance(); s != 2 || c != 2 || h != 2 {
@@ -360,8 +361,9 @@ func TestReadyAgreesPointers(t *testing.T) {
 	if b := gjson.Get(pl, `blocked.#(text%"*LSP shipped*").reason`).String(); !strings.Contains(b, "src/lsp") {
 		t.Errorf("the orphan pointer citing a missing directory is not blocked for it: %q", b)
 	}
-	// Three entries: the fact, the orphan pointer, the topic file; the
-	// line pointing to the topic file is not one.
+	// Three entries: the fact (its copy is the same entry), the orphan
+	// pointer, the topic file; the line pointing to the topic file is not
+	// one.
 	st := d.run("intermem", "status", "--json")
 	n := map[string]int64{
 		"sources":  gjson.Get(d.run("intermem", "sources", "--json"), `sources.#(name=="auto-memory").entries`).Int(),

@@ -236,8 +236,13 @@ func validateItems(cat *catalog.Catalog, ts *targets.Set, only []string, thresho
 			if err != nil {
 				return nil, memoryReadError{err}
 			}
+			// Each distinct entry once, as sources, status and the plan
+			// count them: identical lines are one fact, the first copy
+			// standing for it.
+			seen := make(map[string]bool, len(mem.Items))
 			for _, it := range mem.Items {
-				if it.Kind != automem.Pointer {
+				if it.Kind != automem.Pointer && !seen[it.ID] {
+					seen[it.ID] = true
 					items = append(items, validate.Item{ID: it.ID, Source: n, Text: it.Text, File: automemory.Prefix + it.File, Line: it.StartLine, Sessions: it.Sessions()})
 				}
 			}
