@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/intermem/intermem/pkg/redact"
 )
 
 // Heading is an ATX heading ("## Root Cause") outside fenced code.
@@ -106,22 +108,70 @@ func Sections(body string, hs []Heading, level int) []Section {
 
 // Clip returns s cut to at most n bytes at a rune boundary, with "…" added
 // when it was cut.
+//
+// A text that must be cut is redacted first (redact.String), and the cut
+// never splits a "[REDACTED:…]" marker: a secret cut in half no longer
+// matches its pattern, so the catalog's redaction of the entry, which comes
+// later, would keep its first part. This is the one place a source's text
+// is cut; every cut of a source's text goes through it (or through
+// [CutRedacted]), so an entry never holds part of a secret, whatever the
+// source (the sink test in pkg/source/sources holds every registered source
+// to it).
 func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
+	return ClipRedacted(redact.String(s), n)
+}
+
+// ClipRedacted is Clip for a text that is already redacted (an
+// auto-memory text, which automem.Parse redacted; an entry read back from
+// the catalog): it cuts without redacting again. Given a text that is not
+// redacted it can keep part of a secret: use Clip.
+func ClipRedacted(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return CutRedacted(s, n) + "…"
+}
+
+// CutRedacted returns a redacted s cut to at most n bytes at a rune
+// boundary and before any "[REDACTED:…]" marker the cut would split, without
+// an ellipsis. Redact s first (redact.String) unless it is already.
+func CutRedacted(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := max(n, 0)
 	for i > 0 && !runeStart(s[i]) {
 		i--
 	}
-	return s[:i] + "…"
+	if j := strings.LastIndex(s[:i], redact.Marker); j >= 0 && !strings.Contains(s[j:i], "]") {
+		i = j
+	}
+	return s[:i]
+}
+
+// Cut is Clip without the ellipsis: s redacted and cut to at most n bytes.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return CutRedacted(redact.String(s), n)
 }
 
 func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// OneLine collapses s to one line of single spaces, at most n bytes.
+// OneLine collapses s to one line of single spaces, at most n bytes; a text
+// that must be cut is redacted first, as by [Clip].
 func OneLine(s string, n int) string {
 	return Clip(strings.Join(strings.Fields(s), " "), n)
+}
+
+// OneLineRedacted is OneLine for a text that is already redacted; see
+// [ClipRedacted].
+func OneLineRedacted(s string, n int) string {
+	return ClipRedacted(strings.Join(strings.Fields(s), " "), n)
 }
 
 // Dedup returns the non-empty strings of in, trimmed, without repeats, in
@@ -167,7 +217,7 @@ func EscapedLinks(path string, escaped []string) []Problem {
 	}
 	var names []string
 	for _, x := range escaped[:min(len(escaped), 3)] {
-		names = append(names, strconv.Quote(Clip(x, 80)))
+		names = append(names, strconv.Quote(Clip(redact.String(x), 80))) // problems are shown as they are
 	}
 	more := ""
 	if len(escaped) > 3 {

@@ -251,8 +251,11 @@ func itoa(n int) string {
 	return string(b)
 }
 
+// clip is s's first line, at most 100 runes, redacted first: a written
+// memory's title is read from the log as written, and a secret cut in half
+// would no longer be recognised.
 func clip(s string) string {
-	r := []rune(s)
+	r := []rune(redact.String(s))
 	for i, c := range r {
 		if c == '\n' {
 			r = r[:i]

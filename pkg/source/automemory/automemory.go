@@ -256,7 +256,7 @@ func Entry(m *automem.Entry) source.Entry {
 		source.SetField(&e, "type", m.Type)
 		source.SetField(&e, "name", m.Name)
 	} else {
-		e.Title = source.OneLine(strings.TrimLeft(m.Text, "#*_ "), 120)
+		e.Title = source.OneLineRedacted(strings.TrimLeft(m.Text, "#*_ "), 120) // m.Text is redacted (automem.Parse)
 		source.SetField(&e, "section", m.Section)
 	}
 	for _, ct := range cite.Extract(m.Text) {

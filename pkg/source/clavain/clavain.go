@@ -36,6 +36,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/lazyre"
+	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/source"
 )
 
@@ -138,6 +139,8 @@ func (Source) Parse(p string, content []byte) ([]source.Entry, []source.Problem)
 	return []source.Entry{e}, probs
 }
 
-func quote(s string) string { return strconv.Quote(source.Clip(s, 40)) }
+// quote shows a value in a problem message: redacted whole, since problems
+// are shown as they are (the catalog redacts entries, not problems).
+func quote(s string) string { return strconv.Quote(source.Clip(redact.String(s), 40)) }
 
 func oneLine(s string) string { return source.OneLine(s, 300) }

@@ -142,12 +142,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// clip trims s and cuts it to MaxText bytes, redacted first when it must be
+// cut (source.Cut): a secret cut in half would escape the catalog's
+// redaction.
 func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > MaxText {
-		s = s[:MaxText]
-	}
-	return s
+	return source.Cut(strings.TrimSpace(s), MaxText)
 }
 
 func phaseTag(ph *int) []string {
@@ -226,13 +225,7 @@ func entry(p string, line int, r *Record) (source.Entry, bool) {
 	default:
 		return e, false
 	}
-	if len(e.Title) > 120 {
-		cut := 120
-		for cut > 0 && e.Title[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		e.Title = e.Title[:cut]
-	}
+	e.Title = source.Cut(e.Title, 120)
 	return e, true
 }
 

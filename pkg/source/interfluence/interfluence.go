@@ -192,13 +192,25 @@ func readLine(r *bufio.Reader) (line []byte, n int, terminated bool, err error) 
 		}
 		switch e {
 		case nil:
-			return bytes.TrimSuffix(line, []byte("\n")), n, true, nil
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			return dropCutWord(line, n-1), n, true, nil
 		case bufio.ErrBufferFull:
 			continue
 		default:
-			return line, n, false, e
+			return dropCutWord(line, n), n, false, e
 		}
 	}
+}
+
+// dropCutWord drops the last word of a line cut at MaxLine (of was bytes
+// long): the rest of the line is never read, so a secret the cut split
+// could not be recognised by redaction, and its first part would be kept.
+// The word goes back to the last blank; a line with none is dropped whole.
+func dropCutWord(line []byte, was int) []byte {
+	if was <= len(line) {
+		return line
+	}
+	return line[:bytes.LastIndexAny(line, " \t")+1]
 }
 
 func (ps *parser) handle(line string) {
