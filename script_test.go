@@ -110,8 +110,29 @@ func TestScripts(t *testing.T) {
 			"ctxcheck":  cmdCtxCheck,
 			"linkcheck": cmdLinkCheck,
 			"exits":     cmdExits,
+			"mkfile":    cmdMkfile,
 		},
 	})
+}
+
+// mkfile PATH TEXT: writes TEXT to PATH, both read as the inside of a Go
+// string literal ("\n" is a line break), so a script can make a file whose
+// name holds characters a txtar name cannot (a newline, a tab).
+func cmdMkfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mkfile PATH TEXT")
+	}
+	var un [2]string
+	for i, a := range args {
+		s, err := strconv.Unquote(`"` + a + `"`)
+		if err != nil {
+			ts.Fatalf("mkfile: %q: %v", a, err)
+		}
+		un[i] = s
+	}
+	path := ts.MkAbs(un[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, []byte(un[1]), 0o644))
 }
 
 // payload NAME OUT [key=value...]: writes the captured payload NAME (from

@@ -35,6 +35,7 @@ type SafeWriter = clienv.SafeWriter
 
 func Unsafe(r rune) bool                    { return clienv.Unsafe(r) }
 func Escape(s string) string                { return clienv.Escape(s) }
+func Line(s string) string                  { return clienv.Line(s) }
 func EscapeJSON(b []byte) []byte            { return clienv.EscapeJSON(b) }
 func NewSafeWriter(w io.Writer) *SafeWriter { return clienv.NewSafeWriter(w) }
 func Raw(w io.Writer) io.Writer             { return clienv.Raw(w) }

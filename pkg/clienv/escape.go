@@ -188,6 +188,37 @@ func Escape(s string) string {
 	return string(e.append(b, []byte(s[i:])))
 }
 
+// Line returns s made safe to show inside one line of a listing: Escape,
+// and newline and tab written as escapes too (\x0a, \x09). A file name or
+// a title may hold a line break, and Escape keeps line breaks: printed as
+// itself, "a\n  0123…  [promoted] …" would start a line of its own that reads
+// like one of intermem's (a forged search result). Every human listing
+// prints a path, a name or a title through Line; text shown as a block of
+// its own (an entry's body) keeps its lines.
+func Line(s string) string {
+	s = Escape(s)
+	i := 0
+	for i < len(s) && s[i] != '\n' && s[i] != '\t' {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\n':
+			b = append(b, `\x0a`...)
+		case '\t':
+			b = append(b, `\x09`...)
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}
+
 // SafeWriter escapes everything written through it (see Escape), so that
 // no byte from memory reaches a terminal as a control. A UTF-8 sequence cut
 // by the end of a Write is held until the next Write or Flush.

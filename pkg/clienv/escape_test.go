@@ -36,6 +36,24 @@ func TestEscape(t *testing.T) {
 	}
 }
 
+// TestLine: a line of a listing escapes what Escape does and line breaks
+// and tabs too, so a name cannot start a line of its own.
+func TestLine(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"docs/solutions/a.md", "docs/solutions/a.md"},
+		{"a\n  0123  [promoted] x\n.md", `a\x0a  0123  [promoted] x\x0a.md`},
+		{"tab\there", `tab\x09here`},
+		{"cr\r\n\x1b[2J", `cr\x0d\x0a\x1b[2J`},
+		{"bidi \u202e and 中文\n", `bidi \u202e and 中文\x0a`},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := Line(c.in); got != c.want {
+			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 // TestSafeWriter: the writer escapes like Escape, whatever the Write
 // boundaries, including a character cut in two.
 func TestSafeWriter(t *testing.T) {

@@ -103,7 +103,7 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 			return nil
 		}
 	}
-	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), cli.Plural(len(rep.Archived), "fact", "facts"), rep.File)
+	fmt.Fprintf(w, "%d archived %s in %s:\n", len(rep.Archived), cli.Plural(len(rep.Archived), "fact", "facts"), cli.Line(rep.File))
 	for _, r := range rep.Archived {
 		from := r.From
 		if r.Section != "" {
@@ -113,7 +113,7 @@ func runArchived(ctx context.Context, env *cli.Env, args []string) error {
 			fmt.Fprintf(w, "  %s  %s  from %q: restore refuses it, that is no document intermem restores into\n", r.ID, r.At.Format("2006-01-02"), r.From)
 			continue
 		}
-		fmt.Fprintf(w, "  %s  %s  from %s\n      %s\n      reason: %s\n", r.ID, r.At.Format("2006-01-02"), from, clip(firstLine(r.Block), 80), r.Reason)
+		fmt.Fprintf(w, "  %s  %s  from %s\n      %s\n      reason: %s\n", r.ID, r.At.Format("2006-01-02"), cli.Line(from), cli.Line(clip(firstLine(r.Block), 80)), cli.Line(r.Reason))
 	}
 	fmt.Fprintln(w, "Restore one with: intermem restore ID")
 	return nil
@@ -222,7 +222,7 @@ func runRestore(ctx context.Context, env *cli.Env, args []string) error {
 	if *dry {
 		verb = "Would restore"
 	}
-	fmt.Fprintf(env.Stdout, "%s %s into %s § %s: %s\n", verb, rec.ID, rec.From, rec.Section, clip(firstLine(rec.Block), 70))
+	fmt.Fprintf(env.Stdout, "%s %s into %s § %s: %s\n", verb, rec.ID, cli.Line(rec.From), cli.Line(rec.Section), cli.Line(clip(firstLine(rec.Block), 70)))
 	return nil
 }
 

@@ -152,7 +152,7 @@ func printWithheld(w io.Writer, ws []inject.Withheld, memDir string) {
 			}
 			reasons = append(reasons, r)
 		}
-		fmt.Fprintf(w, "- %s (%s): %s\n", where, x.What, strings.Join(reasons, "; "))
+		fmt.Fprintf(w, "- %s (%s): %s\n", cli.Line(where), cli.Line(x.What), cli.Line(strings.Join(reasons, "; ")))
 	}
-	fmt.Fprintf(w, "Memory files are in %s/; documents are relative to the project root.\n", memDir)
+	fmt.Fprintf(w, "Memory files are in %s/; documents are relative to the project root.\n", cli.Line(memDir))
 }

@@ -659,7 +659,7 @@ func runHead(ctx context.Context, env *cli.Env, args []string) error {
 		if ph.Name != "" {
 			name = " " + ph.Name
 		}
-		fmt.Fprintf(out, "  phase %d%s: %s%s\n", ph.N, name, state, statusMark(ph.Status))
+		fmt.Fprintf(out, "  phase %d%s: %s%s\n", ph.N, cli.Line(name), state, statusMark(ph.Status))
 	}
 	if len(v.Checkpoints) > 0 {
 		fmt.Fprintln(out, "Checkpoints:")
@@ -899,7 +899,7 @@ func runDecisions(ctx context.Context, env *cli.Env, args []string) error {
 		if d.Project != "" {
 			where += ", in " + d.Project
 		}
-		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, where, d.Time.UTC().Format("2006-01-02"), statusMark(d.Status), d.Text, d.Why)
+		fmt.Fprintf(out, "%s  %s, %s%s\n  %s\n  why: %s\n", d.ID, cli.Line(where), d.Time.UTC().Format("2006-01-02"), statusMark(d.Status), cli.Line(d.Text), cli.Line(d.Why))
 	}
 	return nil
 }

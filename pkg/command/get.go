@@ -195,7 +195,7 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 			}{e})
 		}
 		w := env.Stdout
-		fmt.Fprintf(w, "%s\n\n", source.OneLine(e.Title, 200))
+		fmt.Fprintf(w, "%s\n\n", cli.Line(source.OneLine(e.Title, 200)))
 		var rows labelled
 		row := rows.add
 		row("id", e.ID)
@@ -281,6 +281,6 @@ func (l *labelled) print(w io.Writer) {
 		}
 	}
 	for _, r := range l.rows {
-		fmt.Fprintf(w, "  %-*s %s\n", width, r[0], r[1])
+		fmt.Fprintf(w, "  %-*s %s\n", width, r[0], cli.Line(r[1]))
 	}
 }

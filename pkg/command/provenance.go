@@ -65,10 +65,10 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		w := env.Stdout
 		o := &e.Overlay
-		fmt.Fprintf(w, "%s  %s\n\n", e.ID, source.OneLine(e.Title, 100))
+		fmt.Fprintf(w, "%s  %s\n\n", e.ID, cli.Line(source.OneLine(e.Title, 100)))
 		row := func(k, v string) {
 			if v != "" {
-				fmt.Fprintf(w, "  %-11s %s\n", k, v)
+				fmt.Fprintf(w, "  %-11s %s\n", k, cli.Line(v))
 			}
 		}
 		where := e.Path
@@ -149,7 +149,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		fieldRows(pv.Fields, nil, row)
 		for _, n := range pv.Notes {
-			fmt.Fprintf(w, "\n  note: %s", n)
+			fmt.Fprintf(w, "\n  note: %s", cli.Line(n))
 		}
 		if len(pv.Notes) > 0 {
 			fmt.Fprintln(w)

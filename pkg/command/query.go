@@ -156,7 +156,7 @@ func runTopics(ctx context.Context, env *cli.Env, args []string) error {
 		if sec == "" {
 			sec = "(no section)"
 		}
-		fmt.Fprintf(w, "%-9s %5d %5.2f  %s (%s)\n", t.Source, t.Count, t.Confidence, sec, t.File)
+		fmt.Fprintf(w, "%-9s %5d %5.2f  %s (%s)\n", t.Source, t.Count, t.Confidence, cli.Line(sec), cli.Line(t.File))
 	}
 	return nil
 }

@@ -277,13 +277,13 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 	}
 	w := env.Stdout
 	for _, op := range rep.Resumed {
-		fmt.Fprintf(w, "Resumed and completed %s (%s).\n", op.ID, op.Summary)
+		fmt.Fprintf(w, "Resumed and completed %s (%s).\n", op.ID, cli.Line(op.Summary))
 	}
 	for _, op := range rep.Discarded {
-		fmt.Fprintf(w, "Discarded %s (%s): its changes to %v were undone; the entries stay in auto-memory.\n", op.ID, op.Summary, op.Files)
+		fmt.Fprintf(w, "Discarded %s (%s): its changes to %s were undone; the entries stay in auto-memory.\n", op.ID, cli.Line(op.Summary), cli.Line(fmt.Sprint(op.Files)))
 	}
 	for _, pr := range rep.Dropped {
-		fmt.Fprintf(w, "Dropped journal record %s (%s); no file was touched.\n", pr.ID, pr.Why)
+		fmt.Fprintf(w, "Dropped journal record %s (%s); no file was touched.\n", pr.ID, cli.Line(pr.Why))
 	}
 	if len(rep.Incomplete) == 0 && len(rep.Refused) == 0 {
 		if len(rep.Resumed)+len(rep.Discarded)+len(rep.Dropped) == 0 {
@@ -294,7 +294,7 @@ func printRecover(env *cli.Env, asJSON bool, rep *RecoverReport) error {
 	if len(rep.Incomplete) > 0 {
 		fmt.Fprintf(w, "%d interrupted %s:\n", len(rep.Incomplete), cli.Plural(len(rep.Incomplete), "operation", "operations"))
 		for _, op := range rep.Incomplete {
-			fmt.Fprintf(w, "  %s  %s, %s, started %s; files: %v\n", op.ID, op.Summary, op.State, op.Created, op.Files)
+			fmt.Fprintf(w, "  %s  %s, %s, started %s; files: %s\n", op.ID, cli.Line(op.Summary), op.State, op.Created, cli.Line(fmt.Sprint(op.Files)))
 		}
 		fmt.Fprintln(w, "Run intermem-recover --resume to complete them, or --discard ID to abandon one.")
 	}
@@ -342,7 +342,7 @@ func refusalText(pr ProblemInfo) string {
 		for _, f := range pr.Files[:min(len(pr.Files), 4)] {
 			files = append(files, clip(f, 160))
 		}
-		fmt.Fprintf(&b, "; files: %s", strings.Join(files, ", "))
+		fmt.Fprintf(&b, "; files: %s", cli.Line(strings.Join(files, ", ")))
 		if len(pr.Files) > 4 {
 			fmt.Fprintf(&b, " and %d more", len(pr.Files)-4)
 		}

@@ -133,7 +133,7 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 		}
 		fmt.Fprintf(w, "%d %s for %q:\n", len(res), cli.Plural(len(res), "result", "results"), query)
 		for _, r := range res {
-			fmt.Fprintf(w, "\n  %s  [%s] %s\n", r.ID, r.Source, source.OneLine(r.Title, 90))
+			fmt.Fprintf(w, "\n  %s  [%s] %s\n", r.ID, r.Source, cli.Line(source.OneLine(r.Title, 90)))
 			where := fmt.Sprintf("%s:%d", r.Path, r.Line)
 			if r.Source == retrieve.ScopedSource {
 				where = "scope " + r.Scope
@@ -143,12 +143,12 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			if r.Project != "" && r.Project != p.Root {
 				where += " · in " + r.Project
 			}
-			fmt.Fprintf(w, "      %s · score %.2f · confidence %.2f · %s\n", where, r.Score, r.Confidence, statusWords(r.Status))
+			fmt.Fprintf(w, "      %s · score %.2f · confidence %.2f · %s\n", cli.Line(where), r.Score, r.Confidence, statusWords(r.Status))
 			if len(r.Flags) > 0 {
 				fmt.Fprintf(w, "      flagged by screening (%s): never put into a session\n", strings.Join(r.Flags, "; "))
 			}
 			if s := source.OneLine(r.Summary, 110); s != "" && s != source.OneLine(r.Title, 110) {
-				fmt.Fprintf(w, "      %s\n", s)
+				fmt.Fprintf(w, "      %s\n", cli.Line(s))
 			}
 		}
 		if len(res) == *limit {

@@ -111,21 +111,21 @@ func runSources(ctx context.Context, env *cli.Env, args []string) error {
 			if s.Base != "" {
 				where += " under " + s.Base
 			}
-			fmt.Fprintf(w, "  looks at %s\n", where)
+			fmt.Fprintf(w, "  looks at %s\n", cli.Line(where))
 			if s.On {
 				for i, f := range s.Files {
 					if i == 8 {
 						fmt.Fprintf(w, "  … and %d more files (--json lists all)\n", len(s.Files)-i)
 						break
 					}
-					fmt.Fprintf(w, "  - %s\n", f)
+					fmt.Fprintf(w, "  - %s\n", cli.Line(f))
 				}
 				for _, pr := range s.Problems {
 					loc := pr.Path
 					if pr.Line > 0 {
 						loc = fmt.Sprintf("%s:%d", pr.Path, pr.Line)
 					}
-					fmt.Fprintf(w, "  problem: %s: %s\n", loc, pr.Message)
+					fmt.Fprintf(w, "  problem: %s: %s\n", cli.Line(loc), cli.Line(pr.Message))
 				}
 			}
 		}

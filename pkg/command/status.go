@@ -200,7 +200,7 @@ func printStatus(env *cli.Env, r *StatusReport) {
 		}
 		return p
 	}
-	fmt.Fprintf(w, "intermem status for %s\n\n", r.ProjectRoot)
+	fmt.Fprintf(w, "intermem status for %s\n\n", cli.Line(r.ProjectRoot))
 	mem := short(r.MemoryDir)
 	if r.MemoryOff {
 		mem += "  (auto-memory is switched off in .intermem/config.json: not catalogued, searched or served)"
@@ -209,8 +209,8 @@ func printStatus(env *cli.Env, r *StatusReport) {
 	} else {
 		mem += fmt.Sprintf("  (%d %s)", r.Files, cli.Plural(r.Files, "file", "files"))
 	}
-	fmt.Fprintf(w, "  memory dir  %s\n", mem)
-	fmt.Fprintf(w, "  store       %s\n", short(r.Store))
+	fmt.Fprintf(w, "  memory dir  %s\n", cli.Line(mem))
+	fmt.Fprintf(w, "  store       %s\n", cli.Line(short(r.Store)))
 	sess := fmt.Sprintf("%d observed", r.Sessions)
 	if r.LastSession != "" {
 		sess += ", last " + r.LastSession
@@ -244,7 +244,7 @@ func printStatus(env *cli.Env, r *StatusReport) {
 					fmt.Fprintf(w, "                … and %d more (intermem status --json lists them all)\n", len(r.Beyond)-i)
 					break
 				}
-				fmt.Fprintf(w, "                line %d: %s\n", b.Line, clip(b.Text, 70))
+				fmt.Fprintf(w, "                line %d: %s\n", b.Line, cli.Line(clip(b.Text, 70)))
 			}
 		}
 	}
@@ -254,7 +254,7 @@ func printStatus(env *cli.Env, r *StatusReport) {
 			r.Archived, cli.Thousands(r.AlwaysLoadedBytes), cli.Plural(r.AlwaysLoadedBytes, "byte", "bytes"))
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  warning     %s\n", warn)
+		fmt.Fprintf(w, "  warning     %s\n", cli.Line(warn))
 	}
 	if r.Ready > 0 {
 		fmt.Fprintf(w, "\n%d %s ready for /intermem:synthesize.\n", r.Ready, cli.Plural(r.Ready, "memory is", "memories are"))

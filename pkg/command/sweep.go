@@ -287,7 +287,7 @@ func printSweep(w io.Writer, r *SweepReport) {
 			if r.DryRun && (verb == sweep.Archived || verb == sweep.Restored) {
 				verb = "would be " + verb
 			}
-			fmt.Fprintf(w, "  %-9s %s  %q (confidence %.2f)", verb, ch.Where, clip(ch.Text, 60), ch.Confidence)
+			fmt.Fprintf(w, "  %-9s %s  %q (confidence %.2f)", verb, cli.Line(ch.Where), clip(ch.Text, 60), ch.Confidence)
 			if ch.Reason != "" {
 				fmt.Fprintf(w, ": %s", ch.Reason)
 			}

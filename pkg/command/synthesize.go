@@ -253,13 +253,13 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 		from += fmt.Sprintf(" and %d written %s", pl.Written, cli.Plural(pl.Written, "memory", "memories"))
 	}
 	fmt.Fprintf(w, "intermem synthesis plan: %d %s from %s (%d %s observed)\n",
-		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), from,
+		len(pl.Candidates), cli.Plural(len(pl.Candidates), "candidate", "candidates"), cli.Line(from),
 		pl.Sessions, cli.Plural(pl.Sessions, "session", "sessions"))
 	if !pl.Validated {
 		fmt.Fprintln(w, "Citations were not validated (--no-validate): confidences leave them out and stale entries are not blocked; apply checks the entries you approve before promoting them.")
 	}
 	if pl.CiteRoot != "" {
-		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", pl.CiteRoot)
+		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", cli.Line(pl.CiteRoot))
 	}
 	group := ""
 	for _, c := range pl.Candidates {
@@ -291,13 +291,13 @@ func printPlan(w io.Writer, pl *plan.Plan, recovered []*journal.Op) {
 	if len(pl.Blocked) > 0 {
 		fmt.Fprintf(w, "\nBlocked (stale, not offered):\n")
 		for _, b := range pl.Blocked {
-			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), b.File, b.Line, b.Reason)
+			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), cli.Line(b.File), b.Line, cli.Line(b.Reason))
 		}
 	}
 	if len(pl.TimeBound) > 0 {
 		fmt.Fprintf(w, "\nTime-bound, not offered (the state of something on a day, stale soon after):\n")
 		for _, b := range pl.TimeBound {
-			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), b.File, b.Line, b.Reason)
+			fmt.Fprintf(w, "   - %q (%s:%d): %s\n", clip(b.Text, 70), cli.Line(b.File), b.Line, cli.Line(b.Reason))
 		}
 	}
 	var skipped []string
@@ -342,7 +342,7 @@ func printCandidate(w io.Writer, c plan.Candidate, extra string) {
 	if c.Action == plan.ActionPrune {
 		fmt.Fprintf(w, "%4d. %s\n", c.N, lines[0])
 	} else {
-		fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, c.Section, lines[0])
+		fmt.Fprintf(w, "%4d. [%s] %s\n", c.N, cli.Line(c.Section), lines[0])
 	}
 	for i, l := range lines[1:] {
 		if i == 6 {
@@ -376,9 +376,9 @@ func printCandidate(w io.Writer, c plan.Candidate, extra string) {
 	if cost := tokenCost(c.Tokens, c.TokensSaved); cost != "" {
 		meta += " · " + cost
 	}
-	fmt.Fprintf(w, "        %s\n", meta)
+	fmt.Fprintf(w, "        %s\n", cli.Line(meta))
 	for _, a := range c.Annotations {
-		fmt.Fprintf(w, "        %s\n", a)
+		fmt.Fprintf(w, "        %s\n", cli.Line(a))
 	}
 }
 
@@ -893,7 +893,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 	if r.DryRun {
 		fmt.Fprintln(w, "Dry run: nothing was written. These changes would be made:")
 		for _, ch := range r.Changes {
-			fmt.Fprintf(w, "  %s: %s\n", ch.File, ch.Detail)
+			fmt.Fprintf(w, "  %s: %s\n", cli.Line(ch.File), cli.Line(ch.Detail))
 			if ch.Text != "" {
 				for _, l := range strings.Split(ch.Text, "\n") {
 					fmt.Fprintf(w, "      + %s\n", l)
@@ -914,7 +914,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			if pm.Kept {
 				edited += " (redacted; the entry stays in auto-memory)"
 			}
-			fmt.Fprintf(w, "  %d → %s § %s%s: %s\n", pm.N, pm.File, sec, edited, clip(firstLine(pm.Text), 70))
+			fmt.Fprintf(w, "  %d → %s § %s%s: %s\n", pm.N, cli.Line(pm.File), cli.Line(sec), edited, cli.Line(clip(firstLine(pm.Text), 70)))
 		}
 	}
 	if r.ImportedAgents && !r.DryRun {
@@ -947,7 +947,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			fmt.Fprintf(w, "Pruned %d %s Claude Code already loads every session:\n", loadedN, cli.Plural(loadedN, "entry", "entries"))
 			for _, pe := range r.Pruned {
 				if pe.DocumentedIn == "" {
-					fmt.Fprintf(w, "  %d (in %s): %s\n", pe.N, pe.LoadedIn, clip(firstLine(pe.Text), 70))
+					fmt.Fprintf(w, "  %d (in %s): %s\n", pe.N, cli.Line(pe.LoadedIn), clip(firstLine(pe.Text), 70))
 				}
 			}
 		}
@@ -955,7 +955,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			fmt.Fprintf(w, "Pruned %d %s the project's solution docs already say:\n", documentedN, cli.Plural(documentedN, "entry", "entries"))
 			for _, pe := range r.Pruned {
 				if pe.DocumentedIn != "" {
-					fmt.Fprintf(w, "  %d (documented in %s): %s\n", pe.N, pe.DocumentedIn, clip(firstLine(pe.Text), 70))
+					fmt.Fprintf(w, "  %d (documented in %s): %s\n", pe.N, cli.Line(pe.DocumentedIn), clip(firstLine(pe.Text), 70))
 				}
 			}
 		}
@@ -970,7 +970,7 @@ func printApply(w io.Writer, r *ApplyReport, root string) {
 			cli.Thousands(r.MemoryMDChars), cli.Plural(r.MemoryMDChars, "char", "chars"), capBar(r.MemoryMDLines, r.MemoryMDChars))
 	}
 	if r.Backup != "" {
-		fmt.Fprintf(w, "Backups of every changed file: %s\n", relTo(root, r.Backup))
+		fmt.Fprintf(w, "Backups of every changed file: %s\n", cli.Line(relTo(root, r.Backup)))
 	}
 }
 

@@ -260,8 +260,8 @@ func printTidy(w io.Writer, p *project.Project, r *TidyReport) {
 		fmt.Fprintf(w, "%s %d %s into topic files, largest first, to bring MEMORY.md under %d lines / %s chars:\n",
 			verb, n, cli.Plural(n, "section", "sections"), r.Target.Lines, cli.Thousands(r.Target.Chars))
 		for _, m := range r.Moves {
-			fmt.Fprintf(w, "  L%-4d %s (%d %s, %d %s) → %s\n", m.Line, clip(m.Section, 60), m.Lines, cli.Plural(m.Lines, "line", "lines"),
-				len(m.Entries), cli.Plural(len(m.Entries), "entry", "entries"), m.File)
+			fmt.Fprintf(w, "  L%-4d %s (%d %s, %d %s) → %s\n", m.Line, cli.Line(clip(m.Section, 60)), m.Lines, cli.Plural(m.Lines, "line", "lines"),
+				len(m.Entries), cli.Plural(len(m.Entries), "entry", "entries"), cli.Line(m.File))
 		}
 		a := r.After
 		fmt.Fprintf(w, "MEMORY.md after: %d %s / %s chars", a.Lines, cli.Plural(a.Lines, "line", "lines"), cli.Thousands(a.Chars))
@@ -288,7 +288,7 @@ func printTidy(w io.Writer, p *project.Project, r *TidyReport) {
 				fmt.Fprintf(w, "  … and %d more (intermem tidy --json lists them all)\n", s-i)
 				break
 			}
-			fmt.Fprintf(w, "  %s:%d %q: %s/ holds %s\n", cnt.File, cnt.Line, clip(cnt.Text, 60), cnt.Dir, holding(cnt))
+			fmt.Fprintf(w, "  %s:%d %q: %s/ holds %s\n", cli.Line(cnt.File), cnt.Line, clip(cnt.Text, 60), cli.Line(cnt.Dir), holding(cnt))
 		}
 	}
 	switch {

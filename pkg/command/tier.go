@@ -107,7 +107,7 @@ func runTier(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(out, "%s %d promoted %s:\n", verb, len(moves), cli.Plural(len(moves), "fact", "facts"))
 	for _, m := range moves {
-		fmt.Fprintf(out, "  %s:%d → %s  %s\n", m.From, m.Line, m.To, clip(firstLine(m.Text), 60))
+		fmt.Fprintf(out, "  %s:%d → %s  %s\n", cli.Line(m.From), m.Line, cli.Line(m.To), cli.Line(clip(firstLine(m.Text), 60)))
 	}
 	change := ""
 	switch {

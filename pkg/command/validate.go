@@ -368,7 +368,7 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 	fmt.Fprintf(w, "intermem validate: %d %s checked: %d ok · %d stale · %d unchecked\n",
 		r.Checked, cli.Plural(r.Checked, "entry", "entries"), r.OK, r.Stale, r.Unchecked)
 	if r.CiteRoot != "" {
-		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", r.CiteRoot)
+		fmt.Fprintf(w, "Cited paths resolved against %s (--cite-root).\n", cli.Line(r.CiteRoot))
 	}
 	section := func(title string, keep func(e *validate.Entry) bool, showCitations bool) {
 		var n int
@@ -393,19 +393,19 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 			case e.Source != automemory.Name:
 				kind = e.Source + " "
 			}
-			fmt.Fprintf(w, "  %s%s  %q  (confidence %.2f)\n", kind, e.Where, clip(firstLine(e.Text), 70), e.Confidence)
+			fmt.Fprintf(w, "  %s%s  %q  (confidence %.2f)\n", kind, cli.Line(e.Where), clip(firstLine(e.Text), 70), e.Confidence)
 			if !showCitations {
 				continue
 			}
 			for _, c := range e.Citations {
 				switch c.Status {
 				case "broken":
-					fmt.Fprintf(w, "      ✗ %s: %s\n", c.Text, c.Detail)
+					fmt.Fprintf(w, "      ✗ %s: %s\n", cli.Line(c.Text), cli.Line(c.Detail))
 				case "moved":
-					fmt.Fprintf(w, "      → %s: %s\n        fix: %s\n", c.Text, c.Detail, c.Fix)
+					fmt.Fprintf(w, "      → %s: %s\n        fix: %s\n", cli.Line(c.Text), cli.Line(c.Detail), cli.Line(c.Fix))
 				default:
 					if c.NotInProject {
-						fmt.Fprintf(w, "      ? %s: %s\n", c.Text, c.Detail)
+						fmt.Fprintf(w, "      ? %s: %s\n", cli.Line(c.Text), cli.Line(c.Detail))
 					}
 				}
 			}
@@ -414,7 +414,7 @@ func printValidate(w io.Writer, r *validate.Report, verbose bool) {
 				if d.Now == "" {
 					now = "no longer readable"
 				}
-				fmt.Fprintf(w, "      ~ %s: changed since validated %s%s (blob %s, %s)\n", d.Path, e.LastValidated.UTC().Format("2006-01-02 15:04 UTC"), atCommit(e.LastCommit), short(d.Was), now)
+				fmt.Fprintf(w, "      ~ %s: changed since validated %s%s (blob %s, %s)\n", cli.Line(d.Path), e.LastValidated.UTC().Format("2006-01-02 15:04 UTC"), atCommit(e.LastCommit), short(d.Was), now)
 			}
 		}
 	}
