@@ -254,3 +254,94 @@ func TestHookCommitsChangedFilesInBatches(t *testing.T) {
 		}
 	}
 }
+
+// A turn that counts entries already recorded — a new session's first
+// turn after every memory file changed by a line counts every entry, and
+// most were recorded before — holds their counts and writes them in key
+// order, in transactions of their own (Counting in key order): a page of
+// the sightings or of the session's seen marks is rewritten about once
+// over the pass, as in one transaction, where each batch rewrote every
+// page its files' entries fall on (random keys) and its commit mapped
+// each again. The pass leaves the store as one transaction leaves it, and
+// one cut short at a commit, its held counts not written, loses none and
+// counts none twice.
+func TestSyncStoreCountsInKeyOrder(t *testing.T) {
+	const files, facts, batch = 40, 50, 4
+	// nodes is how many nodes of the store's pages its transactions have
+	// materialised (bbolt's TxStats): a node is materialised to be
+	// written, and its commit rewrites its page.
+	nodes := func(m *memDir) int64 {
+		var n int64
+		m.s.View(func(tx *bolt.Tx) error { st := tx.DB().Stats(); n = st.TxStats.GetNodeCount(); return nil })
+		return n
+	}
+	fill := func(m *memDir, round string) {
+		m.write("MEMORY.md", "# Memory\n- The index holds one fact.\n")
+		for i := range files {
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Topic %d\n", i)
+			for j := range facts {
+				fmt.Fprintf(&b, "- Fact %d of topic %d.\n", j, i)
+			}
+			fmt.Fprintf(&b, "- A note of topic %d, %s.\n", i, round)
+			m.write(fmt.Sprintf("topic_%03d.md", i), b.String())
+		}
+	}
+	one, batched, cut := newMemDir(t), newMemDir(t), newMemDir(t)
+	for _, m := range []*memDir{one, batched, cut} {
+		fill(m, "first")
+		m.storePass("A", Pass{}, Batch{})
+		fill(m, "second") // every file changed by a line
+	}
+	want := files*(facts+1) + 1
+	before := nodes(one)
+	if pr := one.storePass("B", Pass{}, Batch{}); pr.Entries != want || pr.Read != files+1 || !pr.Complete || pr.Commits != 0 {
+		t.Fatalf("in one transaction: %+v, want %d entries marked", pr, want)
+	}
+	inOne := nodes(one) - before
+	before = nodes(batched)
+	pr := batched.storePass("B", Pass{}, Batch{Files: batch})
+	inBatches := nodes(batched) - before
+	if pr.Entries != want || pr.Read != files+1 || !pr.Complete || pr.Commits < files/batch {
+		t.Fatalf("batched: %+v, want %d entries marked over at least %d commits", pr, want, files/batch)
+	}
+	// A batch's own writes (its 4 files' states and parses, their new
+	// entries, the session) materialise about 20 nodes; its counts of
+	// 200 entries at random, written with it, about 65 more: every page
+	// of the sightings and of the session's seen marks, at each commit.
+	if inBatches > inOne+40*int64(pr.Commits) {
+		t.Fatalf("the batched pass materialised %d nodes in %d transactions, want at most 40 a commit more than the %d of one transaction", inBatches, pr.Commits+1, inOne)
+	}
+	if got, want := batched.digest("A", "B"), one.digest("A", "B"); got != want {
+		t.Fatalf("the batched pass left\n%s\nwant, as one transaction leaves it,\n%s", got, want)
+	}
+
+	// Cut at its first commit by a command waiting for the store: the
+	// counts it held are not written, and the next turns count them.
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(cut.dir), "intermem.db.wait"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	pr = cut.storePass("B", Pass{}, Batch{Files: batch})
+	f.Close()
+	// Its files: MEMORY.md (its fact recorded before), then 3 topics,
+	// whose notes are new.
+	if !pr.Stopped || pr.Complete || pr.Read != batch || pr.Entries != batch-1 {
+		t.Fatalf("the cut pass: %+v, want it stopped at its first commit with only the %d new entries of its files counted", pr, batch-1)
+	}
+	for turn := 0; !pr.Complete; turn++ {
+		if turn > 20 {
+			t.Fatal("the pass never completed")
+		}
+		pr = cut.storePass("B", Pass{}, Batch{Files: batch})
+	}
+	// The clocks as one pass more leaves them.
+	one.storePass("B", Pass{}, Batch{})
+	cut.storePass("B", Pass{}, Batch{})
+	if got, want := cut.digest("A", "B"), one.digest("A", "B"); got != want {
+		t.Fatalf("the resumed pass left\n%s\nwant, as the uncut pass leaves it,\n%s", got, want)
+	}
+}

@@ -51,14 +51,15 @@ import (
 //     fingerprint (the hook's "nothing changed" check) and Synced, so a
 //     session is never taken to have seen what no pass read.
 //   - A hook's pass is bounded by memory as well as by time (SyncStore):
-//     it commits every batch of files read (HookBatch: 2,048 entries,
-//     1,024 files, 1 MiB read, 16,384 entries of unchanged files marked) as a pass stopped at its deadline
+//     it commits every batch of files read (HookBatch: 512 entries,
+//     1,024 files, 1 MiB read) as a pass stopped at its deadline
 //     commits — the session's sweep resumed at the first file not reached,
 //     no fingerprint —, lets go of their parses and records, and goes on
 //     in the next transaction with the next file. What it holds across
 //     transactions is the listing's (at most memlist.ChunkEntries
 //     directory entries and the sub-folder files pointers name, their
-//     names and keys), never what the files hold; a pass over every file
+//     names and keys) and the counts it writes in key order (below, at
+//     most 16,384), never what the files hold; a pass over every file
 //     of a memory changed at once (a first install, a pull, a directory
 //     replaced) holds one batch at a time, and one cut short between two
 //     commits is resumed by the next turn like one stopped at its
@@ -69,6 +70,36 @@ import (
 // Sync and Record keep the same records, so spooled observations (Record)
 // and passes (Sync) mix freely: a state Record wrote has no fingerprint,
 // and the next pass reads that file again.
+//
+// Counting in key order
+//
+// What a commit adds to the hook's resident set is set by the pages it
+// rewrites, not by what its transaction holds: bbolt reads each page it
+// replaces again at the commit (its other keys are copied into the new
+// page, and the page is freed), through its mapping of the file, and the
+// kernel maps 64 KiB around each page faulted there (fault-around, which
+// bbolt's MADV_RANDOM does not stop; store/mapped.go). Entry ids are
+// hashes, so the counts of a batch's entries fall on pages all over the
+// sightings and the session's seen marks: a new session's pass after
+// every memory file changed (a session's end that had no turn, 19,905
+// entries) rewrote every page of both in each batch, and each commit
+// mapped 15–17 MB of the store again.
+//
+// So SyncStore's pass holds the counts of entries already recorded — their
+// sighting stored: most of what such a pass counts — in memory
+// (recorder.later, at most Batch.Marks of them), and writes them in key
+// order, laterChunk a transaction (writeLater; the last in the transaction
+// that ends the pass, and a transaction that read no file writes a chunk
+// itself), once the pass met its last file or its deadline, or holds
+// Batch.Marks: a transaction rewrites the pages of a range of keys, and a
+// page is rewritten about once over the pass, as in one transaction. A new entry's count is written with its
+// record, in its batch (a record is never without its sighting). Until
+// the counts held are written, a commit leaves the session's sweep to
+// resume at the first file they came from (syncPass.held): a pass cut
+// short there loses none — the next turn finds those files unchanged,
+// their states written, and marks whatever of their entries is not marked
+// seen — and counts none twice (a count and its seen mark are written
+// together).
 
 // minWork is how many files needing work a pass does whatever its
 // deadline (a variable for tests).
@@ -117,7 +148,7 @@ type Progress struct {
 	// (sweep.go).
 	Settled int
 	// Commits counts the transactions SyncStore committed before its
-	// last (batches).
+	// last (batches, and the counts it wrote in key order).
 	Commits int
 }
 
@@ -148,36 +179,35 @@ func Sync(tx *bolt.Tx, l *Listing, p Pass) (Progress, error) {
 // Batch bounds what one transaction of a pass holds (SyncStore): the
 // changed files it reads, their bytes and their entries — each read
 // file's entries and parse are held until the commit, each entry's
-// record and count read at random and its count written, and the commit
-// maps again the page of every record it replaces — and the entries of
-// unchanged files it marks seen for the session (a count written each).
-// A zero field is no bound.
+// record and count read at random, the state, parse and new entries of
+// each file written, and the commit maps again the page of every record
+// it replaces — and the counts of entries already recorded the pass holds
+// to write in key order (Counting in key order). A zero field is no
+// bound; a zero Batch is one transaction, counts written in it.
 type Batch struct {
 	Files   int
 	Bytes   int
 	Entries int // of the files read
-	Marks   int // of the files not read
+	Marks   int // counts held for writeLater
 }
 
-// HookBatch is the batch of a hook's pass. Measured at 19,905 entries
-// (401 memory files, every one changed, a new session's SessionEnd), the
-// pass in one transaction peaked at 38–42 MB resident: its reads map the
-// store's pages at random (64 KiB around each), none given back in a
-// write transaction, and its commit writes every file's parse and
-// entries at once. In transactions of 2,048 entries read, the reads'
-// pages given back as they grow (recorder.touch) and before the writes
-// (flush), the session's end peaks at 28 MB when its deadline cuts the
-// pass and 31–32 MB when it reads every file, and a settled session's
-// Stop after the same change at 31–32 MB (38 MB in one transaction);
-// neither moves with the batch (16, 64 or 1,024 files, 512 to 2,048
-// entries): what is left is set by each commit, which maps again the
-// page of every record it replaces (about 10 MB of the store's pages at
-// 64 files as at 1,024), not by what the batch holds. Files bounds a memory of many one-memory files, where a commit
-// costs most (the 100,000 files of TestStopAtScale: a commit of that
-// store is an fdatasync and a freelist of many pages, and a turn meets
-// up to 4,096 files), Marks a session's first turn over a memory of
-// many small files.
-var HookBatch = Batch{Files: 1024, Bytes: 1 << 20, Entries: 2048, Marks: 1 << 14}
+// HookBatch is the batch of a hook's pass. A commit maps again, 64 KiB
+// around each, the pages it rewrites: a read file's state and parse, a
+// new entry's record, sighting and seen mark, each at a random place of
+// the store (Counting in key order). Measured at 19,905 entries (401
+// memory files, every one changed by a line; load 7–10), with the counts
+// of recorded entries written in key order, a new session's SessionEnd
+// peaked at 28–29 MB in batches of 1,024 entries and 24–26 MB in batches
+// of 512 (38–39 MB before, in batches of 2,048, its counts written with
+// them: every page of the sightings and seen marks rewritten by each),
+// and a settled session's Stop after the same change at 26–27 MB and
+// 24–25 MB (29–30 MB at 2,048): about 25 files a batch, 20 commits for
+// the pass. Files bounds a memory of many one-memory files, where a
+// commit costs most (TestStopAtScale's 100,000: a commit of that store is
+// an fdatasync and a freelist of many pages, and a turn meets up to 4,096
+// files; read 512 a transaction, its first sweep took 81 turns, 83 at
+// 1,024), Marks the counts a pass holds (16,384: about 1 MB).
+var HookBatch = Batch{Files: 1024, Bytes: 1 << 20, Entries: 512, Marks: 1 << 14}
 
 // SyncStore is Sync in write transactions of s, each holding at most
 // batch b of work: a transaction commits what it did as a pass stopped
@@ -208,11 +238,100 @@ func SyncStore(s *store.Store, l *Listing, p Pass, b Batch) (Progress, error) {
 		}
 		ps.pr.Commits++
 		if s.Waited() {
-			// The last commit left the pass as one stopped there.
+			// The last commit left the pass as one stopped there: at the
+			// first file whose counts it held, which the next turn counts.
 			ps.pr.Stopped = true
 			return ps.pr, nil
 		}
+		// The counts held, once the pass ended (but those its last
+		// transaction writes) or as many as it may hold.
+		keep := -1
+		switch {
+		case ps.ended:
+			keep = laterChunk
+		case ps.r.full(ps.batch):
+			keep = 0
+		}
+		if keep >= 0 {
+			if waited, err := ps.writeLater(s, keep); err != nil || waited {
+				ps.pr.Stopped = ps.pr.Stopped || waited
+				return ps.pr, err
+			}
+		}
 	}
+}
+
+// laterChunk bounds the counts one transaction writes in key order (a
+// variable for tests).
+var laterChunk = 4096
+
+// writeLater writes the counts the recorder holds (recorder.later) in key
+// order, laterChunk a transaction, each committed apart (Counting in key
+// order), until it holds at most keep: the pass's last transaction, which
+// reads no file, writes those (step). A command waiting for the store
+// stops it between two transactions (it reports waited): the counts not
+// written are the next turn's, whose sweep resumes at the first file they
+// came from (commit), and it counts only what is not marked seen by then.
+func (ps *syncPass) writeLater(s *store.Store, keep int) (waited bool, err error) {
+	for len(ps.r.later) > keep {
+		if err := s.Update(func(tx *bolt.Tx) error {
+			// The pages the last commit mapped are given back first.
+			store.Shed(tx)
+			return ps.writeHeld(tx)
+		}); err != nil {
+			return false, err
+		}
+		ps.pr.Commits++
+		if len(ps.r.later) > keep && s.Waited() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// writeHeld writes in tx the laterChunk counts of the lowest keys that
+// the recorder holds: each entry marked seen for the session, and the
+// session added to its sighting unless count only marked it.
+func (ps *syncPass) writeHeld(tx *bolt.Tx) error {
+	r := ps.r
+	ids := make([]string, 0, len(r.later))
+	for id := range r.later {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	ids = ids[:min(len(ids), laterChunk)]
+	seen, err := seenBucket(tx, ps.p.Session)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := seen.Put([]byte(id), seenMark); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		if !r.later[id] {
+			continue // marked seen, not counted (count)
+		}
+		// As count read it: no other writer meanwhile, and no other count
+		// of it in the pass.
+		s, _, err := store.GetSighting(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := store.PutSighting(tx, id, r.bump(s)); err != nil {
+			return err
+		}
+	}
+	ps.pr.Entries += len(ids)
+	for _, id := range ids {
+		delete(r.later, id)
+	}
+	if len(r.later) == 0 {
+		r.later = map[string]bool{}
+		ps.held = -1
+	}
+	return nil
 }
 
 // syncPass is one pass over a listing, which SyncStore spreads over
@@ -239,6 +358,14 @@ type syncPass struct {
 	next    int             // the next file of files
 	stopped bool            // at the deadline
 	worked  int             // files that needed work
+	// held is the first file of files whose counts the recorder holds
+	// (recorder.later), -1 when none: a commit leaves the session's
+	// sweep to resume there (commit), until writeLater wrote them.
+	held int
+	// ended is set when the pass met its last file or its deadline with
+	// counts held: they are written (writeLater) before the transaction
+	// that ends it.
+	ended bool
 	// A chunk of a sweep that a pass found all recorded, unchanged since,
 	// and recorded before the session's last clean sweep began, costs
 	// nothing more (chunk).
@@ -255,7 +382,7 @@ func newSyncPass(l *Listing, p Pass, b Batch) *syncPass {
 	if p.Logf == nil {
 		p.Logf = func(string, ...any) {}
 	}
-	ps := &syncPass{l: l, p: p, batch: b, at: p.At.UTC(), files: l.Files,
+	ps := &syncPass{l: l, p: p, batch: b, at: p.At.UTC(), files: l.Files, held: -1,
 		names: make(map[string]bool, len(l.Files)), listed: make(map[string]bool, len(l.Files))}
 	for _, f := range l.Files {
 		ps.names[f.Name] = true
@@ -297,6 +424,9 @@ func (ps *syncPass) begin(tx *bolt.Tx) error {
 	}
 	ps.r = &recorder{tx: tx, seen: seen, counted: counted, at: at, session: p.Session, agent: p.Agent, agentType: p.AgentType,
 		shed: ps.batch != (Batch{})}
+	if ps.batch != (Batch{}) {
+		ps.r.later = map[string]bool{}
+	}
 	ps.r.reset(tx, seen)
 	ps.ck, ps.sum = chunkOf(ps.l)
 	if p.Spooled {
@@ -307,13 +437,19 @@ func (ps *syncPass) begin(tx *bolt.Tx) error {
 	return err
 }
 
-// full reports whether the transaction holds a batch of work.
+// full reports whether the transaction holds a batch of work, or the
+// recorder as many counts as it may hold.
 func (ps *syncPass) full() bool {
 	r, b := ps.r, ps.batch
 	return b.Files > 0 && r.batchFiles >= b.Files ||
 		b.Bytes > 0 && r.batchBytes >= b.Bytes ||
 		b.Entries > 0 && r.batchEntries >= b.Entries ||
-		b.Marks > 0 && r.batchMarks >= b.Marks
+		r.full(b)
+}
+
+// full reports whether r holds batch b's bound of counts for writeLater.
+func (r *recorder) full(b Batch) bool {
+	return b.Marks > 0 && len(r.later) >= b.Marks
 }
 
 // late reports, before a file that needs work, whether the pass is past
@@ -377,7 +513,7 @@ loop:
 			pr.Settled++
 			continue
 		}
-		read := pr.Read
+		read, later := pr.Read, len(r.later)
 		key := safeName(f.Name)
 		ps.listed[key] = true
 		var st store.FileState
@@ -440,7 +576,24 @@ loop:
 		if pr.Read > read && f.At != memlist.AtNone {
 			ps.chunkRead = true
 		}
+		if len(r.later) > later && ps.held < 0 {
+			ps.held = ps.next
+		}
 		pr.Done++
+	}
+	if len(r.later) > 0 && r.batchFiles == 0 {
+		// A transaction that read no file writes held counts itself
+		// (the pass's last, or one that only marked unchanged files).
+		if err := ps.writeHeld(tx); err != nil {
+			return false, err
+		}
+	}
+	if len(r.later) > 0 {
+		// The counts held are written first (writeLater), then a
+		// transaction of its own ends the pass (step again: at its end,
+		// or at the same file past the deadline).
+		ps.ended = true
+		return false, ps.commit(tx, false)
 	}
 	return true, ps.commit(tx, true)
 }
@@ -452,8 +605,12 @@ func (ps *syncPass) commit(tx *bolt.Tx, done bool) error {
 	p, r, l, at := ps.p, ps.r, ps.l, ps.at
 	pr, sess := &ps.pr, &ps.sess
 	// The files before ps.next were reached (the one the deadline
-	// stopped at was not); the files not reached are the next turn's.
+	// stopped at was not); the files not reached are the next turn's,
+	// and so are those from the first whose counts are held.
 	reached := ps.next
+	if ps.held >= 0 {
+		reached = min(reached, ps.held)
+	}
 	pr.Stopped = ps.stopped
 	pr.Files = len(ps.files)
 	pr.Entries += len(r.seenPuts)
@@ -633,13 +790,19 @@ type recorder struct {
 	parses           []parse  // of the files read, for the catalog
 	resubs           bool     // a file read named other sub-folder files than before
 	// What the transaction holds (syncPass.full): files read, their
-	// bytes, their entries, entries of unchanged files marked.
-	batchFiles, batchBytes, batchEntries, batchMarks int
+	// bytes, their entries.
+	batchFiles, batchBytes, batchEntries int
 	// shed is set for SyncStore's transactions, whose random reads of
 	// records give back the store's mapped pages as they grow
 	// (store.ShedGrown, every shedEvery reads).
 	shed  bool
 	reads int
+	// later holds, across a SyncStore pass's transactions, the counts of
+	// entries already recorded (their sighting stored) until writeLater
+	// writes them in key order (see Counting in key order): whether the
+	// session is added to the stored sighting (bump) or the entry only
+	// marked seen (count). Nil in Sync.
+	later map[string]bool
 }
 
 // shedEvery is how many record reads of a pass go between two looks at
@@ -668,7 +831,7 @@ func (r *recorder) reset(tx *bolt.Tx, seen *bolt.Bucket) {
 	r.recs = map[string]store.Entry{}
 	r.marked = map[string]bool{}
 	r.seenPuts, r.parses = nil, nil
-	r.batchFiles, r.batchBytes, r.batchEntries, r.batchMarks = 0, 0, 0, 0
+	r.batchFiles, r.batchBytes, r.batchEntries = 0, 0, 0
 }
 
 // sighting returns the count of id as this pass left it; ok is false when
@@ -678,7 +841,11 @@ func (r *recorder) sighting(id string) (store.Sighting, bool, error) {
 		return s, true, nil
 	}
 	r.touch()
-	return store.GetSighting(r.tx, id)
+	s, ok, err := store.GetSighting(r.tx, id)
+	if ok && r.later[id] {
+		s = r.bump(s)
+	}
+	return s, ok, err
 }
 
 // entry returns the record of id, with its count, as this pass left it.
@@ -693,24 +860,43 @@ func (r *recorder) entry(id string) (store.Entry, bool, error) {
 	}
 	if s, ok := r.sights[id]; ok {
 		rec.Sessions, rec.FirstSeen, rec.LastSeen = s.Sessions, s.FirstSeen, s.LastSeen
+	} else if r.later[id] {
+		s := r.bump(store.Sighting{Sessions: rec.Sessions, FirstSeen: rec.FirstSeen, LastSeen: rec.LastSeen})
+		rec.Sessions, rec.FirstSeen, rec.LastSeen = s.Sessions, s.FirstSeen, s.LastSeen
 	}
 	return rec, true, nil
 }
 
 // fresh reports whether id is yet to be counted for the session.
 func (r *recorder) fresh(id string) bool {
+	if _, ok := r.later[id]; ok {
+		return false
+	}
 	return !r.marked[id] && r.seen.Get([]byte(id)) == nil
 }
 
 // count adds the session to s, the count of id, unless the session may
 // have counted it before its seen bucket was pruned (openSeen): then id is
-// only marked seen. It reports whether it counted.
-func (r *recorder) count(id string, s store.Sighting) bool {
+// only marked seen. It reports whether it counted. The count of an entry
+// already recorded (its sighting stored) goes to later in a SyncStore
+// pass, to be written in key order (writeLater); that of a new one is
+// written with its record, in this transaction.
+func (r *recorder) count(id string, s store.Sighting, recorded bool) bool {
+	counted := !mayHaveCounted(s.FirstSeen, r.counted)
+	if recorded && r.later != nil {
+		r.later[id] = counted
+		return counted
+	}
 	r.marked[id] = true
 	r.seenPuts = append(r.seenPuts, id)
-	if mayHaveCounted(s.FirstSeen, r.counted) {
-		return false
+	if counted {
+		r.sights[id] = r.bump(s)
 	}
+	return counted
+}
+
+// bump returns s, an entry's count, with the pass's session added.
+func (r *recorder) bump(s store.Sighting) store.Sighting {
 	s.Sessions++
 	if r.at.Before(s.FirstSeen) {
 		s.FirstSeen = r.at
@@ -718,8 +904,7 @@ func (r *recorder) count(id string, s store.Sighting) bool {
 	if !r.at.Before(s.LastSeen) {
 		s.LastSeen = r.at
 	}
-	r.sights[id] = s
-	return true
+	return s
 }
 
 // freshOf returns the ids yet to be counted for the session.
@@ -766,8 +951,7 @@ func (r *recorder) markAll(ids []string) (bool, error) {
 	}
 	for i, id := range ids {
 		if r.fresh(id) {
-			r.count(id, todo[i])
-			r.batchMarks++
+			r.count(id, todo[i], true)
 		}
 	}
 	return true, nil
@@ -851,7 +1035,7 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 			rec.Kind, rec.File, rec.Section = e.Kind, e.File, e.Section
 			rec.Preview, rec.Type, rec.Name = e.preview(), e.Type, e.Name
 		}
-		if r.count(e.ID, store.Sighting{Sessions: rec.Sessions, FirstSeen: rec.FirstSeen, LastSeen: rec.LastSeen}) &&
+		if r.count(e.ID, store.Sighting{Sessions: rec.Sessions, FirstSeen: rec.FirstSeen, LastSeen: rec.LastSeen}, exists) &&
 			(!exists || !sameDescription(&was, &rec)) {
 			r.recs[e.ID] = rec
 		}
