@@ -19,28 +19,30 @@ import (
 )
 
 // IndexName is the file under .intermem/ holding the hook's memos of pure
-// functions: redaction, screening and what is derived from a memory
-// entry's fields (see Index). What is derived from files is not here: the
-// catalog keeps each memory file's parse and each document's record in the
-// store.
+// functions: redaction, screening, what is derived from a memory entry's
+// fields, and the record of a document the catalog holds none of, by its
+// bytes (see Index). Files' contents are not here: the catalog keeps each
+// memory file's parse and each document's record in the store.
 const IndexName = "context.index"
 
 // indexMagic versions the memos: change it whenever what is memoized
 // changes, and every record is recomputed. An index of an older version
 // (v9 and before also held documents, v8 and before memory files) is
-// ignored and replaced at the next save.
-const indexMagic = "intermem context index v10\n"
+// ignored and replaced at the next save; v10 held no documents' records.
+const indexMagic = "intermem context index v11\n"
 
 // Index holds memos of pure functions a session start would otherwise
 // run again for strings it met before: which strings redact.String leaves
 // unchanged (Index.Redact), so that a session start whose lines were all
 // printed before never builds the redaction engine, which costs more than
 // the rest of the hook; which strings screen.Check flags nothing in
-// (Index.Screen); and what is derived from a memory entry's fields
-// (Index.derive, memory.go). A memo no run used is dropped on save. It
-// holds hashes and redacted, derived values only, owner-readable, under
-// the state directory; files' contents are the catalog's (memory.go,
-// loaded.go). Everything in the index is tied to the executable that
+// (Index.Screen); what is derived from a memory entry's fields
+// (Index.derive, memory.go); and docrecord.Derive of a document's bytes
+// that the catalog stored no current record of (docmemo.go). A memo no
+// run used is dropped on save. It holds hashes and redacted, derived
+// values only (a document's record only when docrecord keeps it: no path
+// in it holds a secret), owner-readable, under the state directory;
+// files' contents are the catalog's (memory.go, loaded.go). Everything in the index is tied to the executable that
 // wrote it (path, size, modification time): a new build, with possibly
 // different redaction or screening rules, starts from nothing.
 type Index struct {
@@ -52,7 +54,11 @@ type Index struct {
 	// fields (Index.derive, memory.go), by those fields' hash.
 	der   map[memoKey]*derived
 	dused map[memoKey]bool // … of which used in this run
-	dirty bool
+	// docs memoizes docrecord.Derive of a document without a stored
+	// record, by its bytes' key (docmemo.go).
+	docs    map[memoKey]*docMemo
+	docUsed map[memoKey]bool // … of which used in this run
+	dirty   bool
 }
 
 // memoKey identifies a string by its length and 64-bit FNV-1a hash.
@@ -73,7 +79,8 @@ func keyOf(s string) memoKey {
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{fixed: map[memoKey]bool{}, fused: map[memoKey]bool{},
-		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}, der: map[memoKey]*derived{}, dused: map[memoKey]bool{}}
+		clean: map[memoKey]bool{}, cused: map[memoKey]bool{}, der: map[memoKey]*derived{}, dused: map[memoKey]bool{},
+		docs: map[memoKey]*docMemo{}, docUsed: map[memoKey]bool{}}
 }
 
 // Redact returns redact.String(s). A string this executable already found
@@ -173,6 +180,9 @@ func (ix *Index) Save(path string) error {
 	for k := range ix.der {
 		stale = stale || !ix.dused[k]
 	}
+	for k := range ix.docs {
+		stale = stale || !ix.docUsed[k]
+	}
 	id := exeID()
 	if (!ix.dirty && !stale) || id == "" {
 		return nil
@@ -195,6 +205,10 @@ func (ix *Index) Save(path string) error {
 //	S hash length      (a string screen.Check flags nothing in)
 //	E hash length key desckey hasdesc bkey withhold cite…
 //	                   (what a session start derives from a memory entry)
+//	D hash length record redact
+//	                   (a document's record, by its bytes: hex of
+//	                   docrecord.Encode, and the R memos its derivation
+//	                   used; docmemo.go)
 //
 // after a first line "X <executable identity>".
 func (ix *Index) encode(w *bytes.Buffer) {
@@ -211,6 +225,10 @@ func (ix *Index) encode(w *bytes.Buffer) {
 			fs = append(fs, esc(c))
 		}
 		fields(w, "E", fs...)
+	}
+	for _, k := range sortedKeys(ix.docUsed) {
+		m := ix.docs[k]
+		fields(w, "D", hex(k.h), itoa(k.n), m.rec, encodeKeys(m.redact))
 	}
 }
 
@@ -273,6 +291,15 @@ func (ix *Index) decode(src string) error {
 				d.cites = append(d.cites, unesc(c))
 			}
 			ix.der[memoKey{unhex(fs[0]), atoi(fs[1])}] = d
+		case "D":
+			if n != 4 {
+				return bad()
+			}
+			red, ok := decodeKeys(fs[3])
+			if !ok {
+				return bad()
+			}
+			ix.docs[memoKey{unhex(fs[0]), atoi(fs[1])}] = &docMemo{rec: fs[2], redact: red}
 		default:
 			return bad()
 		}

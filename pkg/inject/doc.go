@@ -148,13 +148,14 @@
 // markers, imports: docrecord.Record) is the record the instructions and
 // promoted sources keep in the store, taken in the same short transaction
 // and used while the file keeps the fingerprint it was stored at; any
-// other document is derived by the session start itself, writing nothing.
+// other document is derived by the session start itself, writing nothing
+// to the store.
 // .intermem/context.index holds memos of pure functions only: redaction,
 // screening (and which memory files were found clean at their
-// fingerprint), and what is derived from a memory entry's fields
-// (normalized keys, plan subject, cited paths: Index.derive); an index an
-// older intermem wrote (which held documents' or memory files' data) is
-// ignored.
+// fingerprint), what is derived from a memory entry's fields
+// (normalized keys, plan subject, cited paths: Index.derive), and the
+// record of a document without a current stored one, by its bytes'
+// SHA-256 (docmemo.go); an index an older intermem wrote is ignored.
 // The last rendering is kept in .intermem/context.cache (written
 // atomically, only when it changed); when the store is locked or damaged
 // the hook serves it, headed by a line saying it is cached and from when,

@@ -14,6 +14,7 @@ func FuzzIndexDecode(f *testing.F) {
 	ix := NewIndex()
 	ix.Redact("clean")
 	ix.Screen("clean")
+	ix.docRecord([]byte("# Title\n\n- A statement.\n\n@docs/more.md\n"))
 	var seed bytesBuffer
 	ix.encode(&seed.Buffer)
 	f.Add(seed.Bytes())
@@ -22,6 +23,7 @@ func FuzzIndexDecode(f *testing.F) {
 	f.Add([]byte("R\tzz\t-1\nK\t,,,\n"))
 	f.Add([]byte("S\t1f\t3\n"))
 	f.Add([]byte("E\t1f\t3\ta\tb\t1\tc\twhy\tx/y.go\tz.go\n"))
+	f.Add([]byte("D\t1f\t3\t494d\t2a.3,1f.0\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ix := NewIndex()
 		if err := ix.decode(string(b)); err != nil {
@@ -32,6 +34,9 @@ func FuzzIndexDecode(f *testing.F) {
 		}
 		for k := range ix.clean {
 			ix.cused[k] = true
+		}
+		for k := range ix.docs {
+			ix.docUsed[k] = true
 		}
 		var one bytesBuffer
 		ix.encode(&one.Buffer)
@@ -44,6 +49,9 @@ func FuzzIndexDecode(f *testing.F) {
 		}
 		for k := range ix2.clean {
 			ix2.cused[k] = true
+		}
+		for k := range ix2.docs {
+			ix2.docUsed[k] = true
 		}
 		var two bytesBuffer
 		ix2.encode(&two.Buffer)

@@ -29,7 +29,10 @@ import (
 // fingerprint are not taken); any other document — changed since, never
 // stored, under a cwd the sources do not look at, its record not kept for
 // a secret in a path — it reads and derives itself (docrecord.Derive, the
-// same function), writing nothing. Either way it reads the same.
+// same function), writing nothing to the store; the derivation is
+// memoized in context.index by the document's bytes (docmemo.go), so the
+// session starts before the next session end or command stores a record
+// read the document but derive it once. Either way it reads the same.
 
 // Bounds of what is read as already loaded (package loaded's).
 const (
@@ -85,7 +88,7 @@ func (dr docRecords) lookup(name string, fp source.Fingerprint) *docrecord.Recor
 type docReader struct {
 	recs       docRecords
 	root, home string
-	redact     func(string) string // redact.String, memoized
+	ix         *Index // redaction and documents' records, memoized
 	read       map[string]readDocument
 	// derived counts the documents derived from their bytes.
 	derived int
@@ -100,7 +103,7 @@ func newDocReader(recs docRecords, root, home string, ix *Index) *docReader {
 	if ix == nil {
 		ix = NewIndex()
 	}
-	return &docReader{recs: recs, root: root, home: home, redact: ix.Redact, read: map[string]readDocument{}}
+	return &docReader{recs: recs, root: root, home: home, ix: ix, read: map[string]readDocument{}}
 }
 
 // doc is package loaded's Read: the document reached at path, whose real
@@ -122,8 +125,10 @@ func (r *docReader) doc(path, real string, fi fs.FileInfo) (*docData, bool) {
 		if err != nil {
 			return nil, false
 		}
-		rec = docrecord.DeriveWith(b, r.redact)
-		r.derived++
+		var derived bool
+		if rec, derived = r.ix.docRecord(b); derived {
+			r.derived++
+		}
 	}
 	d := &docData{Path: real, Record: rec}
 	r.read[real] = readDocument{fp, d}
