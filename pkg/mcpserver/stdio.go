@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
 )
 
@@ -119,10 +120,14 @@ func (s *stdio) readLine() ([]byte, error) {
 }
 
 // accept hands a line to the transport, or answers it when it is not
-// JSON.
+// JSON or not a message the transport takes (invalidRequest).
 func (s *stdio) accept(line []byte) {
 	if !json.Valid(line) {
 		s.answer(parseError)
+		return
+	}
+	if msg := invalidRequest(line); msg != "" {
+		s.answer(msg)
 		return
 	}
 	if r := gjson.ParseBytes(line); r.Get("method").Exists() && r.Get("id").Exists() {
@@ -131,6 +136,36 @@ func (s *stdio) accept(line []byte) {
 		s.mu.Unlock()
 	}
 	s.next = append(line, '\n')
+}
+
+// invalidRequest returns the JSON-RPC error answering line, valid JSON,
+// when the SDK's transport would refuse it, or "" to pass it on. The
+// transport ends the session at a frame it cannot decode, and every later
+// request is lost: a batch (an array: empty, holding anything but
+// messages, or sent at all once the protocol version has none), a message
+// whose id is neither a string, a number nor null, whose jsonrpc is not
+// "2.0", whose method is not a string, a response without an id. Its own
+// decoder judges the single message, so that what passes is what it
+// takes. The answer carries the message's id when that is a string or a
+// number (the client waits on it), else null.
+func invalidRequest(line []byte) string {
+	if line[0] == '[' {
+		return errorAnswer("null", "invalid request: batches are not supported")
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err == nil {
+		return ""
+	}
+	id := "null"
+	if r := gjson.GetBytes(line, "id"); r.Type == gjson.String || r.Type == gjson.Number {
+		id = r.Raw
+	}
+	return errorAnswer(id, "invalid request: not a JSON-RPC 2.0 message this server takes")
+}
+
+// errorAnswer is the JSON-RPC "invalid request" error line for id (raw
+// JSON).
+func errorAnswer(id, message string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + message + `"}}` + "\n"
 }
 
 // answer writes one of our error lines at the next message boundary.
