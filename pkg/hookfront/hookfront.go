@@ -46,7 +46,6 @@ package hookfront
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -124,7 +123,7 @@ func Main(env *clienv.Env, args []string, o Options) (code int) {
 	if len(args) == 1 && info(env, args[0]) {
 		return 0
 	}
-	b, err := readInput(env.Stdin)
+	b, err := payload.ReadInput(env.Stdin)
 	if err != nil {
 		b = nil
 	}
@@ -208,20 +207,6 @@ func handOver(env *clienv.Env, in *payload.Input, args []string, b []byte, o *Op
 //go:noinline
 func panicked(env *clienv.Env, r any) {
 	logLine(env, payload.Input{}, fmt.Sprintf("panic: %v", r))
-}
-
-// readInput reads the payload as the full hook would (payload.MaxInput),
-// keeping one byte more when there is more, so that the full hook sees it
-// is too large; the rest is drained so the writer does not see EPIPE.
-func readInput(r io.Reader) ([]byte, error) {
-	if r == nil {
-		return nil, payload.ErrEmpty
-	}
-	b, err := io.ReadAll(io.LimitReader(r, payload.MaxInput+1))
-	if len(b) > payload.MaxInput {
-		_, _ = io.Copy(io.Discard, r)
-	}
-	return b, err
 }
 
 // resolve is the project the full hook would work on, with its state

@@ -265,3 +265,40 @@ func TestHostileStateFilesAreHandedOver(t *testing.T) {
 		}
 	}
 }
+
+// A payload written whole on a pipe its writer keeps open (a wrapper's
+// sleep, a parent stuck after writing) does not hold the front until the
+// pipe closes: the front reads to the end of the JSON value, hands over,
+// and the full hook gets the payload.
+func TestPayloadOnAPipeHeldOpen(t *testing.T) {
+	f := newFront(t, "intermem-snapshot")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "intermem-hook"))
+	cmd.Dir = f.root
+	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "INTERMEM_MEMORY_DIR=" + filepath.Join(f.home, "memory")}
+	cmd.Stdin = pr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	payload := append(f.payload("Stop", ""), '\n')
+	if _, err := pw.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatal("intermem-hook waited for its stdin to close")
+	}
+	if err != nil {
+		t.Fatalf("intermem-hook: %v", err)
+	}
+	if got, ok := f.received("intermem-snapshot"); !ok || !bytes.Equal(got, payload) {
+		t.Errorf("the full hook read %q (ran: %v), want the payload", got, ok)
+	}
+}

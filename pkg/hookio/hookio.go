@@ -2,7 +2,9 @@
 // binary. It enforces the rules that keep a hook from ever hurting a
 // session:
 //
-//   - stdin is read fully but never beyond MaxInput bytes (a lone --help
+//   - stdin is read to the end of the JSON value, never beyond MaxInput
+//     bytes, a writer that stops half-way waited for at most
+//     payload.ReadTimeout (payload.ReadInput; a lone --help
 //     or --version argument is answered without reading it);
 //   - the payload is parsed leniently (package payload): unknown fields are
 //     ignored and only session_id, cwd and hook_event_name are relied on;

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/clienv"
@@ -70,22 +71,174 @@ var (
 	ErrNoSession = errors.New("hook input has no usable session_id")
 )
 
-// Read reads and parses a hook payload.
+// ReadTimeout bounds how long a hook waits for the rest of its payload
+// once the first read did not bring it whole, and for the drain of what
+// lies beyond MaxInput.
+const ReadTimeout = 2 * time.Second
+
+// ErrIncomplete is returned by ReadInput when the payload did not arrive
+// whole within ReadTimeout.
+var ErrIncomplete = errors.New("hook input incomplete")
+
+// Read reads and parses a hook payload (ReadInput, then Parse).
 func Read(r io.Reader) (Input, error) {
 	if r == nil {
 		return Input{}, ErrEmpty
 	}
-	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	b, err := ReadInput(r)
 	if err != nil {
 		return Input{}, fmt.Errorf("read hook input: %w", err)
 	}
 	if len(b) > MaxInput {
-		// Drain the rest so the writer does not see EPIPE, bounded by time
-		// elsewhere (the hook deadline).
-		_, _ = io.Copy(io.Discard, r)
 		return Input{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxInput)
 	}
 	return Parse(b)
+}
+
+// ReadInput reads a payload from r as every hook reads it, the front and
+// the full hooks alike: at most MaxInput+1 bytes (one more than MaxInput
+// tells the payload is too large; the rest is then drained, so that the
+// writer does not see EPIPE), and no further than the first complete JSON
+// value. Claude Code writes one object; a writer that keeps the pipe open
+// after it (a wrapper's sleep, a stuck parent) does not hold the hook
+// until it closes.
+//
+// Reads are made here while each fills the space it was given (the
+// writer's bytes are there already): on a turn they bring the whole
+// payload, at no more cost than reading to EOF did (one read fewer). Once
+// a read comes back short with the value incomplete (the writer has not
+// written the rest yet: it stopped half-way, or writes in parts), the
+// rest, and the drain past MaxInput, are read by a goroutine and waited
+// for at most ReadTimeout (ErrIncomplete, with the bytes read so far);
+// the goroutine, left blocked in its read, ends with the process. The
+// first read waits for the writer's first bytes or its close, which
+// Claude Code writes as it starts the hook.
+func ReadInput(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, ErrEmpty
+	}
+	b := make([]byte, 0, 512)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		space := b[len(b):min(cap(b), MaxInput+1)]
+		n, err := r.Read(space)
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) > MaxInput:
+			return readRest(r, b)
+		case Complete(b):
+			return b, nil
+		case n < len(space):
+			return readRest(r, b)
+		}
+	}
+}
+
+// readRest is ReadInput past a short read of an incomplete value or past
+// MaxInput: each read made by a goroutine of its own, waited for until
+// ReadTimeout has passed.
+func readRest(r io.Reader, b []byte) ([]byte, error) {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan chunk, 1)
+	go func(total int) {
+		// Its own buffers, sent whole: the caller never shares memory
+		// with a read it stopped waiting for. Past MaxInput one buffer is
+		// reused and nothing is sent but the end.
+		buf := make([]byte, 32<<10)
+		for {
+			if total <= MaxInput {
+				buf = make([]byte, 32<<10)
+			}
+			n, err := r.Read(buf)
+			c := chunk{err: err}
+			if total <= MaxInput {
+				c.b = buf[:n]
+			}
+			total += n
+			if c.b != nil || err != nil {
+				ch <- c
+			}
+			if err != nil {
+				return
+			}
+		}
+	}(len(b))
+	timer := time.NewTimer(ReadTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case c := <-ch:
+			if len(b) <= MaxInput {
+				b = append(b, c.b[:min(len(c.b), MaxInput+1-len(b))]...)
+			}
+			switch {
+			case c.err == io.EOF:
+				return b, nil
+			case c.err != nil:
+				return b, c.err
+			case len(b) <= MaxInput && Complete(b):
+				return b, nil
+			}
+		case <-timer.C:
+			if len(b) > MaxInput {
+				return b, nil // too large either way; the drain stops here
+			}
+			return b, fmt.Errorf("%w after %v (%d bytes)", ErrIncomplete, ReadTimeout, len(b))
+		}
+	}
+}
+
+// Complete reports whether b holds a complete JSON value after any
+// leading white space: an object or array closed at its depth (strings
+// and their escapes skipped). Anything else is read on to its end (or
+// MaxInput), so that what is not a payload is told as before: too large,
+// or not a JSON object. It decides only when a hook stops reading; Parse
+// judges what was read.
+func Complete(b []byte) bool {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i == len(b) {
+		return false
+	}
+	if b[i] != '{' && b[i] != '[' {
+		return false
+	}
+	depth, inString := 0, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Parse parses a payload already in memory.
