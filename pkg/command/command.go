@@ -125,5 +125,5 @@ func Main(ctx context.Context, env *cli.Env, args []string) (code int) {
 		})
 	}
 	err = sc.run(ctx, env, args[1:])
-	return cli.Report(env.Stderr, err)
+	return cli.Report(env.Stderr, withStoreHint(err))
 }

@@ -109,13 +109,28 @@ func openRead(p *project.Project) (*store.Store, error) {
 	return s, nil
 }
 
+// withStoreHint is err, reported by a command's Main, with storeError's
+// hint when it is a store failure that carries no hint yet: a store found
+// damaged inside a transaction (status, plan, validate reading it) is
+// told the same way as one that cannot be opened.
+func withStoreHint(err error) error {
+	var ce *cli.Error
+	if err == nil || errors.As(err, &ce) && ce.Hint != "" {
+		return err
+	}
+	if errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrNewerSchema) {
+		return storeError(err)
+	}
+	return err
+}
+
 // storeError gives a store failure the hint a person needs.
 func storeError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrLocked):
 		return cli.WithHint(err, "another intermem command or a hook is using it; try again in a moment")
 	case errors.Is(err, store.ErrCorrupt):
-		return cli.WithHint(err, "the next hook or write command moves it aside (.intermem/intermem.db.corrupt-…) and rebuilds it")
+		return cli.WithHint(err, "the next hook or write command that meets the damage keeps the file as .intermem/intermem.db.corrupt-… and rebuilds the store (its journal carried over); .intermem/log says when")
 	case errors.Is(err, store.ErrNewerSchema):
 		return cli.WithHint(err, "a newer intermem wrote this project's store: upgrade intermem (git pull, then scripts/install.sh)")
 	case errors.Is(err, fs.ErrPermission):

@@ -126,7 +126,7 @@ func RecoverMain(ctx context.Context, env *cli.Env, args []string) (code int) {
 		fmt.Fprintf(env.Stdout, "intermem-recover %s\n", clienv.Version)
 		return 0
 	}
-	return cli.Report(env.Stderr, runRecover(ctx, env, args))
+	return cli.Report(env.Stderr, withStoreHint(runRecover(ctx, env, args)))
 }
 
 func runRecover(ctx context.Context, env *cli.Env, args []string) error {

@@ -72,7 +72,7 @@ func SynthesizeMain(ctx context.Context, env *cli.Env, args []string) (code int)
 	default:
 		err = &cli.Error{Err: fmt.Errorf("unknown subcommand %q", args[0]), Hint: "use plan or apply", Code: 2}
 	}
-	return cli.Report(env.Stderr, err)
+	return cli.Report(env.Stderr, withStoreHint(err))
 }
 
 const planUsage = `Usage: intermem-synthesize plan [--project DIR] [--json] [--max N]

@@ -13,7 +13,11 @@
 //     (see package snapshot); readers fail open.
 //   - A file that is not a valid bbolt database, or is one that another
 //     program wrote, is moved aside (intermem.db.corrupt-<time>) and
-//     rebuilt by the next writer, with a log line, never a crash. The
+//     rebuilt by the next writer, with a log line, never a crash; so is a
+//     store whose pages a writer's transaction finds damaged, when it is
+//     closed (damage.go). Its journal and id, as far as they can be read,
+//     are carried into the new store: an operation in flight stays
+//     recoverable, still bound to its store id. The
 //     store holds derived data: auto-memory and the markers in the target
 //     documents remain the source of truth, so a rebuild loses history
 //     (session counts, rejections) but never a memory.
@@ -40,6 +44,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -119,6 +124,17 @@ type Store struct {
 	DB   *bolt.DB
 	Path string
 	ro   bool
+	// logf and now are Options' (Logf, Now), for the move-aside of a
+	// store found damaged in a transaction (damage.go).
+	logf func(format string, args ...any)
+	now  time.Time
+	// damaged holds the first ErrCorrupt a transaction met (transactions
+	// may run in several goroutines); a writer's Close then moves the
+	// store aside and rebuilds it (damage.go).
+	damaged atomic.Pointer[error]
+	// fi is the file opened (checkSize's stat), to tell whether the path
+	// still leads to it.
+	fi os.FileInfo
 }
 
 // Open opens (creating if needed, unless read-only) the store at path.
@@ -133,13 +149,15 @@ func Open(path string, o Options) (*Store, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		if o.ReadOnly {
 			return nil, ErrNotExist
 		}
 		if err := create(path, o.Now); err != nil {
 			return nil, err
 		}
+		fi = nil
 	}
 	if o.Yield && commandWaiting(path) {
 		return nil, ErrLocked
@@ -158,13 +176,11 @@ func Open(path string, o Options) (*Store, error) {
 	if !errors.Is(err, ErrCorrupt) {
 		return nil, err
 	}
-	aside := path + ".corrupt-" + o.Now.UTC().Format("20060102T150405Z")
-	if rerr := os.Rename(path, aside); rerr != nil {
+	// What of its journal (and id) can still be read is carried into the
+	// new store, as when a transaction finds the damage (damage.go).
+	kept := salvageFile(path, o.Timeout)
+	if rerr := rebuild(path, o.Now, kept, fi, err, logf); rerr != nil {
 		return nil, fmt.Errorf("%w; moving it aside failed: %v", err, rerr)
-	}
-	logf("store %s unusable (%v); moved aside to %s and rebuilt", path, err, filepath.Base(aside))
-	if err := create(path, o.Now); err != nil {
-		return nil, err
 	}
 	return open(path, o)
 }
@@ -187,7 +203,7 @@ func open(path string, o Options) (s *Store, err error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	s = &Store{DB: db, Path: path, ro: o.ReadOnly}
+	s = &Store{DB: db, Path: path, ro: o.ReadOnly, logf: o.Logf, now: o.Now}
 	if err := s.checkSize(); err != nil {
 		db.Close()
 		return nil, err
@@ -326,6 +342,7 @@ func (s *Store) checkSize() error {
 	if err != nil {
 		return fmt.Errorf("stat store: %w", err)
 	}
+	s.fi = fi
 	if fi.Size() < claimed {
 		return fmt.Errorf("%w: cut short: its pages reach %d bytes, the file holds %d", ErrCorrupt, claimed, fi.Size())
 	}
@@ -397,10 +414,14 @@ func (s *Store) checkSchema(now time.Time) error {
 	})
 }
 
-// Close closes the store, releasing its lock.
+// Close closes the store, releasing its lock. A writer's store that a
+// transaction found damaged is first moved aside and rebuilt (damage.go).
 func (s *Store) Close() error {
 	if s == nil || s.DB == nil {
 		return nil
+	}
+	if s.Damaged() != nil && !s.ro {
+		s.moveAside()
 	}
 	return s.DB.Close()
 }
@@ -408,6 +429,7 @@ func (s *Store) Close() error {
 // View runs fn in a read transaction, turning a panic from damaged pages
 // into ErrCorrupt.
 func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
+	defer s.noteDamage(&err)
 	defer faultsAsPanics()()
 	defer recoverCorrupt(&err)
 	return s.DB.View(fn)
@@ -416,6 +438,7 @@ func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
 // Update runs fn in a write transaction, turning a panic from damaged
 // pages into ErrCorrupt.
 func (s *Store) Update(fn func(tx *bolt.Tx) error) (err error) {
+	defer s.noteDamage(&err)
 	defer faultsAsPanics()()
 	defer recoverCorrupt(&err)
 	return s.DB.Update(fn)

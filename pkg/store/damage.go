@@ -1,0 +1,238 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A store can be damaged inside its pages while its meta pages and schema
+// still open (a disk error, a stray write): Open succeeds, and a
+// transaction reaching a bad page panics in bbolt ("assertion failed: Page
+// expected to be…"), which View and Update return as ErrCorrupt. Left in
+// place, such a store fails every hook's transaction for good, and nothing
+// is recorded again. So a transaction's ErrCorrupt is noted on the Store
+// (noteDamage), and a writer's Close moves the file aside and rebuilds it,
+// as Open does with a file it cannot open:
+//
+//   - the damaged file is kept, never deleted: hard-linked to
+//     intermem.db.corrupt-<time> before the new store replaces it, so
+//     there is no moment without a store at the path;
+//   - the new store is made whole beside it and renamed into place;
+//   - what can still be read of the store id and of the journal (and the
+//     backups' creation order) is carried into it: an operation in flight
+//     is still listed and replayed by intermem-recover, its MAC still
+//     binding it to the same store id. What cannot be read is said in the
+//     log line (the operations then stay in the kept file only);
+//   - a store already replaced at the path (another process rebuilt it
+//     first) is left alone.
+//
+// The rest of the store is derived data (auto-memory, the documents and
+// .intermem's logs are the sources of truth), rebuilt by the next hooks.
+
+// noteDamage records, after a transaction, that it met damage.
+func (s *Store) noteDamage(err *error) {
+	if *err != nil && errors.Is(*err, ErrCorrupt) {
+		e := *err
+		s.damaged.CompareAndSwap(nil, &e)
+	}
+}
+
+// Damaged reports the damage a transaction of s met, or nil.
+func (s *Store) Damaged() error {
+	if p := s.damaged.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// salvage is what a damaged store still yields to be carried over.
+type salvage struct {
+	id      []byte
+	journal [][2][]byte // key, value
+	backups [][2][]byte
+	// lost says what could not be read ("" when everything was).
+	lost string
+}
+
+// salvageTx reads from a damaged store's transaction what rebuild
+// carries over. A panic on a bad page is recovered and noted in lost.
+func salvageTx(db *bolt.DB) (sv salvage) {
+	read := func(what string, fn func(tx *bolt.Tx) error) {
+		err := func() (err error) {
+			defer faultsAsPanics()()
+			defer recoverCorrupt(&err)
+			return db.View(fn)
+		}()
+		if err != nil {
+			sv.lost += fmt.Sprintf("; its %s could not be read (%v)", what, err)
+		}
+	}
+	var intermem bool
+	read("id", func(tx *bolt.Tx) error {
+		meta := tx.Bucket(BucketMeta)
+		if meta == nil {
+			return nil
+		}
+		if _, err := strconv.Atoi(string(meta.Get([]byte("schema")))); err != nil {
+			return nil // not an intermem store: nothing of it is carried
+		}
+		intermem = true
+		sv.id = bytes.Clone(meta.Get(keyID))
+		return nil
+	})
+	if !intermem {
+		return sv
+	}
+	each := func(name []byte, out *[][2][]byte) func(tx *bolt.Tx) error {
+		return func(tx *bolt.Tx) error {
+			b := tx.Bucket(name)
+			if b == nil {
+				return nil
+			}
+			var kv [][2][]byte
+			err := b.ForEach(func(k, v []byte) error {
+				if v == nil {
+					return nil // a nested bucket: none in these
+				}
+				kv = append(kv, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+				return nil
+			})
+			*out = kv
+			return err
+		}
+	}
+	read("journal", each(BucketJournal, &sv.journal))
+	read("backups' order", each(BucketBackups, &sv.backups))
+	return sv
+}
+
+// salvageFile opens the file at path read-only, as Open could not use
+// it, and salvages what it can; a file bbolt cannot open yields nothing.
+func salvageFile(path string, timeout time.Duration) (sv salvage) {
+	defer faultsAsPanics()()
+	defer func() {
+		if r := recover(); r != nil {
+			sv = salvage{lost: fmt.Sprintf("; nothing of it could be read (%v)", r)}
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
+	if err != nil {
+		return salvage{lost: "; nothing of it could be read"}
+	}
+	defer db.Close()
+	return salvageTx(db)
+}
+
+// moveAside moves s's damaged file aside and rebuilds the store, with
+// what its journal and id still yield; s stays open on the kept file until
+// Close closes it. Failures are logged: Close is not the place to fail.
+func (s *Store) moveAside() {
+	logf := s.logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	now := s.now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	sv := salvageTx(s.DB)
+	if err := rebuild(s.Path, now, sv, s.fi, s.Damaged(), logf); err != nil {
+		logf("store %s is damaged (%v) and could not be moved aside: %v", s.Path, s.Damaged(), err)
+	}
+}
+
+// rebuild keeps the file at path as intermem.db.corrupt-<time> and puts a
+// new store, holding sv, in its place. When held is the damaged file as it
+// was opened, a path that no longer leads to it (rebuilt by another
+// process meanwhile) is left alone. why is the damage, for the log line.
+func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error, logf func(string, ...any)) error {
+	if held != nil {
+		pi, err := os.Stat(path)
+		if err != nil || !os.SameFile(held, pi) {
+			return nil // already moved aside and rebuilt
+		}
+	}
+	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
+	_ = os.Remove(tmp)
+	if err := createWith(tmp, now, sv); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	aside := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	for i := 1; ; i++ {
+		err := os.Link(path, aside)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || i > 9 {
+			os.Remove(tmp)
+			return err
+		}
+		aside = path + ".corrupt-" + now.UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(i)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		os.Remove(aside) // the damaged file is still at path
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	carried := ""
+	if n := len(sv.journal); n > 0 {
+		carried = fmt.Sprintf("; its journal's %d operation(s) carried over", n)
+	}
+	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s", path, why, filepath.Base(aside), carried, sv.lost)
+	return nil
+}
+
+// createWith makes a new store at path (which must not exist) holding
+// sv: the schema, sv's id when it has one (else a new one), its journal
+// records and backups' order, byte for byte.
+func createWith(path string, now time.Time, sv salvage) error {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if len(sv.id) > 0 {
+			meta, err := tx.CreateBucketIfNotExists(BucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := meta.Put(keyID, sv.id); err != nil {
+				return err
+			}
+		}
+		if err := initSchema(tx, now); err != nil {
+			return err
+		}
+		for _, c := range []struct {
+			name []byte
+			kv   [][2][]byte
+		}{{BucketJournal, sv.journal}, {BucketBackups, sv.backups}} {
+			b := tx.Bucket(c.name)
+			for _, kv := range c.kv {
+				if err := b.Put(kv[0], kv[1]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
+	return nil
+}

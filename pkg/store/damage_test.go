@@ -1,0 +1,146 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// damagedStore makes a store with many sessions (a bucket of pages of its
+// own), a journal record, and then overwrites the sessions bucket's root
+// page: the store still opens, and a transaction that reads the sessions
+// meets the damage (bbolt's "Page expected to be…" assertion). It returns
+// the path and the store id.
+func damagedStore(t *testing.T) (path, id string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "intermem.db")
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root uint64
+	err = s.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(BucketSessions)
+		for i := range 500 {
+			if err := b.Put([]byte(fmt.Sprintf("session-%04d", i)), []byte(strings.Repeat("x", 64))); err != nil {
+				return err
+			}
+		}
+		id = ID(tx)
+		return tx.Bucket(BucketJournal).Put([]byte("op-1"), []byte(`{"op":"in flight"}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket(BucketSessions).Root())
+		return nil
+	})
+	s.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", 4096)), int64(root)*int64(os.Getpagesize())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path, id
+}
+
+func readSessions(tx *bolt.Tx) error {
+	return tx.Bucket(BucketSessions).ForEach(func(k, v []byte) error { return nil })
+}
+
+// TestDamageInATransactionIsMovedAside: a writer whose transaction meets
+// damaged pages gets ErrCorrupt, and its Close keeps the file aside and
+// rebuilds the store, with one log line; the journal's record and the
+// store id are carried over, so an operation in flight stays recoverable
+// and bound to its store. Before, the store stayed as it was: every hook
+// failed on it for good.
+func TestDamageInATransactionIsMovedAside(t *testing.T) {
+	path, id := damagedStore(t)
+	before, _ := os.ReadFile(path)
+	var logged []string
+	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	s, err := Open(path, Options{Now: now, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if err := s.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	got, err := os.ReadFile(path + ".corrupt-20261127T080000Z")
+	if err != nil {
+		t.Fatalf("the damaged file is not kept: %v", err)
+	}
+	if string(got) != string(before) {
+		t.Error("the kept file differs from the damaged one")
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "moved aside to intermem.db.corrupt-20261127T080000Z") || !strings.Contains(logged[0], "1 operation(s) carried over") {
+		t.Errorf("log = %q, want one line saying it was moved aside with the journal carried over", logged)
+	}
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("rebuilt store: %v", err)
+	}
+	defer r.Close()
+	err = r.View(func(tx *bolt.Tx) error {
+		if got := ID(tx); got != id {
+			t.Errorf("store id %q, want %q (the journal's ops are bound to it)", got, id)
+		}
+		if v := tx.Bucket(BucketJournal).Get([]byte("op-1")); string(v) != `{"op":"in flight"}` {
+			t.Errorf("journal record = %q, want it carried over", v)
+		}
+		return readSessions(tx)
+	})
+	if err != nil {
+		t.Fatalf("rebuilt store: %v", err)
+	}
+}
+
+// TestReaderLeavesDamageInPlace: a read-only store never moves the file;
+// and a writer whose path another process has already rebuilt leaves the
+// new store alone.
+func TestReaderLeavesDamageInPlace(t *testing.T) {
+	path, _ := damagedStore(t)
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	r.Close()
+	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
+		t.Fatalf("a reader moved the store aside: %v", m)
+	}
+
+	w, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	// Another process rebuilt it meanwhile.
+	os.Rename(path, path+".elsewhere")
+	other, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	w.Close()
+	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
+		t.Fatalf("the store another process rebuilt was moved aside: %v", m)
+	}
+}
