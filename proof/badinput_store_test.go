@@ -25,6 +25,10 @@ type storeCase struct {
 	// its exact bytes) and rebuilt; newer: it must be left untouched and
 	// the writers refused, observations spooled.
 	corrupt, newer bool
+	// repair: the damage is inside pages that neither the read-only
+	// command nor the hooks need to read, so the person runs
+	// intermem-recover --resume, as the hint says, before the commands.
+	repair bool
 }
 
 // boltFile builds a bbolt file with fn and returns its bytes.
@@ -101,6 +105,18 @@ var storeCases = []storeCase{
 		},
 	},
 	{
+		name: "real-store-pages-damaged", proves: "a real store whose pages after its meta pages are overwritten (it still opens) is moved aside and rebuilt by intermem-recover --resume, as the hint says (or by the first writer that meets the damage); every command works again",
+		corrupt: true, repair: true,
+		make: func(t *testing.T, real []byte) []byte {
+			if len(real) < 16384 {
+				t.Fatalf("the real store is %d bytes: no pages to damage", len(real))
+			}
+			b := append([]byte(nil), real...)
+			copy(b[8192:16384], bytes.Repeat([]byte{0xff}, 8192))
+			return b
+		},
+	},
+	{
 		name: "schema-not-a-number", proves: "a store whose schema version is not a number is foreign: moved aside",
 		corrupt: true,
 		make: func(t *testing.T, real []byte) []byte {
@@ -157,6 +173,13 @@ func TestBadStore(t *testing.T) {
 			}
 
 			runHooks(t, f, timeouts, "badstore-"+c.name, nil)
+			if c.repair {
+				if !strings.Contains(r.stderr, "intermem-recover --resume") {
+					t.Errorf("%s: intermem status does not hint at intermem-recover --resume: %q", c.name, r.stderr)
+				}
+				r, _, hung := f.runLimited("", nil, "intermem-recover", "--resume")
+				checkCLI(t, c.name+": intermem-recover --resume", r, hung, true)
+			}
 			for _, args := range cliCommands {
 				r, _, hung := f.runLimited("", nil, args[0], args[1:]...)
 				what := fmt.Sprintf("%s (%s): %s", c.name, c.proves, strings.Join(args, " "))

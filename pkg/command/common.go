@@ -130,7 +130,7 @@ func storeError(err error) error {
 	case errors.Is(err, store.ErrLocked):
 		return cli.WithHint(err, "another intermem command or a hook is using it; try again in a moment")
 	case errors.Is(err, store.ErrCorrupt):
-		return cli.WithHint(err, "the next hook or write command that meets the damage keeps the file as .intermem/intermem.db.corrupt-… and rebuilds the store (its journal carried over); .intermem/log says when")
+		return cli.WithHint(err, "run intermem-recover --resume: it keeps the damaged file as .intermem/intermem.db.corrupt-… and rebuilds the store, its journal carried over (a hook or write command that meets the damage does the same; .intermem/log says when)")
 	case errors.Is(err, store.ErrNewerSchema):
 		return cli.WithHint(err, "a newer intermem wrote this project's store: upgrade intermem (git pull, then scripts/install.sh)")
 	case errors.Is(err, fs.ErrPermission):

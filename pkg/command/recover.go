@@ -13,6 +13,7 @@ import (
 	"github.com/intermem/intermem/pkg/clienv"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
+	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/store"
 )
@@ -197,7 +198,7 @@ func runRecover(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	defer unlock()
 	log := logfile.New(p.Path("log"), "intermem-recover", func() time.Time { return now }, redact.String)
-	st, err := store.Open(p.Path("intermem.db"), store.Options{Timeout: cliWait, Logf: log.Printf, Now: now})
+	st, err := openChecked(p, store.Options{Timeout: cliWait, Logf: log.Printf, Now: now}, env)
 	if err != nil {
 		return storeError(err)
 	}
@@ -348,4 +349,24 @@ func refusalText(pr ProblemInfo) string {
 		}
 	}
 	return b.String()
+}
+
+// openChecked opens the store to write after checking all of it (bbolt's
+// consistency check): a store damaged where no transaction has looked yet
+// (status failing with "store is damaged") is kept aside and rebuilt here,
+// its journal carried over (store.Check, damage.go), and the rebuilt store
+// is the one returned, so --resume and --discard then see the operations
+// that were in flight.
+func openChecked(p *project.Project, o store.Options, env *cli.Env) (*store.Store, error) {
+	st, err := store.Open(p.Path("intermem.db"), o)
+	if err != nil {
+		return nil, err
+	}
+	cerr := st.Check()
+	if cerr == nil {
+		return st, nil
+	}
+	st.Close() // keeps the damaged file aside and rebuilds the store
+	fmt.Fprintf(env.Stderr, "intermem-recover: the store was damaged (%v); it is kept as .intermem/intermem.db.corrupt-… and was rebuilt, its journal carried over (see .intermem/log)\n", cerr)
+	return store.Open(p.Path("intermem.db"), o)
 }

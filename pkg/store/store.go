@@ -462,8 +462,13 @@ func recoverCorrupt(err *error) {
 }
 
 // Check runs bbolt's consistency check and returns the first problem.
+//
+// A problem is ErrCorrupt and noted as damage a transaction met: a
+// writer's Close then keeps the file aside and rebuilds the store
+// (damage.go), which is how intermem-recover --resume repairs a store
+// damaged where no transaction has looked yet.
 func (s *Store) Check() error {
-	return s.View(func(tx *bolt.Tx) error {
+	err := s.View(func(tx *bolt.Tx) error {
 		var first error
 		for err := range tx.Check() { // drain: the checker blocks on an unread channel
 			if first == nil {
@@ -472,6 +477,11 @@ func (s *Store) Check() error {
 		}
 		return first
 	})
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+		s.noteDamage(&err)
+	}
+	return err
 }
 
 // Get decodes the JSON value at key in bucket into v; ok is false when
