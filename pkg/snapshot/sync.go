@@ -212,9 +212,11 @@ var HookBatch = Batch{Files: 1024, Bytes: 1 << 20, Entries: 512, Marks: 1 << 14}
 // SyncStore is Sync in write transactions of s, each holding at most
 // batch b of work: a transaction commits what it did as a pass stopped
 // there would (the session's sweep resumed at the first file it did not
-// reach, no "nothing changed" fingerprint), its parses and records are
-// let go, and the next transaction goes on from that file, until the pass
-// is done or past p.Deadline. A command waiting for the store ends the
+// reach, or at the first whose counts it holds, no "nothing changed"
+// fingerprint), its parses and records are let go, and the next
+// transaction goes on from that file, until the pass is done or past
+// p.Deadline; the counts of recorded entries are written in key order in
+// transactions of their own (Counting in key order). A command waiting for the store ends the
 // pass at a commit (Progress.Stopped: the rest is the next turn's). A
 // pass cut short anywhere — an error, the process killed between two
 // transactions — leaves the store as the last commit left it, which the
