@@ -227,6 +227,7 @@ func (b *builder) run() error {
 	}
 	byPath := map[string][]source.Problem{}
 	for _, p := range probs {
+		p.Message = redact.String(p.Message) // see redactProblems
 		byPath[p.Path] = append(byPath[p.Path], p)
 	}
 	listed := map[string]bool{dirPath: true}
@@ -446,6 +447,7 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 	for _, id := range kept {
 		b.live[id] = key
 	}
+	probs = redactProblems(probs)
 	b.fresh(probs, had, &old)
 	rec.Problems = probs
 	b.info.Problems = append(b.info.Problems, probs...)
@@ -769,6 +771,33 @@ func redactEntry(e source.Entry) source.Entry {
 	}
 	e.Secret = e.Secret || secret
 	return e
+}
+
+// redactProblems returns ps with every message redacted. A problem's
+// message may quote what the file holds (a value that is not a date, a
+// line that does not parse, an error naming a path), and it goes where an
+// entry's text goes — the store, the log, `sources`, a session end's
+// report — so it is redacted here, in the one place every source's
+// problems pass, as prepare redacts every entry: a source that quotes
+// its file in a new message needs no rule of its own. The path is left as
+// it is: it is the file's identity, and a path that is itself a secret is
+// judged where it is printed.
+func redactProblems(ps []source.Problem) []source.Problem {
+	var out []source.Problem
+	for i, p := range ps {
+		m := redact.String(p.Message)
+		if m == p.Message {
+			continue
+		}
+		if out == nil {
+			out = append([]source.Problem(nil), ps...)
+		}
+		out[i].Message = m
+	}
+	if out == nil {
+		return ps
+	}
+	return out
 }
 
 // sameEntry reports whether two stored forms say the same.
