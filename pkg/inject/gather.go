@@ -148,7 +148,7 @@ func gather(e Env, open func() (*store.Store, func(), error), ix *Index) (*Input
 	g.candidates()
 	// Other sources' entries, after the memories: the bound on stats goes
 	// to memory first.
-	g.in.Related, g.in.Corrections = statRelated(g.in.Related, g.in.Corrections, &g.st)
+	statRelated(g.in, &g.st)
 	return g.in, nil
 }
 

@@ -128,34 +128,56 @@ func readRelated(ct *store.CatalogTx, on func(string) bool) (rel []Related, corr
 	return rel, corr[:min(len(corr), maxCorrections)]
 }
 
-// statRelated looks at each related entry's own document and the files it
-// cites, and at the files corrections correct (through st: recorded,
-// bounded), and drops the entries whose document is gone and the
-// corrections of files that are gone. The catalog is as the last session
-// end left it: a document deleted since would otherwise be recommended
-// ("Read for detail") when nothing can read it, and search, which scans
-// the sources, already says nothing matches. Each stat is recorded in the
-// render cache's dependencies, so a cached rendering naming a document is
-// not served once it is gone. A document past st's bound is kept: no
-// evidence either way.
-func statRelated(rel []Related, corr []Correction, st *statCache) ([]Related, []Correction) {
-	kept := rel[:0]
-	for _, r := range rel {
-		if got, ok := st.one(r.Path); ok && !got.Exists {
-			continue
-		}
-		c := r.cited
-		r.Cites = st.cites(c[:min(len(c), maxCitesPerItem)])
-		kept = append(kept, r)
+// statRelated looks at the files related entries cite and corrections
+// correct (through st: recorded, bounded), drops the corrections of files
+// that are gone, and drops the related entries that would be shown whose
+// own document is gone (shownExist).
+func statRelated(in *Inputs, st *statCache) {
+	for i := range in.Related {
+		c := in.Related[i].cited
+		in.Related[i].Cites = st.cites(c[:min(len(c), maxCitesPerItem)])
 	}
-	out := corr[:0]
-	for _, c := range corr {
+	out := in.Corrections[:0]
+	for _, c := range in.Corrections {
 		if got, ok := st.one(c.File); ok && got.Exists {
 			c.State = got
 			out = append(out, c)
 		}
 	}
-	return kept, out
+	in.Corrections = out
+	shownExist(in, st)
+}
+
+// shownExist drops from in.Related each entry the rendering would name
+// (rankRelated, as render ranks them) whose document is gone, until every
+// one it would name exists. The catalog is as the last session end left
+// it: a document deleted since would otherwise be recommended ("Read for
+// detail") when nothing can read it, while search, which reads the
+// sources, finds nothing. Only the documents that would be named are
+// stat'ed — a handful, however many the catalog holds — each through st,
+// so recorded in the render cache's dependencies: a cached rendering
+// naming a document is not served once it is gone. A document past st's
+// bound is kept: no evidence either way.
+func shownExist(in *Inputs, st *statCache) {
+	words := Words(in.Branch)
+	for {
+		gone := map[*Related]bool{}
+		for _, it := range rankRelated(in, words) {
+			if got, ok := st.one(it.r.Path); ok && !got.Exists {
+				gone[it.r] = true
+			}
+		}
+		if len(gone) == 0 {
+			return
+		}
+		kept := in.Related[:0]
+		for i := range in.Related {
+			if !gone[&in.Related[i]] {
+				kept = append(kept, in.Related[i])
+			}
+		}
+		in.Related = kept
+	}
 }
 
 // projectPaths keeps the citations that name a project path (a file name
