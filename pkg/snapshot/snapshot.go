@@ -175,8 +175,8 @@ const lineageMin = 0.5
 
 // Record applies an observation to the store. It is idempotent.
 func Record(tx *bolt.Tx, obs Observation) error {
-	var sess store.Session
-	if _, err := store.Get(tx, store.BucketSessions, obs.SessionID, &sess); err != nil {
+	sess, _, err := store.GetSession(tx, obs.SessionID)
+	if err != nil {
 		return err
 	}
 	prior := sess
@@ -199,7 +199,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	}
 	sess.Observations++
 	sess.Ended = sess.Ended || obs.Ending
-	if err := store.Put(tx, store.BucketSessions, obs.SessionID, &sess); err != nil {
+	if err := store.PutSession(tx, obs.SessionID, &sess); err != nil {
 		return err
 	}
 
@@ -223,8 +223,8 @@ func Record(tx *bolt.Tx, obs Observation) error {
 
 	for _, file := range sortedKeys(byFile, obs.Files) {
 		cur := byFile[file]
-		var fstate store.FileState
-		if _, err := store.Get(tx, store.BucketFiles, file, &fstate); err != nil {
+		fstate, _, err := store.GetFileState(tx, file)
+		if err != nil {
 			return err
 		}
 		newer := !obs.At.Before(fstate.At)
@@ -286,7 +286,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 			for i, e := range cur {
 				ids[i] = e.ID
 			}
-			if err := store.Put(tx, store.BucketFiles, file, &store.FileState{At: obs.At, IDs: ids}); err != nil {
+			if err := store.PutFileState(tx, file, &store.FileState{At: obs.At, IDs: ids}); err != nil {
 				return err
 			}
 		}
@@ -311,23 +311,20 @@ func Record(tx *bolt.Tx, obs Observation) error {
 
 	// Files that no longer exist lose their state, if this observation is
 	// the newest word on them.
-	files := tx.Bucket(store.BucketFiles)
-	if files != nil && obs.Files != nil {
+	if obs.Files != nil {
 		inObs := map[string]bool{}
 		for _, f := range obs.Files {
 			inObs[f] = true
 		}
 		var gone []string
-		_ = store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+		_ = store.EachFileState(tx, func(k string, fs *store.FileState) error {
 			if !inObs[k] && !obs.At.Before(fs.At) {
 				gone = append(gone, k)
 			}
 			return nil
 		})
-		for _, k := range gone {
-			if err := files.Delete([]byte(k)); err != nil {
-				return err
-			}
+		if err := store.DeleteFileStates(tx, gone); err != nil {
+			return err
 		}
 	}
 	return nil

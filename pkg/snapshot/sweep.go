@@ -105,18 +105,11 @@ func resume(l *Listing, n int) *store.Sweep {
 // changed, which changes the sum, or because it was racy, which stores no
 // chunk — or when the file is gone, which changes the directory's names.
 
-// chunkPrefix starts the keys of chunks in BucketFiles.
-const chunkPrefix = "\x00chunk/"
-
 // chunkSessions bounds the sessions a chunk keeps.
 const chunkSessions = 8
 
-// chunk is what passes stored of a turn's chunk.
-type chunk struct {
-	Sum      string    `json:"sum"`
-	At       time.Time `json:"at"`
-	Sessions []string  `json:"sessions,omitempty"`
-}
+// chunk is what passes stored of a turn's chunk (store.GetChunk).
+type chunk = store.Chunk
 
 // chunkOf returns the key and sum of a sweep turn's chunk: the files it
 // met in the directory and among the sub-folder files (not MEMORY.md,
@@ -133,7 +126,7 @@ func chunkOf(l *Listing) (key, sum string) {
 		}
 	}
 	st, end := l.Start, l.End
-	key = fmt.Sprintf("%s%s/%t/%d/%d", chunkPrefix, st.Dir, st.DirDone, st.Cookie, st.Sub)
+	key = fmt.Sprintf("%s%s/%t/%d/%d", store.ChunkPrefix, st.Dir, st.DirDone, st.Cookie, st.Sub)
 	sum = fmt.Sprintf("%s/%t/%d/%d/%s", memlist.ListingFP(met), end.DirDone, end.Cookie, end.Sub, end.Subs)
 	return key, sum
 }
@@ -144,7 +137,7 @@ func chunkState(tx *bolt.Tx, key, sum string, sess *store.Session) (c chunk, set
 	if key == "" {
 		return c, false, nil
 	}
-	if _, err := store.Get(tx, store.BucketFiles, key, &c); err != nil {
+	if c, _, err = store.GetChunk(tx, key); err != nil {
 		return c, false, err
 	}
 	if c.Sum != sum {
@@ -167,57 +160,25 @@ func putChunk(tx *bolt.Tx, key, sum string, old chunk, changed bool, session str
 	if n := len(c.Sessions); n > chunkSessions {
 		c.Sessions = c.Sessions[n-chunkSessions:]
 	}
-	return store.Put(tx, store.BucketFiles, key, &c)
-}
-
-// dropChunks removes the stored chunks of other directory fingerprints
-// than dir (the directory's names changed: their places mean nothing
-// now).
-func dropChunks(tx *bolt.Tx, dir string) error {
-	b := tx.Bucket(store.BucketFiles)
-	if b == nil {
-		return nil
-	}
-	var keys [][]byte
-	c := b.Cursor()
-	for k, _ := c.Seek([]byte(chunkPrefix)); k != nil && strings.HasPrefix(string(k), chunkPrefix); k, _ = c.Next() {
-		if !strings.HasPrefix(string(k), chunkPrefix+dir+"/") {
-			keys = append(keys, append([]byte(nil), k...))
-		}
-	}
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// goneKey keys, in BucketFiles, the removal of gone files' states
-// (cleanGone): a key no memory file can have.
-const goneKey = "\x00gone"
-
-// gone is where the removal of gone files' states stands.
-type gone struct {
-	Dir    string `json:"dir"`             // the directory fingerprint of the sweep that started it
-	After  string `json:"after,omitempty"` // the last state key looked at
-	Active bool   `json:"active,omitempty"`
+	return store.PutChunk(tx, key, &c)
 }
 
 // startGone starts the removal of gone files' states after a clean sweep
-// of directory fingerprint dir, unless one already ran for it.
+// of directory fingerprint dir, unless one already ran for it; the stored
+// chunks of other directory fingerprints go (the directory's names
+// changed: their places mean nothing now).
 func startGone(tx *bolt.Tx, dir string) error {
-	var g gone
-	if _, err := store.Get(tx, store.BucketFiles, goneKey, &g); err != nil {
+	g, _, err := store.GetGone(tx)
+	if err != nil {
 		return err
 	}
 	if g.Dir == dir {
 		return nil
 	}
-	if err := dropChunks(tx, dir); err != nil {
+	if err := store.DropOtherChunks(tx, dir); err != nil {
 		return err
 	}
-	return store.Put(tx, store.BucketFiles, goneKey, &gone{Dir: dir, Active: true})
+	return store.PutGone(tx, &store.Gone{Dir: dir, Active: true})
 }
 
 // cleanGone goes on removing the states of files that no longer exist:
@@ -226,48 +187,34 @@ func startGone(tx *bolt.Tx, dir string) error {
 // pointers name (subs). A state whose key is a redacted name (the file's
 // real name held a secret) cannot be looked up and is kept.
 func cleanGone(tx *bolt.Tx, dir string, subs []string) error {
-	var g gone
-	if ok, err := store.Get(tx, store.BucketFiles, goneKey, &g); err != nil || !ok || !g.Active {
+	g, ok, err := store.GetGone(tx)
+	if err != nil || !ok || !g.Active {
 		return err
-	}
-	b := tx.Bucket(store.BucketFiles)
-	if b == nil {
-		return nil
 	}
 	named := make(map[string]bool, len(subs))
 	for _, s := range subs {
 		named[s] = true
 	}
-	c := b.Cursor()
-	k, _ := c.Seek([]byte(g.After))
-	if k != nil && string(k) == g.After {
-		k, _ = c.Next()
-	}
 	var del []string
-	n := 0
-	for ; k != nil && n < memlist.ChunkEntries; k, _ = c.Next() {
-		key := string(k)
+	end := store.FileKeysAfter(tx, g.After, memlist.ChunkEntries, func(key string) {
 		g.After = key
-		n++
 		if strings.HasPrefix(key, "\x00") || strings.Contains(key, "[REDACTED") {
-			continue
+			return
 		}
 		sub := strings.Contains(key, "/")
 		if sub && (!named[key] || path.Clean(key) != key || strings.HasPrefix(key, "../")) {
 			del = append(del, key)
-			continue
+			return
 		}
 		if _, err := os.Lstat(dir + "/" + key); errors.Is(err, fs.ErrNotExist) {
 			del = append(del, key)
 		}
-	}
-	if k == nil {
+	})
+	if end {
 		g.Active, g.After = false, ""
 	}
-	for _, key := range del {
-		if err := b.Delete([]byte(key)); err != nil {
-			return err
-		}
+	if err := store.DeleteFileStates(tx, del); err != nil {
+		return err
 	}
-	return store.Put(tx, store.BucketFiles, goneKey, &g)
+	return store.PutGone(tx, &g)
 }

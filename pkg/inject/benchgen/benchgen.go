@@ -270,7 +270,7 @@ func Write(dir string, o Options) (*Project, error) {
 	defer s.Close()
 	if err := s.Update(func(tx *bolt.Tx) error {
 		for i := range promoted {
-			if err := store.Put(tx, store.BucketPromoted, promoted[i].ID, &promoted[i]); err != nil {
+			if err := store.PutPromoted(tx, &promoted[i]); err != nil {
 				return err
 			}
 		}
