@@ -244,7 +244,7 @@ func lastPass(dbPath, sessionID string) (sess store.Session, subs []string, know
 	}
 	defer s.Close()
 	_ = s.View(func(tx *bolt.Tx) error {
-		known, _ = store.Get(tx, store.BucketSessions, sessionID, &sess)
+		sess, known, _ = store.GetSession(tx, sessionID)
 		subs = Subs(tx)
 		txid = uint64(tx.ID())
 		return nil

@@ -246,7 +246,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 		}
 		for i := range cur {
 			e := &cur[i]
-			if marked[e.ID] || seen.Get([]byte(e.ID)) != nil {
+			if marked[e.ID] || seen.Has(e.ID) {
 				// Already recorded for this session: its count and lineage
 				// are settled, and later turns of one session add nothing.
 				continue
@@ -293,7 +293,7 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	}
 	sort.Strings(seenPuts)
 	for _, id := range seenPuts {
-		if err := seen.Put([]byte(id), seenMark); err != nil {
+		if err := seen.Mark(id); err != nil {
 			return err
 		}
 	}
@@ -352,9 +352,6 @@ func sortedKeys(m map[string][]Seen, files []string) []string {
 }
 
 var dice = &metrics.SorensenDice{CaseSensitive: false, NgramSize: 2}
-
-// seenMark is the value stored for an entry seen in a session.
-var seenMark = []byte{1}
 
 func bestPredecessor(e *Seen, vanished []store.Entry) int {
 	best, bestScore := -1, lineageMin
@@ -552,20 +549,16 @@ func setAside(dir, name string, logf func(string, ...any)) {
 // would add a session that never was and make the entry look more stable
 // than it is. What it cannot have seen — an entry first seen after its
 // last activity — it counts as any session does.
-func openSeen(tx *bolt.Tx, session string, prior store.Session) (*bolt.Bucket, time.Time, error) {
-	root, err := tx.CreateBucketIfNotExists(store.BucketSeen)
+func openSeen(tx *bolt.Tx, session string, prior store.Session) (store.SeenMarks, time.Time, error) {
+	seen, existed, err := store.OpenSeenMarks(tx, session)
 	if err != nil {
-		return nil, time.Time{}, err
+		return seen, time.Time{}, err
 	}
 	var counted time.Time
-	if prior.ID != "" && prior.Observations > 0 && root.Bucket([]byte(session)) == nil {
+	if prior.ID != "" && prior.Observations > 0 && !existed {
 		counted = prior.Last
 	}
-	b, err := root.CreateBucketIfNotExists([]byte(session))
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	return b, counted, nil
+	return seen, counted, nil
 }
 
 // mayHaveCounted reports whether a resumed session whose seen bucket was

@@ -152,15 +152,11 @@ type Progress struct {
 	Commits int
 }
 
-// subsKey keys, in BucketFiles, the sub-folder files pointers name: a key
-// no memory file can have.
-const subsKey = "\x00subs"
-
 // Subs returns the sub-folder files that pointers named at the last pass
 // (for List).
 func Subs(tx *bolt.Tx) []string {
-	var subs []string
-	if _, err := store.Get(tx, store.BucketFiles, subsKey, &subs); err != nil {
+	subs, err := store.GetSubs(tx)
+	if err != nil {
 		return nil
 	}
 	return subs
@@ -302,12 +298,12 @@ func (ps *syncPass) writeHeld(tx *bolt.Tx) error {
 	}
 	sort.Strings(ids)
 	ids = ids[:min(len(ids), laterChunk)]
-	seen, err := seenBucket(tx, ps.p.Session)
+	seen, _, err := store.OpenSeenMarks(tx, ps.p.Session)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := seen.Put([]byte(id), seenMark); err != nil {
+		if err := seen.Mark(id); err != nil {
 			return err
 		}
 	}
@@ -397,7 +393,8 @@ func newSyncPass(l *Listing, p Pass, b Batch) *syncPass {
 func (ps *syncPass) begin(tx *bolt.Tx) error {
 	p, at := ps.p, ps.at
 	sess := &ps.sess
-	if _, err := store.Get(tx, store.BucketSessions, p.Session, sess); err != nil {
+	var err error
+	if *sess, _, err = store.GetSession(tx, p.Session); err != nil {
 		return err
 	}
 	prior := *sess
@@ -490,7 +487,7 @@ func (ps *syncPass) step(tx *bolt.Tx) (bool, error) {
 			return false, err
 		}
 	} else {
-		seen, err := seenBucket(tx, ps.p.Session)
+		seen, _, err := store.OpenSeenMarks(tx, ps.p.Session) // openSeen made it in the first
 		if err != nil {
 			return false, err
 		}
@@ -518,8 +515,7 @@ loop:
 		read, later := pr.Read, len(r.later)
 		key := safeName(f.Name)
 		ps.listed[key] = true
-		var st store.FileState
-		had, err := store.Get(tx, store.BucketFiles, key, &st)
+		st, had, err := store.GetFileState(tx, key)
 		if err != nil {
 			return false, err
 		}
@@ -528,7 +524,7 @@ loop:
 		case f.Skip != "":
 			if !had || st.FP != f.FP || st.Skip != f.Skip {
 				p.Logf("memory file %s skipped: %s", key, f.Skip)
-				if err := store.Put(tx, store.BucketFiles, key, &store.FileState{At: ps.at, FP: f.FP, Skip: f.Skip, IDs: []string{}}); err != nil {
+				if err := store.PutFileState(tx, key, &store.FileState{At: ps.at, FP: f.FP, Skip: f.Skip, IDs: []string{}}); err != nil {
 					return false, err
 				}
 			}
@@ -665,7 +661,7 @@ func (ps *syncPass) commit(tx *bolt.Tx, done bool) error {
 		// Files that no longer exist lose their state, if this pass is the
 		// newest word on them.
 		var gone []string
-		if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+		if err := store.EachFileState(tx, func(k string, fs *store.FileState) error {
 			if !strings.HasPrefix(k, "\x00") && !ps.listed[k] && !at.Before(fs.At) {
 				gone = append(gone, k)
 			}
@@ -673,16 +669,13 @@ func (ps *syncPass) commit(tx *bolt.Tx, done bool) error {
 		}); err != nil {
 			return err
 		}
-		files := tx.Bucket(store.BucketFiles)
-		for _, k := range gone {
-			if err := files.Delete([]byte(k)); err != nil {
-				return err
-			}
+		if err := store.DeleteFileStates(tx, gone); err != nil {
+			return err
 		}
 		subs := ps.subs
 		sort.Strings(subs)
 		subs = compact(subs)
-		if err := store.Put(tx, store.BucketFiles, subsKey, subs); err != nil {
+		if err := store.PutSubs(tx, subs); err != nil {
 			return err
 		}
 		// A racy file must be read again: no "nothing changed" until then.
@@ -700,17 +693,7 @@ func (ps *syncPass) commit(tx *bolt.Tx, done bool) error {
 			return err
 		}
 	}
-	return store.Put(tx, store.BucketSessions, p.Session, sess)
-}
-
-// seenBucket returns the session's seen bucket in a later transaction of
-// a pass (openSeen made it in the first).
-func seenBucket(tx *bolt.Tx, session string) (*bolt.Bucket, error) {
-	root, err := tx.CreateBucketIfNotExists(store.BucketSeen)
-	if err != nil {
-		return nil, err
-	}
-	return root.CreateBucketIfNotExists([]byte(session))
+	return store.PutSession(tx, p.Session, sess)
 }
 
 // addSubs adds the sub-folder files that files read in this pass named
@@ -723,14 +706,14 @@ func (r *recorder) addSubs() error {
 	subs := append(Subs(r.tx), r.found...)
 	sort.Strings(subs)
 	subs = compact(subs)
-	return store.Put(r.tx, store.BucketFiles, subsKey, subs)
+	return store.PutSubs(r.tx, subs)
 }
 
 // rebuildSubs sets the stored list of sub-folder files to those the
 // stored file states name.
 func rebuildSubs(tx *bolt.Tx) error {
 	var subs []string
-	if err := store.Each(tx, store.BucketFiles, func(k string, fs *store.FileState) error {
+	if err := store.EachFileState(tx, func(k string, fs *store.FileState) error {
 		if !strings.HasPrefix(k, "\x00") {
 			subs = append(subs, fs.Sub...)
 		}
@@ -739,7 +722,7 @@ func rebuildSubs(tx *bolt.Tx) error {
 		return err
 	}
 	sort.Strings(subs)
-	return store.Put(tx, store.BucketFiles, subsKey, compact(subs))
+	return store.PutSubs(tx, compact(subs))
 }
 
 // stillAsListed reports whether the file a spooled listing named still
@@ -778,7 +761,7 @@ func compact(s []string) []string {
 // never a record (TestFirstTurnRewritesNoRecord).
 type recorder struct {
 	tx               *bolt.Tx
-	seen             *bolt.Bucket
+	seen             store.SeenMarks
 	counted          time.Time // see openSeen
 	at               time.Time
 	session          string
@@ -827,7 +810,7 @@ func (r *recorder) touch() {
 
 // reset starts a transaction of the pass: what the last one held was
 // written by its flush and is let go.
-func (r *recorder) reset(tx *bolt.Tx, seen *bolt.Bucket) {
+func (r *recorder) reset(tx *bolt.Tx, seen store.SeenMarks) {
 	r.tx, r.seen = tx, seen
 	r.sights = map[string]store.Sighting{}
 	r.recs = map[string]store.Entry{}
@@ -874,7 +857,7 @@ func (r *recorder) fresh(id string) bool {
 	if _, ok := r.later[id]; ok {
 		return false
 	}
-	return !r.marked[id] && r.seen.Get([]byte(id)) == nil
+	return !r.marked[id] && !r.seen.Has(id)
 }
 
 // count adds the session to s, the count of id, unless the session may
@@ -1048,7 +1031,7 @@ func (r *recorder) read(dir string, f File, key string, st *store.FileState, had
 			ids[i] = e.ID
 		}
 		next := store.FileState{At: r.at, IDs: ids, FP: f.FP, Racy: racy, Sub: sub}
-		if err := store.Put(r.tx, store.BucketFiles, key, &next); err != nil {
+		if err := store.PutFileState(r.tx, key, &next); err != nil {
 			return nil, err
 		}
 	}
@@ -1095,7 +1078,7 @@ func (r *recorder) flush() error {
 	}
 	sort.Strings(r.seenPuts)
 	for _, id := range r.seenPuts {
-		if err := r.seen.Put([]byte(id), seenMark); err != nil {
+		if err := r.seen.Mark(id); err != nil {
 			return err
 		}
 	}

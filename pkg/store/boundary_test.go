@@ -13,8 +13,8 @@ import (
 )
 
 // boundaryExempt are the packages still outside the boundary (AGENTS.md
-// says so): snapshot's sweep and sync state, and the bench generator.
-var boundaryExempt = map[string]bool{"snapshot": true, "inject/benchgen": true}
+// says so): none.
+var boundaryExempt = map[string]bool{}
 
 // TestNoPackageNamesABucket holds the store's boundary: no package of the
 // module but store names a bucket (store.BucketX) or opens bbolt's buckets

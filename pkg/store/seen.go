@@ -78,3 +78,35 @@ func PruneSeen(tx *bolt.Tx, session string) (int, error) {
 	}
 	return n, nil
 }
+
+// SeenMarks is a session's seen bucket (BucketSeen): a key for every entry
+// the session counted, so that it counts each once however many turns it
+// has (package snapshot).
+type SeenMarks struct{ b *bolt.Bucket }
+
+// seenMark is the value stored for an entry seen in a session: not empty,
+// since bbolt reads a nil value back as absent within the transaction that
+// wrote it, which would let one batch count a session several times.
+var seenMark = []byte{1}
+
+// OpenSeenMarks returns the seen bucket of session, made when it is
+// missing, and whether it was there before (a known session whose bucket
+// is not was pruned: PruneSeen).
+func OpenSeenMarks(tx *bolt.Tx, session string) (m SeenMarks, existed bool, err error) {
+	root, err := tx.CreateBucketIfNotExists(BucketSeen)
+	if err != nil {
+		return m, false, err
+	}
+	existed = root.Bucket([]byte(session)) != nil
+	b, err := root.CreateBucketIfNotExists([]byte(session))
+	if err != nil {
+		return m, false, err
+	}
+	return SeenMarks{b}, existed, nil
+}
+
+// Has reports whether the session counted the entry id.
+func (m SeenMarks) Has(id string) bool { return m.b.Get([]byte(id)) != nil }
+
+// Mark records that the session counted the entry id.
+func (m SeenMarks) Mark(id string) error { return m.b.Put([]byte(id), seenMark) }
