@@ -11,6 +11,7 @@ import (
 
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/journal"
 	"github.com/intermem/intermem/pkg/logfile"
 	"github.com/intermem/intermem/pkg/ops"
@@ -58,8 +59,14 @@ func openWriter(env *cli.Env, p *project.Project, prog string) (*writer, error) 
 		unlock()
 		return nil, storeError(err)
 	}
-	if _, err := snapshot.Ingest(w.store, p.StateDir, p.MemoryDir, w.log.Printf); err != nil {
-		w.log.Printf("%v", err)
+	// Observations a hook spooled (it met the store busy) name memory
+	// files to read: with auto-memory switched off they stay spooled,
+	// unread, for the first writer after it is switched back on, as the
+	// hooks leave them (package snapshot's off.go).
+	if !config.MemoryOff(p.StateDir) {
+		if _, err := snapshot.Ingest(w.store, p.StateDir, p.MemoryDir, w.log.Printf); err != nil {
+			w.log.Printf("%v", err)
+		}
 	}
 	w.journal, err = newJournal(env, p, w.store, now, w.log.Printf, true)
 	if err != nil {
