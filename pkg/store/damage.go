@@ -21,6 +21,11 @@ import (
 // (noteDamage), and a writer's Close moves the file aside and rebuilds it,
 // as Open does with a file it cannot open:
 //
+//   - only damage: a panic is ErrCorrupt only when raised in bbolt's code
+//     or as a memory fault (panicIsDamage); a callback's own panic is an
+//     ordinary error. And Close rebuilds only when bbolt's consistency
+//     check over the file finds a problem too (confirmDamage), so a
+//     misuse that panics in bbolt never wipes a sound store;
 //   - the damaged file is kept, never deleted: hard-linked to
 //     intermem.db.corrupt-<time> before the new store replaces it, so
 //     there is no moment without a store at the path;
@@ -42,6 +47,27 @@ func (s *Store) noteDamage(err *error) {
 		e := *err
 		s.damaged.CompareAndSwap(nil, &e)
 	}
+}
+
+// confirmDamage tells whether the damage a transaction met is real: a
+// panic raised in bbolt's code can also come from a misuse on a sound
+// store, and rebuilding a sound store loses its history (session counts,
+// rejections, promotions). So before Close moves a store aside, bbolt's
+// consistency check over the whole file must find a problem too (unless
+// Check already did). A store it finds sound stays in place, with a log
+// line. The check reads every page, but only after a transaction met what
+// looked like damage.
+func (s *Store) confirmDamage() bool {
+	if s.confirmed.Load() {
+		return true
+	}
+	if err := s.check(); err != nil {
+		return true
+	}
+	if s.logf != nil {
+		s.logf("store %s: a transaction failed (%v), but the consistency check finds the store sound; kept in place", s.Path, s.Damaged())
+	}
+	return false
 }
 
 // Damaged reports the damage a transaction of s met, or nil.

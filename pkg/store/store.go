@@ -42,8 +42,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -132,6 +134,9 @@ type Store struct {
 	// may run in several goroutines); a writer's Close then moves the
 	// store aside and rebuilds it (damage.go).
 	damaged atomic.Pointer[error]
+	// confirmed is set when the consistency check (Check) found the
+	// damage, so Close does not check the whole file again.
+	confirmed atomic.Bool
 	// fi is the file opened (checkSize's stat), to tell whether the path
 	// still leads to it.
 	fi os.FileInfo
@@ -420,14 +425,14 @@ func (s *Store) Close() error {
 	if s == nil || s.DB == nil {
 		return nil
 	}
-	if s.Damaged() != nil && !s.ro {
+	if s.Damaged() != nil && !s.ro && s.confirmDamage() {
 		s.moveAside()
 	}
 	return s.DB.Close()
 }
 
 // View runs fn in a read transaction, turning a panic from damaged pages
-// into ErrCorrupt.
+// into ErrCorrupt and any other panic into an error (recoverCorrupt).
 func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
 	defer s.noteDamage(&err)
 	defer faultsAsPanics()()
@@ -436,7 +441,7 @@ func (s *Store) View(fn func(tx *bolt.Tx) error) (err error) {
 }
 
 // Update runs fn in a write transaction, turning a panic from damaged
-// pages into ErrCorrupt.
+// pages into ErrCorrupt and any other panic into an error (recoverCorrupt).
 func (s *Store) Update(fn func(tx *bolt.Tx) error) (err error) {
 	defer s.noteDamage(&err)
 	defer faultsAsPanics()()
@@ -455,9 +460,58 @@ func faultsAsPanics() func() {
 	return func() { debug.SetPanicOnFault(old) }
 }
 
+// recoverCorrupt, deferred, recovers a panic in a transaction as an
+// error. Only a panic that damage can cause is ErrCorrupt (panicIsDamage):
+// a callback's own panic — a nil map written, an index out of range, a
+// parser giving up on hostile text — is an ordinary error, so that it is
+// not taken for damage and the store rebuilt empty at Close.
 func recoverCorrupt(err *error) {
-	if r := recover(); r != nil {
+	r := recover()
+	if r == nil {
+		return
+	}
+	damage, at := panicIsDamage(r)
+	if damage {
 		*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		return
+	}
+	*err = fmt.Errorf("a store transaction panicked%s: %v", at, r)
+}
+
+// panicIsDamage tells a panic that a damaged file can cause from any
+// other, and says where it was raised (" in F (file:line)", or ""). It
+// must be called from the function recoverCorrupt defers, while the
+// panicking frames are still on the stack. Damage is:
+//
+//   - a memory fault at an address (debug.SetPanicOnFault: a read of the
+//     mapped file past its end, SIGBUS), wherever it happened — a
+//     callback reading a value in the mapped file faults in its own frame;
+//   - a panic raised in bbolt's code, directly or in a runtime check it
+//     failed (its assertions, "Page expected to be…", or an index taken
+//     from a damaged page).
+//
+// A misuse of bbolt can panic in its code too; Close therefore moves a
+// store aside only when the consistency check agrees (confirmDamage).
+func panicIsDamage(r any) (bool, string) {
+	if f, ok := r.(interface{ Addr() uintptr }); ok && f != nil {
+		return true, ""
+	}
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			at := fmt.Sprintf(" in %s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt"), at
+		}
+		if !more {
+			return false, ""
+		}
 	}
 }
 
@@ -468,7 +522,24 @@ func recoverCorrupt(err *error) {
 // (damage.go), which is how intermem-recover --resume repairs a store
 // damaged where no transaction has looked yet.
 func (s *Store) Check() error {
-	err := s.View(func(tx *bolt.Tx) error {
+	err := s.check()
+	if err != nil {
+		s.confirmed.Store(true)
+		s.noteDamage(&err)
+	}
+	return err
+}
+
+// check runs bbolt's consistency check over the whole file; any problem,
+// or a panic or memory fault while checking, is ErrCorrupt.
+func (s *Store) check() (err error) {
+	defer faultsAsPanics()()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	err = s.DB.View(func(tx *bolt.Tx) error {
 		var first error
 		for err := range tx.Check() { // drain: the checker blocks on an unread channel
 			if first == nil {
@@ -479,7 +550,6 @@ func (s *Store) Check() error {
 	})
 	if err != nil && !errors.Is(err, ErrCorrupt) {
 		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
-		s.noteDamage(&err)
 	}
 	return err
 }
