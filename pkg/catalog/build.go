@@ -46,6 +46,18 @@ type builder struct {
 	// Build made (the others' stand as stored); paths maps a Whole
 	// source's file key to its path.
 	made, paths map[string]string
+	// stored are the records file stored of a per-file source's changed
+	// files, with what their records said before, when Config.MaxWrites
+	// bounds the Build (bound).
+	stored map[string]*storedFile
+}
+
+// storedFile is the record file stored of a changed file, and the ids
+// and log cursor of its record before.
+type storedFile struct {
+	rec       store.CatalogFile
+	oldIDs    []string
+	oldCursor *source.Cursor
 }
 
 // Memo carries, from one bounded Build (Config.MaxFiles) of a refresh to
@@ -180,6 +192,7 @@ const dirPath = ""
 func (b *builder) run() error {
 	b.live, b.dropped = map[string]string{}, map[string]bool{}
 	b.made, b.paths = map[string]string{}, map[string]string{}
+	b.stored = map[string]*storedFile{}
 	var (
 		files []source.File
 		probs []source.Problem
@@ -472,6 +485,13 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 	}
 	b.changed = true
 	b.racy = b.racy || rec.Racy
+	if b.c.cfg.MaxWrites > 0 {
+		sf := &storedFile{rec: rec}
+		if had {
+			sf.oldIDs, sf.oldCursor = old.IDs, old.Cursor
+		}
+		b.stored[key] = sf
+	}
 	return b.c.tx.PutFile(&rec)
 }
 
@@ -696,8 +716,14 @@ func (b *builder) store() error {
 		old.Gone = now
 		puts = append(puts, &old)
 	}
-	if max := b.c.cfg.MaxWrites; max > 0 && b.whole && len(puts) > max {
-		return fmt.Errorf("catalog: %s: %d entries to write or tombstone, more than %d: %w", b.s.Name(), len(puts), max, ErrTooManyWrites)
+	if max := b.c.cfg.MaxWrites; max > 0 && len(puts) > max {
+		if b.whole {
+			return fmt.Errorf("catalog: %s: %d entries to write or tombstone, more than %d: %w", b.s.Name(), len(puts), max, ErrTooManyWrites)
+		}
+		var err error
+		if puts, err = b.bound(puts, max); err != nil {
+			return err
+		}
 	}
 	for _, e := range puts {
 		if err := b.c.tx.PutEntry(e); err != nil {
@@ -709,6 +735,67 @@ func (b *builder) store() error {
 		return b.c.tx.Bump()
 	}
 	return nil
+}
+
+// bound cuts the writes of a per-file source's Build to about max
+// (Config.MaxWrites): every tombstone — a file gone has no record left to
+// name its ids for another Build —, then entries in the order of their
+// files, up to max in all. A file whose entries are not all written is
+// stored to be parsed again: its record's fingerprint cleared (it is
+// never unchanged), a log's cursor as it was before (the log is read
+// again from there), and its ids those of its record before as well as
+// now, so that an entry written now and gone from the file by the next
+// Build is tombstoned then, never left live and named by no file. The
+// Build is then partial; the next one writes the entries this one did
+// not (those it wrote are skipped as unchanged), and so on until the
+// file's record is stored as any other's. One file of thousands of
+// entries — a long CLAUDE.md, an edit log taken in whole at a first
+// install — is so brought in over several transactions, each of whose
+// commits maps and writes the pages of about max entries, where one
+// transaction took a session's end to 46 MB at 20,000 entries.
+func (b *builder) bound(puts []*store.CatalogEntry, limit int) ([]*store.CatalogEntry, error) {
+	var tombs, ents []*store.CatalogEntry
+	for _, e := range puts {
+		if e.Gone.IsZero() {
+			ents = append(ents, e)
+		} else {
+			tombs = append(tombs, e)
+		}
+	}
+	n := min(len(ents), max(limit-len(tombs), 0))
+	if n == len(ents) {
+		return puts, nil
+	}
+	var left []string
+	for _, e := range ents[n:] {
+		left = append(left, e.File)
+	}
+	slices.Sort(left)
+	for _, key := range slices.Compact(left) {
+		sf, ok := b.stored[key]
+		if !ok {
+			return nil, fmt.Errorf("catalog: %s: an entry of %q to write, whose file this build did not store", b.s.Name(), key)
+		}
+		rec := sf.rec
+		rec.FP = source.Fingerprint{}
+		rec.Cursor = sf.oldCursor
+		ids := slices.Clone(rec.IDs)
+		now := map[string]bool{}
+		for _, id := range rec.IDs {
+			now[id] = true
+		}
+		for _, id := range sf.oldIDs {
+			if !now[id] {
+				ids = append(ids, id)
+			}
+		}
+		rec.IDs = ids
+		if err := b.c.tx.PutFile(&rec); err != nil {
+			return nil, err
+		}
+	}
+	b.partial, b.c.partial = true, true
+	return append(tombs, ents[:n]...), nil
 }
 
 // prepared is an entry ready to store: redacted, screened.

@@ -172,6 +172,11 @@ type Config struct {
 	// MaxWrites, when not 0, bounds how many entries the Build of a Whole
 	// source (auto-memory) may write or tombstone: past it, Build returns
 	// ErrTooManyWrites, and a writable transaction must be rolled back.
+	// The Build of a per-file source writes its tombstones and at most
+	// MaxWrites entries in all: a file whose entries it did not all write
+	// is stored to be parsed again, and Partial reports it (builder.bound),
+	// so that one file of thousands of entries (a long CLAUDE.md, an edit
+	// log taken in whole) is brought in over several transactions.
 	// A hook sets it: its write transaction holds, and its commit maps,
 	// pages in proportion to the entries written (at 20,000 entries a
 	// memory file of 96 facts rewritten took a session's end from 25 to
@@ -339,7 +344,8 @@ func base(env source.Env, s source.Source) string {
 func (c *Catalog) Changed() bool { return c.changed }
 
 // Partial reports whether this Build left changed files of a source as
-// they were stored, past Config.MaxFiles: another Build goes on with them.
+// they were stored, past Config.MaxFiles, or entries of a file unwritten,
+// past Config.MaxWrites: another Build goes on with them.
 func (c *Catalog) Partial() bool { return c.partial }
 
 // Fresh returns the problems this Build found in files it parsed: what a
