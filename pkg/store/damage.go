@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,7 +29,8 @@ import (
 //     misuse that panics in bbolt never wipes a sound store;
 //   - the damaged file is kept, never deleted: hard-linked to
 //     intermem.db.corrupt-<time> before the new store replaces it, so
-//     there is no moment without a store at the path;
+//     there is no moment without a store at the path (renamed there on a
+//     filesystem without hard links, keepAside);
 //   - the new store is made whole beside it and renamed into place;
 //   - what can still be read of the store id and of the journal (and the
 //     backups' creation order) is carried into it: an operation in flight
@@ -191,21 +193,18 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 		os.Remove(tmp)
 		return err
 	}
-	aside := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
-	for i := 1; ; i++ {
-		err := os.Link(path, aside)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) || i > 9 {
-			os.Remove(tmp)
-			return err
-		}
-		aside = path + ".corrupt-" + now.UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(i)
+	aside, err := keepAside(path, now)
+	if err != nil {
+		os.Remove(tmp)
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		os.Remove(aside) // the damaged file is still at path
+		pi, perr := os.Stat(path)
+		ai, aerr := os.Stat(aside)
+		if perr == nil && aerr == nil && os.SameFile(pi, ai) {
+			os.Remove(aside) // linked: the damaged file is still at path
+		}
 		return err
 	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
@@ -218,6 +217,55 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 	}
 	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s", path, why, filepath.Base(aside), carried, sv.lost)
 	return nil
+}
+
+// link is os.Link; a test replaces it to play a filesystem without hard
+// links.
+var link = os.Link
+
+// keepAside keeps the file at path as path.corrupt-<time> (or -<time>-N
+// when that name is taken, N up to 9), and returns that name. It hard-links
+// the file, so that path still holds it until the new store is renamed
+// over it. On a filesystem without hard links (vfat, exFAT, some network
+// and FUSE mounts: link fails with anything but ErrExist) it renames it
+// instead, as intermem did before it linked: until the caller's rename
+// puts the new store in place the path is empty, and another process's
+// Open may create a store there meanwhile, which that rename replaces
+// (a new, empty store either way).
+func keepAside(path string, now time.Time) (string, error) {
+	stamp := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	aside := stamp
+	for i := 1; ; i++ {
+		err := link(path, aside)
+		if err == nil {
+			return aside, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return renameAside(path, stamp)
+		}
+		if i > 9 {
+			return "", err
+		}
+		aside = stamp + "-" + strconv.Itoa(i)
+	}
+}
+
+// renameAside is keepAside without hard links: the first of stamp,
+// stamp-1, … stamp-9 that does not exist is where path is renamed.
+func renameAside(path, stamp string) (string, error) {
+	aside := stamp
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(path, aside); err != nil {
+				return "", err
+			}
+			return aside, nil
+		}
+		if i > 9 {
+			return "", fmt.Errorf("%s: %w", aside, fs.ErrExist)
+		}
+		aside = stamp + "-" + strconv.Itoa(i)
+	}
 }
 
 // createWith makes a new store at path (which must not exist) holding

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -223,6 +224,71 @@ func TestPanicInACallbackKeepsTheStore(t *testing.T) {
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestMoveAsideWithoutHardLinks: on a filesystem without hard links (link
+// fails with EPERM, as on vfat), a store is still created, a file that
+// does not open is still moved aside and rebuilt, and so is one a
+// transaction found damaged: the file is renamed aside instead. Before,
+// Open failed with "moving it aside failed" on every hook and command.
+func TestMoveAsideWithoutHardLinks(t *testing.T) {
+	link = func(oldname, newname string) error {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	}
+	t.Cleanup(func() { link = os.Link })
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+
+	path := filepath.Join(t.TempDir(), "intermem.db")
+	s, err := Open(path, Options{Now: now, NoSync: true})
+	if err != nil {
+		t.Fatalf("create without hard links: %v", err)
+	}
+	s.Close()
+
+	garbage := []byte(strings.Repeat("not a store ", 1000))
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, Options{Now: now, NoSync: true})
+	if err != nil {
+		t.Fatalf("open of a file that does not open, without hard links: %v", err)
+	}
+	s.Close()
+	if got, err := os.ReadFile(path + ".corrupt-20261127T090000Z"); err != nil || string(got) != string(garbage) {
+		t.Fatalf("the unusable file is not kept as it was: %v", err)
+	}
+
+	// Twice in the same second: the second copy takes the next name.
+	for _, want := range []string{".corrupt-20261127T090000Z-1", ".corrupt-20261127T090000Z-2"} {
+		dpath, id := damagedStore(t)
+		os.Rename(dpath, path)
+		before, _ := os.ReadFile(path)
+		w, err := Open(path, Options{Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.View(readSessions); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+		}
+		w.Close()
+		if got, err := os.ReadFile(path + want); err != nil || string(got) != string(before) {
+			t.Fatalf("the damaged file is not kept as %s: %v", want, err)
+		}
+		r, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("rebuilt store: %v", err)
+		}
+		err = r.View(func(tx *bolt.Tx) error {
+			if got := ID(tx); got != id {
+				t.Errorf("store id %q, want %q", got, id)
+			}
+			return readSessions(tx)
+		})
+		r.Close()
+		if err != nil {
+			t.Fatalf("rebuilt store: %v", err)
 		}
 	}
 }

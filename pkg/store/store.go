@@ -4,8 +4,9 @@
 // Open policy:
 //
 //   - The file is created atomically: a temporary database is initialised
-//     with the current schema and then hard-linked into place, so no
-//     process ever sees a half-initialised store.
+//     with the current schema and then hard-linked into place (renamed,
+//     on a filesystem without hard links), so no process ever sees a
+//     half-initialised store.
 //   - Every open has a timeout. bbolt holds an flock for as long as the
 //     database is open (shared for readers, exclusive for writers), so
 //     processes keep it open only for the duration of one unit of work.
@@ -241,8 +242,19 @@ func create(path string, now time.Time) error {
 		return fmt.Errorf("create store: %w", err)
 	}
 	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create store: %w", err)
+	err = link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	// No hard links on this filesystem (vfat, exFAT, some network and
+	// FUSE mounts): rename, unless a store appeared meanwhile. Two
+	// processes creating at once may both rename; the last one's empty
+	// store stays.
+	if _, serr := os.Lstat(path); serr == nil {
+		return nil
+	}
+	if rerr := os.Rename(tmp, path); rerr != nil {
+		return fmt.Errorf("create store: %w (and %v)", err, rerr)
 	}
 	return nil
 }
