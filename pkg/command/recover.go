@@ -356,7 +356,8 @@ func refusalText(pr ProblemInfo) string {
 // (status failing with "store is damaged") is kept aside and rebuilt here,
 // its journal carried over (store.Check, damage.go), and the rebuilt store
 // is the one returned, so --resume and --discard then see the operations
-// that were in flight.
+// that were in flight. It says the store was rebuilt only when Close did
+// rebuild it (store.Rebuilt); a rebuild that failed is the error.
 func openChecked(p *project.Project, o store.Options, env *cli.Env) (*store.Store, error) {
 	st, err := store.Open(p.Path("intermem.db"), o)
 	if err != nil {
@@ -367,6 +368,14 @@ func openChecked(p *project.Project, o store.Options, env *cli.Env) (*store.Stor
 		return st, nil
 	}
 	st.Close() // keeps the damaged file aside and rebuilds the store
-	fmt.Fprintf(env.Stderr, "intermem-recover: the store was damaged (%v); it is kept as .intermem/intermem.db.corrupt-… and was rebuilt, its journal carried over (see .intermem/log)\n", cerr)
+	aside, rerr := st.Rebuilt()
+	switch {
+	case rerr != nil:
+		return nil, fmt.Errorf("%w; %w (see .intermem/log)", cerr, rerr)
+	case aside != "":
+		fmt.Fprintf(env.Stderr, "intermem-recover: the store was damaged (%v); it is kept as .intermem/%s and was rebuilt, what of its journal could be read carried over (see .intermem/log)\n", cerr, cli.Line(aside))
+	default:
+		fmt.Fprintf(env.Stderr, "intermem-recover: the store was damaged (%v); another intermem process had already rebuilt it\n", cerr)
+	}
 	return store.Open(p.Path("intermem.db"), o)
 }

@@ -160,7 +160,8 @@ func salvageFile(path string, timeout time.Duration) (sv salvage) {
 
 // moveAside moves s's damaged file aside and rebuilds the store, with
 // what its journal and id still yield; s stays open on the kept file until
-// Close closes it. Failures are logged: Close is not the place to fail.
+// Close closes it. Failures are logged, and the outcome kept for Rebuilt:
+// Close is not the place to fail.
 func (s *Store) moveAside() {
 	logf := s.logf
 	if logf == nil {
@@ -171,32 +172,55 @@ func (s *Store) moveAside() {
 		now = time.Now()
 	}
 	sv := salvageTx(s.DB)
-	if err := rebuild(s.Path, now, sv, s.fi, s.Damaged(), logf); err != nil {
+	aside, err := rebuild(s.Path, now, sv, s.fi, s.Damaged(), logf)
+	if err != nil {
 		logf("store %s is damaged (%v) and could not be moved aside: %v", s.Path, s.Damaged(), err)
+		err = fmt.Errorf("moving the damaged store aside failed: %w", err)
 	}
+	s.rebuilt = &rebuilt{aside: aside, err: err}
+}
+
+// rebuilt is what a Close's move-aside did.
+type rebuilt struct {
+	aside string
+	err   error
+}
+
+// Rebuilt tells, after Close, whether Close moved the store aside and
+// rebuilt it: the name of the kept file (its base name) when it did, the
+// failure when it tried and could not, and "", nil when it did not try (no
+// damage, a reader, a store the consistency check found sound) or left the
+// path alone because another process had rebuilt it first. A command that
+// says the store was rebuilt says it from this, not from having closed it.
+func (s *Store) Rebuilt() (aside string, err error) {
+	if s == nil || s.rebuilt == nil {
+		return "", nil
+	}
+	return s.rebuilt.aside, s.rebuilt.err
 }
 
 // rebuild keeps the file at path as intermem.db.corrupt-<time> and puts a
 // new store, holding sv, in its place. When held is the damaged file as it
 // was opened, a path that no longer leads to it (rebuilt by another
 // process meanwhile) is left alone. why is the damage, for the log line.
-func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error, logf func(string, ...any)) error {
+// It returns the kept file's base name, "" when it left the path alone.
+func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error, logf func(string, ...any)) (string, error) {
 	if held != nil {
 		pi, err := os.Stat(path)
 		if err != nil || !os.SameFile(held, pi) {
-			return nil // already moved aside and rebuilt
+			return "", nil // already moved aside and rebuilt
 		}
 	}
 	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
 	_ = os.Remove(tmp)
 	if err := createWith(tmp, now, sv); err != nil {
 		os.Remove(tmp)
-		return err
+		return "", err
 	}
 	aside, err := keepAside(path, now)
 	if err != nil {
 		os.Remove(tmp)
-		return err
+		return "", err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
@@ -205,7 +229,7 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 		if perr == nil && aerr == nil && os.SameFile(pi, ai) {
 			os.Remove(aside) // linked: the damaged file is still at path
 		}
-		return err
+		return "", err
 	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		_ = d.Sync()
@@ -216,7 +240,7 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 		carried = fmt.Sprintf("; its journal's %d operation(s) carried over", n)
 	}
 	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s", path, why, filepath.Base(aside), carried, sv.lost)
-	return nil
+	return filepath.Base(aside), nil
 }
 
 // link is os.Link; a test replaces it to play a filesystem without hard

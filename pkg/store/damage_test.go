@@ -80,6 +80,9 @@ func TestDamageInATransactionIsMovedAside(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
+	if aside, err := s.Rebuilt(); aside != "intermem.db.corrupt-20261127T080000Z" || err != nil {
+		t.Errorf("Rebuilt() = %q, %v; want the kept file's name", aside, err)
+	}
 	got, err := os.ReadFile(path + ".corrupt-20261127T080000Z")
 	if err != nil {
 		t.Fatalf("the damaged file is not kept: %v", err)
@@ -143,6 +146,37 @@ func TestReaderLeavesDamageInPlace(t *testing.T) {
 	w.Close()
 	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
 		t.Fatalf("the store another process rebuilt was moved aside: %v", m)
+	}
+	if aside, err := w.Rebuilt(); aside != "" || err != nil {
+		t.Errorf("Rebuilt() = %q, %v for a store another process rebuilt; want \"\", nil", aside, err)
+	}
+}
+
+// TestRebuildFailureIsReported: when the new store cannot be made, Close
+// leaves the damaged store in place and Rebuilt says why, so that no
+// command claims a rebuild that did not happen.
+func TestRebuildFailureIsReported(t *testing.T) {
+	path, _ := damagedStore(t)
+	// The new store's temporary name is taken by a directory that cannot
+	// be removed.
+	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
+	if err := os.MkdirAll(filepath.Join(tmp, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	w, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	w.Close()
+	if aside, err := w.Rebuilt(); aside != "" || err == nil {
+		t.Errorf("Rebuilt() = %q, %v; want the failure", aside, err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the damaged store is not left in place")
 	}
 }
 

@@ -138,6 +138,8 @@ type Store struct {
 	// confirmed is set when the consistency check (Check) found the
 	// damage, so Close does not check the whole file again.
 	confirmed atomic.Bool
+	// rebuilt is what Close's move-aside did (Rebuilt), nil before.
+	rebuilt *rebuilt
 	// fi is the file opened (checkSize's stat), to tell whether the path
 	// still leads to it.
 	fi os.FileInfo
@@ -185,7 +187,7 @@ func Open(path string, o Options) (*Store, error) {
 	// What of its journal (and id) can still be read is carried into the
 	// new store, as when a transaction finds the damage (damage.go).
 	kept := salvageFile(path, o.Timeout)
-	if rerr := rebuild(path, o.Now, kept, fi, err, logf); rerr != nil {
+	if _, rerr := rebuild(path, o.Now, kept, fi, err, logf); rerr != nil {
 		return nil, fmt.Errorf("%w; moving it aside failed: %v", err, rerr)
 	}
 	return open(path, o)
