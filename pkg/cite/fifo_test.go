@@ -4,9 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/intermem/intermem/pkg/fifotest"
 )
 
 // mkfifo makes a FIFO at rel under root.
@@ -22,36 +23,6 @@ func mkfifo(t *testing.T, root, rel string) string {
 	return p
 }
 
-// feedWhileWaiting runs f and, for as long as it has not returned, feeds
-// data to whoever waits to read the FIFO at path: an open that would block
-// for a writer is given one, so that code that waits on the FIFO ends
-// (with data read from it) instead of hanging the test. It reports whether
-// anyone ever waited.
-func feedWhileWaiting(path string, data []byte, f func()) (waited bool) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	for {
-		select {
-		case <-done:
-			return waited
-		default:
-		}
-		// Without a reader this open fails with ENXIO at once; it
-		// succeeds only while a reader has the FIFO open.
-		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			runtime.Gosched()
-			continue
-		}
-		waited = true
-		w.Write(data)
-		w.Close()
-	}
-}
-
 // TestCheckFIFO: a FIFO the project holds, cited with a symbol, is not
 // waited on (validate and memory_validate used to hang on it forever); its
 // symbol cannot be checked, and it has no blob hash.
@@ -61,7 +32,7 @@ func TestCheckFIFO(t *testing.T) {
 	c := NewChecker(root)
 	var rs []Result
 	var blobErr error
-	waited := feedWhileWaiting(p, []byte("func handleFifo() {}\n"), func() {
+	waited := fifotest.Fed(p, []byte("func handleFifo() {}\n"), func() {
 		rs = c.Check(Extract("Evidence: src/fifo.go:1, handleFifo()"))
 		_, blobErr = Blob(root, "src/fifo.go")
 	})

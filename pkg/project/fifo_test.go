@@ -3,38 +3,11 @@ package project
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
-)
 
-// feedWhileWaiting runs f and, for as long as it has not returned, gives
-// a writer (and data) to whoever waits to read the FIFO at path, so that
-// code that would wait on it forever ends instead of hanging the test. It
-// reports whether anyone ever waited.
-func feedWhileWaiting(path string, data []byte, f func()) (waited bool) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	for {
-		select {
-		case <-done:
-			return waited
-		default:
-		}
-		// Fails with ENXIO at once unless a reader has the FIFO open.
-		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			runtime.Gosched()
-			continue
-		}
-		waited = true
-		w.Write(data)
-		w.Close()
-	}
-}
+	"github.com/intermem/intermem/pkg/fifotest"
+)
 
 // TestHeadNeverWaitsOnAFIFO: a FIFO in place of HEAD, a loose ref or
 // packed-refs is read as no commit, at once: Head (and the project's
@@ -60,7 +33,7 @@ func TestHeadNeverWaitsOnAFIFO(t *testing.T) {
 				data = sha + " refs/heads/main\n"
 			}
 			var got string
-			if feedWhileWaiting(p, []byte(data), func() { got = Head(root) }) {
+			if fifotest.Fed(p, []byte(data), func() { got = Head(root) }) {
 				t.Errorf("Head waited for a writer of %s", fifo)
 			}
 			if got != "" {
