@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -27,10 +29,12 @@ import (
 //     ordinary error. And Close rebuilds only when bbolt's consistency
 //     check over the file finds a problem too (confirmDamage), so a
 //     misuse that panics in bbolt never wipes a sound store;
-//   - the damaged file is kept, never deleted: hard-linked to
+//   - the damaged file is kept: hard-linked to
 //     intermem.db.corrupt-<time> before the new store replaces it, so
 //     there is no moment without a store at the path (renamed there on a
-//     filesystem without hard links, keepAside);
+//     filesystem without hard links, keepAside). Only the newest KeepAside
+//     kept files stay (pruneAside): damage that recurs (a failing disk)
+//     must not fill it with a full copy at every rebuild;
 //   - the new store is made whole beside it and renamed into place;
 //   - what can still be read of the store id and of the journal (and the
 //     backups' creation order) is carried into it: an operation in flight
@@ -239,8 +243,56 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 	if n := len(sv.journal); n > 0 {
 		carried = fmt.Sprintf("; its journal's %d operation(s) carried over", n)
 	}
-	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s", path, why, filepath.Base(aside), carried, sv.lost)
+	pruned := ""
+	if gone := pruneAside(path); len(gone) > 0 {
+		pruned = fmt.Sprintf("; the older kept %s removed (the newest %d stay)", strings.Join(gone, ", "), KeepAside)
+	}
+	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s%s", path, why, filepath.Base(aside), carried, sv.lost, pruned)
 	return filepath.Base(aside), nil
+}
+
+// KeepAside is how many kept damaged stores (intermem.db.corrupt-<time>)
+// a rebuild leaves, the one it just made among them.
+const KeepAside = 4
+
+// pruneAside removes all but the newest KeepAside kept files of the store
+// at path, and returns the base names it removed. A kept file is named by
+// keepAside: .corrupt-<time>[-N], N a digit, so the names sort by age;
+// nothing else beside the store is touched.
+func pruneAside(path string) []string {
+	// Listed, not globbed: the path may hold a pattern's characters.
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".corrupt-"
+	ents, _ := os.ReadDir(dir)
+	var kept []string
+	for _, e := range ents {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasPrefix(n, prefix) && isAsideName(n[len(prefix):]) {
+			kept = append(kept, filepath.Join(dir, n))
+		}
+	}
+	if len(kept) <= KeepAside {
+		return nil
+	}
+	sort.Strings(kept)
+	var gone []string
+	for _, m := range kept[:len(kept)-KeepAside] {
+		if err := os.Remove(m); err == nil {
+			gone = append(gone, filepath.Base(m))
+		}
+	}
+	return gone
+}
+
+// isAsideName tells a keepAside suffix, <time> or <time>-N.
+func isAsideName(suffix string) bool {
+	const layout = "20060102T150405Z"
+	if len(suffix) == len(layout)+2 && suffix[len(layout)] == '-' && suffix[len(layout)+1] >= '1' && suffix[len(layout)+1] <= '9' {
+		suffix = suffix[:len(layout)]
+	}
+	if len(suffix) != len(layout) {
+		return false
+	}
+	_, err := time.Parse(layout, suffix)
+	return err == nil
 }
 
 // link is os.Link; a test replaces it to play a filesystem without hard

@@ -230,7 +230,7 @@ func TestPanicInACallbackKeepsTheStore(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: a panicking callback returned no error", c.name)
 		}
-		if c.name != "bbolt" && (errors.Is(err, ErrCorrupt) || w.Damaged() != nil) {
+		if c.name != "bbolt" && (errors.Is(err, ErrCorrupt) || !errors.Is(err, ErrPanicked) || w.Damaged() != nil) {
 			t.Errorf("%s: %v (damaged %v), want an ordinary error", c.name, err, w.Damaged())
 		}
 		if err := w.View(c.fn); err == nil {
@@ -324,5 +324,41 @@ func TestMoveAsideWithoutHardLinks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rebuilt store: %v", err)
 		}
+	}
+}
+
+// TestKeptCopiesAreBounded: a rebuild leaves the newest KeepAside kept
+// files, the one it made among them, and says which it removed; a file
+// beside the store that keepAside did not name is never touched. Damage
+// that recurs must not fill the disk with a full copy at every rebuild.
+func TestKeptCopiesAreBounded(t *testing.T) {
+	path, _ := damagedStore(t)
+	old := []string{"20261120T080000Z", "20261121T080000Z", "20261121T080000Z-1", "20261122T080000Z", "20261123T080000Z"}
+	for _, n := range append(old, "notes", "20261120T080000Z.txt") {
+		if err := os.WriteFile(path+".corrupt-"+n, []byte("kept"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logged []string
+	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	w, err := Open(path, Options{Now: now, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	w.Close()
+	var got []string
+	m, _ := filepath.Glob(path + ".corrupt-*")
+	for _, f := range m {
+		got = append(got, strings.TrimPrefix(f, path+".corrupt-"))
+	}
+	want := []string{"20261120T080000Z.txt", "20261121T080000Z-1", "20261122T080000Z", "20261123T080000Z", "20261127T080000Z", "notes"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("kept %v, want %v", got, want)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "intermem.db.corrupt-20261120T080000Z, intermem.db.corrupt-20261121T080000Z removed") {
+		t.Errorf("log %q, want it to name the kept files removed", logged)
 	}
 }

@@ -101,6 +101,10 @@ var (
 	// ErrCorrupt is returned by a read-only open of a damaged or foreign
 	// file, and by transactions that hit damage.
 	ErrCorrupt = errors.New("store is damaged")
+	// ErrPanicked is returned by View and Update when their callback (or
+	// code it called) panicked for a reason other than damage: the store
+	// is not damaged, and nothing is moved aside.
+	ErrPanicked = errors.New("a store transaction panicked")
 )
 
 // Options configure Open.
@@ -489,7 +493,7 @@ func recoverCorrupt(err *error) {
 		*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
 		return
 	}
-	*err = fmt.Errorf("a store transaction panicked%s: %v", at, r)
+	*err = fmt.Errorf("%w%s: %v", ErrPanicked, at, r)
 }
 
 // panicIsDamage tells a panic that a damaged file can cause from any
