@@ -125,7 +125,8 @@ func Main(env *clienv.Env, args []string, o Options) (code int) {
 	}
 	b, err := payload.ReadInput(env.Stdin)
 	if err != nil {
-		b = nil
+		readFailed(env, err)
+		return 0
 	}
 	var in payload.Input
 	if parse(b, &in) == nil {
@@ -198,6 +199,17 @@ func handOver(env *clienv.Env, in *payload.Input, args []string, b []byte, o *Op
 		}
 	}
 	logLine(env, *in, fmt.Sprintf("%s: cannot hand over to %s: %v", event(*in), full, err))
+}
+
+// readFailed logs why the payload could not be read (it stopped half-way
+// and the writer kept the pipe open: payload.ErrIncomplete, with the
+// bytes read; a read error). The turn is not handed over: the full hook
+// could only log that its input was empty, or not JSON, which would hide
+// why.
+//
+//go:noinline
+func readFailed(env *clienv.Env, err error) {
+	logLine(env, payload.Input{}, fmt.Sprintf("hook: read hook input: %v", err))
 }
 
 // panicked logs a panic of Main's. Nothing was printed; a quiet turn's

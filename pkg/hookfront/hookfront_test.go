@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/intermem/intermem/pkg/payload"
 )
 
 // binDir holds the real intermem-hook, built once; each test puts its
@@ -300,5 +302,53 @@ func TestPayloadOnAPipeHeldOpen(t *testing.T) {
 	}
 	if got, ok := f.received("intermem-snapshot"); !ok || !bytes.Equal(got, payload) {
 		t.Errorf("the full hook read %q (ran: %v), want the payload", got, ok)
+	}
+}
+
+// A payload that stops half-way, the pipe held open — ending exactly at
+// the front's first read (512 bytes) or not — costs the front
+// payload.ReadTimeout, and the project's log says why: the input was
+// incomplete, with how much of it came (the turn used to be handed over
+// with no input, and the log said only "empty hook input").
+func TestPayloadIncompleteIsLogged(t *testing.T) {
+	for _, n := range []int{300, 512, 4096} {
+		f := newFront(t, "intermem-snapshot")
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "intermem-hook"))
+		cmd.Dir = f.root
+		cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "INTERMEM_MEMORY_DIR=" + filepath.Join(f.home, "memory")}
+		cmd.Stdin = pr
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pr.Close()
+		whole := f.payload("Stop", `,"last_assistant_message":"`+strings.Repeat("x", n)+`"`)
+		if _, err := pw.Write(whole[:n]); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		waited := ctx.Err() != nil
+		pw.Close()
+		cancel()
+		if waited {
+			t.Fatalf("%d bytes: intermem-hook waited for its stdin to close", n)
+		}
+		if err != nil || out.Len() > 0 {
+			t.Errorf("%d bytes: intermem-hook: %v, printed %q", n, err, out.Bytes())
+		}
+		if _, ok := f.received("intermem-snapshot"); ok {
+			t.Errorf("%d bytes: the turn was handed over", n)
+		}
+		log, _ := os.ReadFile(filepath.Join(f.root, ".intermem", "log"))
+		want := fmt.Sprintf("hook: read hook input: hook input incomplete after %v (%d bytes)", payload.ReadTimeout, n)
+		if !strings.Contains(string(log), want) {
+			t.Errorf("%d bytes: the log lacks %q:\n%s", n, want, log)
+		}
 	}
 }

@@ -3,9 +3,10 @@
 // session:
 //
 //   - stdin is read to the end of the JSON value, never beyond MaxInput
-//     bytes, a writer that stops half-way waited for at most
-//     payload.ReadTimeout (payload.ReadInput; a lone --help
-//     or --version argument is answered without reading it);
+//     bytes; past the first read, a writer that stops half-way is waited
+//     for at most payload.ReadTimeout, wherever it stopped
+//     (payload.ReadInput; a lone --help or --version argument is
+//     answered without reading it);
 //   - the payload is parsed leniently (package payload): unknown fields are
 //     ignored and only session_id, cwd and hook_event_name are relied on;
 //   - the exit status is always 0 — a Go panic or a flag.ExitOnError

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -103,28 +104,29 @@ func Read(r io.Reader) (Input, error) {
 // after it (a wrapper's sleep, a stuck parent) does not hold the hook
 // until it closes.
 //
-// Reads are made here while each fills the space it was given (the
-// writer's bytes are there already): on a turn they bring the whole
-// payload, at no more cost than reading to EOF did (one read fewer). Once
-// a read comes back short with the value incomplete (the writer has not
+// Only the first read is made here without a timer: it waits for the
+// writer's first bytes or its close, which Claude Code writes as it starts
+// the hook, and on a turn it brings the whole payload. A read after it is
+// made here only for bytes known to be waiting (waiting: what the kernel
+// says a pipe, a file or a terminal holds; an in-memory reader's rest),
+// so it cannot block: a payload larger than the first read's space comes
+// in one more read, not one per growth of the buffer. Once nothing is
+// known to be waiting and the value is incomplete (the writer has not
 // written the rest yet: it stopped half-way, or writes in parts), the
 // rest, and the drain past MaxInput, are read by a goroutine and waited
 // for at most ReadTimeout (ErrIncomplete, with the bytes read so far);
-// the goroutine, left blocked in its read, ends with the process. The
-// first read waits for the writer's first bytes or its close, which
-// Claude Code writes as it starts the hook.
+// the goroutine, left blocked in its read, ends with the process. That a
+// read filled its space says nothing of what is left: an incomplete value
+// may end exactly where the space did, and a plain read would then wait
+// for the writer to close.
 func ReadInput(r io.Reader) ([]byte, error) {
 	if r == nil {
 		return nil, ErrEmpty
 	}
-	b := make([]byte, 0, 512)
+	b := make([]byte, 512)
+	n, err := r.Read(b)
+	b = b[:n]
 	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		space := b[len(b):min(cap(b), MaxInput+1)]
-		n, err := r.Read(space)
-		b = b[:len(b)+n]
 		switch {
 		case err == io.EOF:
 			return b, nil
@@ -134,15 +136,24 @@ func ReadInput(r io.Reader) ([]byte, error) {
 			return readRest(r, b)
 		case Complete(b):
 			return b, nil
-		case n < len(space):
+		}
+		avail := waiting(r)
+		if avail <= 0 {
+			return readRest(r, b)
+		}
+		space := min(avail, MaxInput+1-len(b))
+		b = slices.Grow(b, space)
+		n, err = r.Read(b[len(b) : len(b)+space])
+		b = b[:len(b)+n]
+		if n == 0 && err == nil {
 			return readRest(r, b)
 		}
 	}
 }
 
-// readRest is ReadInput past a short read of an incomplete value or past
-// MaxInput: each read made by a goroutine of its own, waited for until
-// ReadTimeout has passed.
+// readRest is ReadInput past a read of an incomplete value with nothing
+// known to be waiting, or past MaxInput: each read made by a goroutine of
+// its own, waited for until ReadTimeout has passed.
 func readRest(r io.Reader, b []byte) ([]byte, error) {
 	type chunk struct {
 		b   []byte
@@ -195,6 +206,17 @@ func readRest(r io.Reader, b []byte) ([]byte, error) {
 			return b, fmt.Errorf("%w after %v (%d bytes)", ErrIncomplete, ReadTimeout, len(b))
 		}
 	}
+}
+
+// waiting is how many bytes a read of r would return without waiting for
+// a writer: what an in-memory reader has left (Len: bytes.Reader,
+// strings.Reader, bytes.Buffer), or what the kernel says r's file holds
+// (fileWaiting); 0 when neither is known.
+func waiting(r io.Reader) int {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return l.Len()
+	}
+	return fileWaiting(r)
 }
 
 // Complete reports whether b holds a complete JSON value after any
