@@ -141,7 +141,7 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 		return s, err
 	}, ix)
 	if err != nil {
-		if openErr != nil || errors.Is(err, store.ErrCorrupt) {
+		if servesCached(openErr, err) {
 			return serveCached(h, env, ix, cache, err)
 		}
 		return nil, err
@@ -270,4 +270,15 @@ func closing(open func() (*store.Store, error)) func() (*store.Store, func(), er
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// servesCached reports whether a session start whose read of the store
+// failed with err (openErr: the open's failure, if that was it) serves
+// the last rendering, marked as cached, instead of nothing: when the
+// store could not be opened (busy, damaged), is damaged inside, or its
+// read transaction panicked (a parse of hostile text, a bug) — the
+// session gets the context it had, and the log says why. Anything else
+// (the project's files unreadable, say) is an error as it is.
+func servesCached(openErr, err error) bool {
+	return openErr != nil || errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrPanicked)
 }
