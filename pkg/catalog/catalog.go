@@ -129,6 +129,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -397,11 +398,16 @@ func quoteList(names []string) string {
 }
 
 // CheckSources validates a source filter: every name must be a registered
-// source that is switched on.
-func (c *Catalog) CheckSources(names []string) error {
+// source that is switched on, or one of also — a name the caller's
+// results carry that no catalog source has (search's "scoped"), which an
+// unknown name's error lists with the others.
+func (c *Catalog) CheckSources(names []string, also ...string) error {
 	for _, n := range names {
+		if slices.Contains(also, n) {
+			continue
+		}
 		if _, ok := c.cfg.Registry.Lookup(n); !ok {
-			return fmt.Errorf("%w %q: the sources are %s", ErrUnknownSource, n, strings.Join(c.Names(), ", "))
+			return fmt.Errorf("%w %q: the sources are %s", ErrUnknownSource, n, strings.Join(slices.Concat(c.Names(), also), ", "))
 		}
 		if !c.on[n] {
 			return fmt.Errorf("%q: %w", n, ErrSwitchedOff)

@@ -70,7 +70,7 @@ func checkSource(name string) error {
 	}
 	names := sources.Registry().Names()
 	if !contains(names, name) {
-		return fmt.Errorf("%w %q: the sources are %s", ErrUnknownSource, name, strings.Join(names, ", "))
+		return fmt.Errorf("%w %q: the sources are %s, %s", ErrUnknownSource, name, strings.Join(names, ", "), retrieve.ScopedSource)
 	}
 	return nil
 }

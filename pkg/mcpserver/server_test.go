@@ -879,7 +879,7 @@ func TestBadArguments(t *testing.T) {
 		{"memory_search", map[string]any{"query": "x", "limit": -1}, "limit -1 is out of range: 1 to 50"},
 		{"memory_search", map[string]any{"query": "x", "since": "yesterday"}, `since "yesterday" is not a date: write it as YYYY-MM-DD`},
 		{"memory_search", map[string]any{"query": "x", "since": "2026-03-01", "until": "2026-02-01"}, "until 2026-02-01 is before since 2026-03-01"},
-		{"memory_search", map[string]any{"query": "x", "source": "notes"}, `no such source "notes": the sources are auto-memory, clavain, compound, continuity, instructions, interfluence, promoted, written`},
+		{"memory_search", map[string]any{"query": "x", "source": "notes"}, `no such source "notes": the sources are auto-memory, clavain, compound, continuity, instructions, interfluence, promoted, written, scoped`},
 		{"memory_search", map[string]any{"query": "x", "sources": []string{"compound"}}, `memory_search: unknown argument "sources"; the arguments are query, source, limit, since, until, scope, all_projects`},
 		{"memory_search", []any{"x"}, "memory_search: arguments must be a JSON object"},
 		{"memory_get", map[string]any{}, "memory_get: id is required"},

@@ -233,7 +233,9 @@ func (v *View) Search(q Query) ([]Result, error) {
 
 // rank is Search's candidates, read on demand (result).
 func (v *View) rank(q Query) (*catalog.Ranked, error) {
-	if err := v.Catalog.CheckSources(q.Sources); err != nil {
+	// Results name the memories of scope session and user by
+	// ScopedSource, which a filter may name (SearchScoped).
+	if err := v.Catalog.CheckSources(q.Sources, ScopedSource); err != nil {
 		return nil, err
 	}
 	if len(search.QueryTerms(q.Text)) == 0 {

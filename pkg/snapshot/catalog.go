@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -82,7 +84,11 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 	}
 	reg := sources.Registry()
 	if unknown := reg.Unknown(r.Switches); len(unknown) > 0 {
-		return false, fmt.Errorf("catalog: .intermem/config.json switches unknown sources %q", unknown)
+		q := make([]string, len(unknown))
+		for i, n := range unknown {
+			q[i] = strconv.Quote(n)
+		}
+		return false, fmt.Errorf("catalog: .intermem/config.json switches unknown sources %s", strings.Join(q, ", "))
 	}
 	logged := 0
 	// A source's transactions after its first take the records of its

@@ -138,7 +138,10 @@ func (q *quietProject) spooled() int {
 // view reads the store.
 func (q *quietProject) view(fn func(tx *bolt.Tx) error) {
 	q.t.Helper()
-	s, err := store.Open(filepath.Join(q.state, "intermem.db"), store.Options{ReadOnly: true})
+	// A turn that reached its deadline returned while its work goes on
+	// (a hook fails open; its process would exit), holding the store
+	// until it ends: on a loaded machine, longer than a second.
+	s, err := store.Open(filepath.Join(q.state, "intermem.db"), store.Options{ReadOnly: true, Timeout: time.Minute})
 	if err != nil {
 		q.t.Fatal(err)
 	}
