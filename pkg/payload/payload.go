@@ -164,10 +164,15 @@ func readRest(r io.Reader, b []byte) ([]byte, error) {
 		// Its own buffers, sent whole: the caller never shares memory
 		// with a read it stopped waiting for. Past MaxInput one buffer is
 		// reused and nothing is sent but the end.
-		buf := make([]byte, 32<<10)
+		var buf, discard []byte
 		for {
 			if total <= MaxInput {
 				buf = make([]byte, 32<<10)
+			} else if discard == nil {
+				// Never a buffer already sent: the caller may still be
+				// copying from it.
+				discard = make([]byte, 32<<10)
+				buf = discard
 			}
 			n, err := r.Read(buf)
 			c := chunk{err: err}

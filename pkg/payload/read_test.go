@@ -259,3 +259,30 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// chunked is a reader of three times MaxInput bytes that are no JSON
+// value (read to their end), as much as each read asks for.
+type chunked struct{ sent int }
+
+func (c *chunked) Read(p []byte) (int, error) {
+	n := len(p)
+	for i := range n {
+		p[i] = 'x'
+	}
+	c.sent += n
+	if c.sent > 3*MaxInput {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestReadPastMaxInput: input that goes on past MaxInput is read to its
+// end by readRest's goroutine, whose buffers past MaxInput are never one it
+// sent (under -race, a buffer read into again while the caller copies from
+// it is a data race), and what is kept is MaxInput and a byte.
+func TestReadPastMaxInput(t *testing.T) {
+	b, _ := ReadInput(&chunked{})
+	if len(b) != MaxInput+1 {
+		t.Fatalf("kept %d bytes, want MaxInput+1 = %d", len(b), MaxInput+1)
+	}
+}
