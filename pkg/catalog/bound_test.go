@@ -16,13 +16,13 @@ import (
 
 // writesRefresh brings the catalog up to date as a session's end does
 // (snapshot.RefreshCatalog): one source after another, each in builds
-// that write at most max entries (Config.MaxWrites; 0: unbounded), each
+// that write at most limit entries (Config.MaxWrites; 0: unbounded), each
 // build in a write transaction of its own, until it is not partial;
 // between, when not nil, runs once, after the first transaction of the
 // source named "ids" that leaves it partial. It
 // returns the store as it is then, with the most entries one
 // transaction wrote (keys of the entries bucket added or changed).
-func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, max int, between func()) (refreshed, int) {
+func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, between func()) (refreshed, int) {
 	t.Helper()
 	var (
 		r       refreshed
@@ -43,7 +43,7 @@ func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, max int, betw
 	ran := false
 	for _, name := range reg.Names() {
 		cfg := f.cfg()
-		cfg.Registry, cfg.MaxWrites, cfg.Memo = reg, max, memo
+		cfg.Registry, cfg.MaxWrites, cfg.Memo = reg, limit, memo
 		cfg.Switches = map[string]bool{}
 		for _, n := range reg.Names() {
 			cfg.Switches[n] = n == name
@@ -69,7 +69,7 @@ func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, max int, betw
 					wrote++
 				}
 			}
-			largest = max2(largest, wrote)
+			largest = max(largest, wrote)
 			if between != nil && !ran && partial && name == "ids" {
 				between()
 				ran = true
@@ -81,13 +81,6 @@ func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, max int, betw
 	}
 	r.store = dumpStore(t, st)
 	return r, largest
-}
-
-func max2(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // boundFixture adds to memoFixture's project, after its first build, a
