@@ -105,14 +105,7 @@ func TestMemoryOffSessionEndRefreshesTheCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.switchMemory(false)
-	docs := filepath.Join(q.root, "docs", "solutions")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	doc := "---\ntitle: Token bucket rate limiter drops bursts\n---\n# Token bucket rate limiter drops bursts\n\n## Root Cause\nThe refill ran once a minute.\n"
-	if err := os.WriteFile(filepath.Join(docs, "bursts.md"), []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	q.writeSolution()
 	q.turn("s1", "Stop")
 	q.turn("s1", "SessionEnd")
 	bySource := map[string][]string{}

@@ -523,14 +523,7 @@ func TestSessionEndedAgainRefreshes(t *testing.T) {
 	q.turn("s1", "Stop")
 	q.settle("s1")
 	q.turn("s1", "SessionEnd")
-	docs := filepath.Join(q.root, "docs", "solutions")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	doc := "---\ntitle: Token bucket rate limiter drops bursts\n---\n# Token bucket rate limiter drops bursts\n\n## Root Cause\nThe refill ran once a minute.\n"
-	if err := os.WriteFile(filepath.Join(docs, "bursts.md"), []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	q.writeSolution()
 	q.turn("s1", "Stop")
 	q.turn("s1", "SessionEnd")
 	var titles []string
@@ -545,5 +538,20 @@ func TestSessionEndedAgainRefreshes(t *testing.T) {
 	if len(titles) != 1 || titles[0] != "Token bucket rate limiter drops bursts" {
 		b, _ := os.ReadFile(q.log)
 		t.Fatalf("after the session ended again the catalog holds compound entries %q, want the solution written meanwhile; log:\n%s", titles, b)
+	}
+}
+
+// writeSolution puts a solution document in the project (the compound
+// source), as a session may write one: "Token bucket rate limiter drops
+// bursts".
+func (q *quietProject) writeSolution() {
+	q.t.Helper()
+	docs := filepath.Join(q.root, "docs", "solutions")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		q.t.Fatal(err)
+	}
+	doc := "---\ntitle: Token bucket rate limiter drops bursts\n---\n# Token bucket rate limiter drops bursts\n\n## Root Cause\nThe refill ran once a minute.\n"
+	if err := os.WriteFile(filepath.Join(docs, "bursts.md"), []byte(doc), 0o644); err != nil {
+		q.t.Fatal(err)
 	}
 }
