@@ -10,8 +10,6 @@ import (
 
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/config"
-	"github.com/intermem/intermem/pkg/hookfront"
-	"github.com/intermem/intermem/pkg/hookio"
 )
 
 // TestMemoryOffSessionStartReadsNoMemory: with auto-memory switched off in
@@ -37,11 +35,7 @@ func TestMemoryOffSessionStartReadsNoMemory(t *testing.T) {
 		var out bytes.Buffer
 		vars := []string{"HOME=" + home, "INTERMEM_MEMORY_DIR=" + pr.MemoryDir, "INTERMEM_NOW=" + now.Format(time.RFC3339)}
 		env := cli.New(vars, pr.Root, strings.NewReader(payload), &out, &bytes.Buffer{})
-		hookfront.Main(env, nil, hookfront.Options{Inject: self, Exec: func(path string, args []string, input []byte) error {
-			handed++
-			hookio.Run(cli.New(vars, pr.Root, bytes.NewReader(input), &out, &bytes.Buffer{}), args, HookOptions, Hook)
-			return nil
-		}})
+		startThroughFront(t, env, vars, pr.Root, self, &out, &handed)
 		return out.String()
 	}
 	const memories = "Memories not loaded"

@@ -45,6 +45,23 @@ func benchProject(t *testing.T) (dir string, now time.Time, pr *benchgen.Project
 	return dir, now, pr
 }
 
+// startThroughFront runs the session start env holds through the hook
+// front, which hands it over, when its cache does not hold, to this
+// package's hook in process (self, this test's executable, is the
+// renderer the front's key names), with vars and working directory root;
+// the hook's output goes to out, and handed counts the hand-overs.
+func startThroughFront(t *testing.T, env *cli.Env, vars []string, root, self string, out *bytes.Buffer, handed *int) {
+	t.Helper()
+	hookfront.Main(env, nil, hookfront.Options{Inject: self, Exec: func(path string, args []string, input []byte) error {
+		if path != self {
+			t.Fatalf("handed over to %s", path)
+		}
+		*handed++
+		hookio.Run(cli.New(vars, root, bytes.NewReader(input), out, &bytes.Buffer{}), args, HookOptions, Hook)
+		return nil
+	}})
+}
+
 func renderCacheIsExact(t *testing.T, front bool) {
 	dir, now, pr := benchProject(t)
 	home := filepath.Join(dir, "home")
@@ -69,14 +86,7 @@ func renderCacheIsExact(t *testing.T, front bool) {
 			hookio.Run(env, nil, HookOptions, Hook)
 			return out.String()
 		}
-		hookfront.Main(env, nil, hookfront.Options{Inject: self, Exec: func(path string, args []string, input []byte) error {
-			if path != self {
-				t.Fatalf("handed over to %s", path)
-			}
-			handed++
-			hookio.Run(cli.New(vars, pr.Root, bytes.NewReader(input), &out, &bytes.Buffer{}), args, HookOptions, Hook)
-			return nil
-		}})
+		startThroughFront(t, env, vars, pr.Root, self, &out, &handed)
 		return out.String()
 	}
 	renderPath := filepath.Join(pr.Root, ".intermem", RenderCacheName)
