@@ -1,0 +1,63 @@
+package payload
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// trickle is a payload delivered chunk bytes per read, as a writer that
+// writes in small parts leaves it in a pipe. With known set, it says (as
+// the kernel says of a pipe) that the bytes of the next chunk are waiting,
+// so that ReadInput reads every chunk itself; without it, nothing is known
+// to be waiting and the chunks are read by readRest's goroutine.
+type trickle struct {
+	data  string
+	chunk int
+	known bool
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), t.chunk)], t.data)
+	t.data = t.data[n:]
+	return n, nil
+}
+
+// knownTrickle is a trickle whose next chunk is known to be waiting.
+type knownTrickle struct{ trickle }
+
+func (t *knownTrickle) Len() int { return min(t.chunk, len(t.data)) }
+
+// BenchmarkReadInputTrickle reads a payload of 4 MB (MaxInput less a
+// little) delivered 4 KiB at a time: the cost of deciding after every
+// read whether the value is whole must grow with the payload, not with
+// its square.
+func BenchmarkReadInputTrickle(b *testing.B) {
+	data := `{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"` +
+		strings.Repeat(`x \" { [ `, (MaxInput-100)/10) + `"}`
+	for _, c := range []struct {
+		name  string
+		chunk int
+		known bool
+	}{
+		{"4KiB/waiting", 4 << 10, true},
+		{"4KiB/goroutine", 4 << 10, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var r io.Reader = &trickle{data, c.chunk, c.known}
+				if c.known {
+					r = &knownTrickle{trickle{data, c.chunk, c.known}}
+				}
+				got, err := ReadInput(r)
+				if err != nil || len(got) != len(data) {
+					b.Fatalf("ReadInput: %d bytes, %v; want %d", len(got), err, len(data))
+				}
+			}
+		})
+	}
+}
