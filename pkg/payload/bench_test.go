@@ -7,14 +7,11 @@ import (
 )
 
 // trickle is a payload delivered chunk bytes per read, as a writer that
-// writes in small parts leaves it in a pipe. With known set, it says (as
-// the kernel says of a pipe) that the bytes of the next chunk are waiting,
-// so that ReadInput reads every chunk itself; without it, nothing is known
-// to be waiting and the chunks are read by readRest's goroutine.
+// writes in small parts leaves it in a pipe. Nothing is known to be
+// waiting in it: its chunks are read by readRest's goroutine.
 type trickle struct {
 	data  string
 	chunk int
-	known bool
 }
 
 func (t *trickle) Read(p []byte) (int, error) {
@@ -26,7 +23,8 @@ func (t *trickle) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// knownTrickle is a trickle whose next chunk is known to be waiting.
+// knownTrickle is a trickle whose next chunk is known to be waiting (as
+// the kernel says what a pipe holds): ReadInput reads every chunk itself.
 type knownTrickle struct{ trickle }
 
 func (t *knownTrickle) Len() int { return min(t.chunk, len(t.data)) }
@@ -49,9 +47,9 @@ func BenchmarkReadInputTrickle(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				var r io.Reader = &trickle{data, c.chunk, c.known}
+				var r io.Reader = &trickle{data, c.chunk}
 				if c.known {
-					r = &knownTrickle{trickle{data, c.chunk, c.known}}
+					r = &knownTrickle{trickle{data, c.chunk}}
 				}
 				got, err := ReadInput(r)
 				if err != nil || len(got) != len(data) {

@@ -126,6 +126,7 @@ func ReadInput(r io.Reader) ([]byte, error) {
 	b := make([]byte, 512)
 	n, err := r.Read(b)
 	b = b[:n]
+	var s scan
 	for {
 		switch {
 		case err == io.EOF:
@@ -133,28 +134,29 @@ func ReadInput(r io.Reader) ([]byte, error) {
 		case err != nil:
 			return b, err
 		case len(b) > MaxInput:
-			return readRest(r, b)
-		case Complete(b):
+			return readRest(r, b, &s)
+		case s.complete(b):
 			return b, nil
 		}
 		avail := waiting(r)
 		if avail <= 0 {
-			return readRest(r, b)
+			return readRest(r, b, &s)
 		}
 		space := min(avail, MaxInput+1-len(b))
 		b = slices.Grow(b, space)
 		n, err = r.Read(b[len(b) : len(b)+space])
 		b = b[:len(b)+n]
 		if n == 0 && err == nil {
-			return readRest(r, b)
+			return readRest(r, b, &s)
 		}
 	}
 }
 
 // readRest is ReadInput past a read of an incomplete value with nothing
 // known to be waiting, or past MaxInput: each read made by a goroutine of
-// its own, waited for until ReadTimeout has passed.
-func readRest(r io.Reader, b []byte) ([]byte, error) {
+// its own, waited for until ReadTimeout has passed. s is the scan of b so
+// far, carried on.
+func readRest(r io.Reader, b []byte, s *scan) ([]byte, error) {
 	type chunk struct {
 		b   []byte
 		err error
@@ -201,7 +203,7 @@ func readRest(r io.Reader, b []byte) ([]byte, error) {
 				return b, nil
 			case c.err != nil:
 				return b, c.err
-			case len(b) <= MaxInput && Complete(b):
+			case len(b) <= MaxInput && s.complete(b):
 				return b, nil
 			}
 		case <-timer.C:
@@ -231,36 +233,69 @@ func waiting(r io.Reader) int {
 // or not a JSON object. It decides only when a hook stops reading; Parse
 // judges what was read.
 func Complete(b []byte) bool {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+	var s scan
+	return s.complete(b)
+}
+
+// scan is Complete carried from one read to the next: ReadInput asks
+// after every read whether the value is whole, and a payload that comes
+// in many small reads (a writer that writes in parts, a pipe drained as
+// it fills) would cost the square of its length if each question scanned
+// from the start. A scan reads only the bytes it has not seen; its zero
+// value has seen none.
+type scan struct {
+	seen     int  // bytes of b already scanned
+	depth    int  // open objects and arrays
+	started  bool // the first byte not white space was '{' or '['
+	never    bool // it was anything else: Complete is false to the end
+	whole    bool // the value closed: Complete is true from here on
+	inString bool
+	escaped  bool // the last byte seen was a backslash in a string
+}
+
+// complete is Complete(b), for a b that extends (or is) the one the
+// scan was last given: only b[s.seen:] is read.
+func (s *scan) complete(b []byte) bool {
+	if s.whole || s.never {
+		return s.whole
 	}
-	if i == len(b) {
-		return false
+	i := s.seen
+	s.seen = len(b)
+	if !s.started {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+		if i == len(b) {
+			return false
+		}
+		if b[i] != '{' && b[i] != '[' {
+			s.never = true
+			return false
+		}
+		s.started = true
 	}
-	if b[i] != '{' && b[i] != '[' {
-		return false
-	}
-	depth, inString := 0, false
 	for ; i < len(b); i++ {
 		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
+		if s.inString {
+			switch {
+			case s.escaped:
+				s.escaped = false
+			case c == '\\':
+				s.escaped = true
+			case c == '"':
+				s.inString = false
 			}
 			continue
 		}
 		switch c {
 		case '"':
-			inString = true
+			s.inString = true
 		case '{', '[':
-			depth++
+			s.depth++
 		case '}', ']':
-			depth--
-			if depth == 0 {
+			s.depth--
+			if s.depth == 0 {
+				s.whole = true
 				return true
 			}
 		}
