@@ -4,6 +4,7 @@ package memlist
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -325,4 +326,65 @@ func FuzzParseChunk(f *testing.F) {
 			t.Fatalf("%q taken as %+v, written back as %q", s, k, got)
 		}
 	})
+}
+
+// TestChunkReadInSeveralGetdents: a part whose names are too long for the
+// getdents buffer sized to it (partBuf: about 64 bytes an entry) is read
+// in several, each going on where the last stopped, and still reads as
+// recorded; a file of it rewritten in place is still noticed.
+func TestChunkReadInSeveralGetdents(t *testing.T) {
+	defer func(n int) { ChunkFiles = n }(ChunkFiles)
+	ChunkFiles = 16
+	dir := t.TempDir()
+	long := strings.Repeat("n", 240)
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s%03d.md", long, i)), []byte("fact"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, Index), []byte("- fact\n"), 0o600)
+	backdate(t, dir)
+	ch, ok := Chunked(dir)
+	if !ok || len(ch.Chunks) != 7 {
+		t.Fatalf("Chunked: %d parts (ok %v), want 7", len(ch.Chunks), ok)
+	}
+	if b := partBuf(ch.Chunks[0].Entries); b >= 16*(24+len(long)+8) {
+		t.Fatalf("partBuf(%d) = %d: one getdents holds the part, the test reads none in several", ch.Chunks[0].Entries, b)
+	}
+	fp, whole, err := Sum(dir, nil)
+	if err != nil || !whole {
+		t.Fatal(err)
+	}
+	for j := range ch.Chunks {
+		if got, ok := SumChunk(dir, nil, &ch, j); !ok || got != fp {
+			t.Fatalf("part %d: SumChunk = %q %v, Sum = %q", j, got, ok, fp)
+		}
+	}
+	// A file of part 3 rewritten in place (another size; the directory
+	// is not touched): part 3 no longer reads as recorded, part 2 does.
+	var in3 string
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.walk(ch.Chunks[3].Start, chunkBuf, func(name []byte, _ fs.FileMode, _ int64) bool {
+		if memoryName(name) && string(name) != Index {
+			in3 = string(name)
+			return false
+		}
+		return true
+	})
+	d.Close()
+	if in3 == "" {
+		t.Fatal("part 3 holds no memory file")
+	}
+	if err := os.WriteFile(filepath.Join(dir, in3), []byte("a longer fact"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := SumChunk(dir, nil, &ch, 3); ok && got == fp {
+		t.Fatalf("part 3 reads as recorded after %s was rewritten", in3)
+	}
+	if got, ok := SumChunk(dir, nil, &ch, 2); !ok || got != fp {
+		t.Fatalf("part 2 (the directory untouched): SumChunk = %q %v, want the recorded %q", got, ok, fp)
+	}
 }
