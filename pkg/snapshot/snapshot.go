@@ -310,19 +310,24 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	}
 
 	// Files that no longer exist lose their state, if this observation is
-	// the newest word on them.
+	// the newest word on them. A key that starts with a NUL byte is no
+	// file's but a sweep's record (a chunk, the removal of gone files'
+	// states: store.EachFileState decodes some as file states), as Sync
+	// skips them too.
 	if obs.Files != nil {
 		inObs := map[string]bool{}
 		for _, f := range obs.Files {
 			inObs[f] = true
 		}
 		var gone []string
-		_ = store.EachFileState(tx, func(k string, fs *store.FileState) error {
-			if !inObs[k] && !obs.At.Before(fs.At) {
+		if err := store.EachFileState(tx, func(k string, fs *store.FileState) error {
+			if !strings.HasPrefix(k, "\x00") && !inObs[k] && !obs.At.Before(fs.At) {
 				gone = append(gone, k)
 			}
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
 		if err := store.DeleteFileStates(tx, gone); err != nil {
 			return err
 		}

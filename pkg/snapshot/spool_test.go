@@ -137,3 +137,63 @@ func TestIngestReadsOnlyRegularFiles(t *testing.T) {
 		t.Error("the observation behind the link was ingested")
 	}
 }
+
+// An observation spooled by an older build (files and entries, no
+// listing) is recorded by Record, which removes the states of the files
+// it no longer lists: only theirs. The sweeps' records beside them in the
+// files bucket (keys that start with a NUL byte: a chunk, the removal of
+// gone files' states, the sub-folder files) are no memory file's, and a
+// chunk or the removal's record decodes as a file state: they used to go
+// with the gone files, and a sweep lost its chunks and where its removal
+// stood.
+func TestIngestOldSpoolKeepsSweepRecords(t *testing.T) {
+	state, _, s := spoolFixture(t)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	chunkKey := store.ChunkPrefix + "d1/false/0/0"
+	chunk := store.Chunk{Sum: "sum", At: at.Add(-time.Hour), Sessions: []string{"S0"}}
+	gone := store.Gone{Dir: "d1", After: "a.md", Active: true}
+	subs := []string{"sub/a.md"}
+	err := s.Update(func(tx *bolt.Tx) error {
+		for _, f := range []string{"MEMORY.md", "gone.md"} {
+			if err := store.PutFileState(tx, f, &store.FileState{At: at.Add(-time.Hour), IDs: []string{"3333333333333333"}}); err != nil {
+				return err
+			}
+		}
+		if err := store.PutChunk(tx, chunkKey, &chunk); err != nil {
+			return err
+		}
+		if err := store.PutGone(tx, &gone); err != nil {
+			return err
+		}
+		return store.PutSubs(tx, subs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := Observation{SessionID: "S", At: at, Fingerprint: "f", Files: []string{"MEMORY.md"},
+		Entries: []Seen{{ID: "4444444444444444", Kind: "fact", File: "MEMORY.md", Preview: "a fact"}}}
+	if err := Spool(state, old); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Ingest(s, state, "", nil); n != 1 || err != nil {
+		t.Fatalf("Ingest = %d, %v; want the one observation", n, err)
+	}
+	s.View(func(tx *bolt.Tx) error {
+		if _, ok, err := store.GetFileState(tx, "gone.md"); ok || err != nil {
+			t.Errorf("gone.md's state: ok %v, err %v; want it removed (the observation does not list it)", ok, err)
+		}
+		if st, ok, err := store.GetFileState(tx, "MEMORY.md"); !ok || err != nil || !st.At.Equal(at) {
+			t.Errorf("MEMORY.md's state: %+v, ok %v, err %v; want the observation's", st, ok, err)
+		}
+		if c, ok, err := store.GetChunk(tx, chunkKey); !ok || err != nil || c.Sum != chunk.Sum {
+			t.Errorf("the sweep's chunk: %+v, ok %v, err %v; want it kept", c, ok, err)
+		}
+		if g, ok, err := store.GetGone(tx); !ok || err != nil || g != gone {
+			t.Errorf("the removal of gone files' states: %+v, ok %v, err %v; want %+v kept", g, ok, err, gone)
+		}
+		if got, err := store.GetSubs(tx); err != nil || len(got) != 1 || got[0] != subs[0] {
+			t.Errorf("the sub-folder files: %v, %v; want %v kept", got, err, subs)
+		}
+		return nil
+	})
+}
