@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -17,7 +19,7 @@ import (
 	"github.com/intermem/intermem/pkg/store"
 )
 
-const getUsage = `Usage: intermem get ID [--project DIR] [--json]
+const getUsage = `Usage: intermem get ID [--source S] [--project DIR] [--json]
 
 Prints the whole entry with the id ID (as intermem search prints it), from
 whichever source holds it: its text, where it lives, its dates, tags,
@@ -28,6 +30,13 @@ scope user), and who wrote it, in which session, by which agent and tool
 call as recorded, and when. An entry its source no longer holds is shown
 with the day it went; a fact intermem archived, from its promotion record.
 intermem-mcp's memory_get returns the same entry. Nothing is written.
+
+More than one source can hold an id: a fact promoted into CLAUDE.md keeps
+the id of the memory it came from, and an intermem marker typed by hand
+names any id. get then shows the entry of the first source, in name order,
+that holds it live, and names the others ("also in"; "also" in --json);
+--source S shows the entry source S holds (search shows one result per id,
+with its source in brackets). memory_get takes the same source.
 `
 
 // EntryJSON is an entry as get and provenance print it.
@@ -101,11 +110,15 @@ func entryJSON(v *retrieve.View, r *retrieve.Record) EntryJSON {
 }
 
 // idCommand parses the flags and the one id of get and provenance (16
-// hex digits, as search prints it) and resolves the project.
-func idCommand(env *cli.Env, name, usage string, args []string) (*common, string, *project.Project, error) {
+// hex digits, as search prints it) and resolves the project; flags, when
+// not nil, registers a command's own flags.
+func idCommand(env *cli.Env, name, usage string, args []string, flags ...func(*flag.FlagSet)) (*common, string, *project.Project, error) {
 	c := &common{}
 	fset := cli.FlagSet(name, usage, env.Stdout)
 	c.register(fset, true)
+	for _, f := range flags {
+		f(fset)
+	}
 	rest, err := cli.Parse(fset, args)
 	if err != nil {
 		return nil, "", nil, err
@@ -179,12 +192,19 @@ func fieldRows(fields map[string]string, skip map[string]bool, row func(k, v str
 }
 
 func runGet(ctx context.Context, env *cli.Env, args []string) error {
-	c, id, p, err := idCommand(env, "intermem get", getUsage, args)
+	var src string
+	c, id, p, err := idCommand(env, "intermem get", getUsage, args, func(fs *flag.FlagSet) {
+		fs.StringVar(&src, "source", "", "show the entry source `S` holds, when more than one holds the id")
+	})
 	if err != nil {
 		return err
 	}
+	src = strings.TrimSpace(src)
 	return readView(env, p, false, func(v *retrieve.View) error {
-		r, err := v.Get(id)
+		r, err := v.GetFrom(id, src)
+		if errors.Is(err, retrieve.ErrNotInSource) {
+			return cli.WithHint(err, "name one of the sources it is in, or leave --source out")
+		}
 		if err != nil {
 			return err
 		}
@@ -252,6 +272,9 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 			row("redacted", "a secret in it is shown redacted")
 		}
 		rows.print(w)
+		if len(e.Also) > 0 {
+			fmt.Fprintf(w, "\n(more than one source holds this id: intermem get %s --source S shows the entry of source S)\n", e.ID)
+		}
 		fmt.Fprintf(w, "\n%s\n", e.Text)
 		return nil
 	})

@@ -33,6 +33,10 @@ var ErrNotFound = errors.New("no memory has this id")
 // the error's text lists the known ones.
 var ErrUnknownSource = errors.New("no such source")
 
+// ErrNotInSource is returned by Get for an id that sources hold, but not
+// the one named; the error's text names those that do.
+var ErrNotInSource = errors.New("the source named does not hold this id")
+
 // ErrBusy is returned when what the tool needs is held by another process
 // past the backend's short wait (intermem's store while a hook writes).
 var ErrBusy = errors.New("busy")
@@ -114,8 +118,10 @@ type Hit struct {
 	Scope, Project string
 }
 
-// GetRequest names one entry.
-type GetRequest struct{ ID string }
+// GetRequest names one entry: the one Source holds under ID, when more
+// than one source holds it ("": the first in source-name order that
+// holds it live, as `intermem get` shows).
+type GetRequest struct{ ID, Source string }
 
 // ValidateRequest names one entry.
 type ValidateRequest struct{ ID string }
@@ -153,10 +159,21 @@ type Entry struct {
 	// Written is who wrote a memory written through intermem, as
 	// recorded; nil for other entries.
 	Written *Writer
+	// Also are the other sources that hold the same id (GetRequest.Source
+	// reads each).
+	Also []Place
 	// Notes say what the read could not take into account (a busy store,
 	// a source that cannot be read), one sentence each, as
 	// SearchResult.Notes says them.
 	Notes []string
+}
+
+// Place is where another source holds an entry's id; Gone when that
+// source no longer holds it but the catalog keeps its tombstone.
+type Place struct {
+	Source, Path string
+	Line         int
+	Gone         bool
 }
 
 // Writer is who wrote a memory written through intermem (memory_write,

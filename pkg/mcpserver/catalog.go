@@ -115,12 +115,15 @@ func (b *Catalog) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 	return res, nil
 }
 
-// Get returns the whole entry with its overlay (retrieve.View.Get, as
-// `intermem get` does).
+// Get returns the whole entry with its overlay (retrieve.View.GetFrom, as
+// `intermem get` does): the one req.Source holds, when it names one.
 func (b *Catalog) Get(ctx context.Context, req GetRequest) (*Entry, error) {
+	if err := checkSource(req.Source); err != nil {
+		return nil, err
+	}
 	var out *Entry
 	err := b.read(false, func(v *retrieve.View) error {
-		r, err := v.Get(req.ID)
+		r, err := v.GetFrom(req.ID, req.Source)
 		if err != nil {
 			return err
 		}
@@ -128,6 +131,12 @@ func (b *Catalog) Get(ctx context.Context, req GetRequest) (*Entry, error) {
 		out.Notes = append(append(out.Notes, v.Notes...), v.Warnings...)
 		return nil
 	})
+	switch {
+	case errors.Is(err, catalog.ErrSwitchedOff):
+		return nil, fmt.Errorf("%w: %v", ErrUnknownSource, err)
+	case errors.Is(err, retrieve.ErrNotInSource):
+		return nil, also{err, ErrNotInSource}
+	}
 	return out, err
 }
 
@@ -138,6 +147,9 @@ func entryOf(r *retrieve.Record) *Entry {
 		Overlay: overlayOf(&r.Overlay), Written: writerOf(r.Written)}
 	for _, s := range r.Sections {
 		e.Sections = append(e.Sections, Section{Name: s.Name, Line: s.Line})
+	}
+	for _, a := range r.Also {
+		e.Also = append(e.Also, Place{Source: a.Source, Path: a.Path, Line: a.Line, Gone: a.Gone})
 	}
 	return e
 }

@@ -68,7 +68,7 @@ const (
 	searchDesc = "Search the project's (and the user's) memory for what is known about a problem, error, file or decision. Ranked hits; status stale: their cites changed."
 
 	getName = "memory_get"
-	getDesc = "The whole memory entry with this id, with its confidence, status and promotion."
+	getDesc = "The whole memory entry with this id (and source), with its confidence, status and promotion."
 
 	validateName = "memory_validate"
 	validateDesc = "Re-check now the files and symbols a memory cites: each citation's status and a suggested fix."
@@ -99,6 +99,15 @@ type searchIn struct {
 
 type idIn struct {
 	ID string `json:"id" jsonschema:"a result's id"`
+}
+
+// getIn is memory_get's arguments: a result's id and, when more than one
+// source holds it (the result's also names the others), which source's
+// entry. They go undescribed but for the tool's description: the tool
+// list is paid for in every session (TestTools).
+type getIn struct {
+	ID     string `json:"id"`
+	Source string `json:"source,omitempty"`
 }
 
 type writeIn struct {
@@ -241,6 +250,8 @@ func hintFor(err error) string {
 		return "ids come from memory_search results; the entry may have been edited or removed since"
 	case errors.Is(err, ErrUnknownSource):
 		return "leave source out to search every source"
+	case errors.Is(err, ErrNotInSource):
+		return "name one of the sources it is in, or leave source out"
 	case errors.Is(err, ErrBusy):
 		return "another intermem process holds it for a moment; try again shortly"
 	case errors.Is(err, ErrNotAvailable):
@@ -349,12 +360,16 @@ func (h *handlers) search(ctx context.Context, in searchIn) (*searchOut, error) 
 	return budgetSearch(res, h.o.SearchBudget), nil
 }
 
-func (h *handlers) get(ctx context.Context, in idIn) (*entryOut, error) {
+func (h *handlers) get(ctx context.Context, in getIn) (*entryOut, error) {
 	id, err := checkID(in.ID)
 	if err != nil {
 		return nil, err
 	}
-	e, err := h.b.Get(ctx, GetRequest{ID: id})
+	src := strings.TrimSpace(in.Source)
+	if len(src) > maxSourceBytes {
+		return nil, argError("source %s is not a source name", quote(src))
+	}
+	e, err := h.b.Get(ctx, GetRequest{ID: id, Source: src})
 	if err != nil {
 		return nil, err
 	}

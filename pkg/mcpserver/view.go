@@ -264,9 +264,19 @@ type entryOut struct {
 	Validated  string        `json:"validated,omitempty"`
 	Promoted   *promotionOut `json:"promoted,omitempty"`
 	Written    *writtenOut   `json:"written,omitempty"`
-	Withheld   []string      `json:"withheld,omitempty"`
-	Notice     string        `json:"notice,omitempty"`
-	Notes      []string      `json:"notes,omitempty"`
+	// Also are the other sources that hold the id: memory_get with one
+	// of them as source reads its entry.
+	Also     []placeOut `json:"also,omitempty"`
+	Withheld []string   `json:"withheld,omitempty"`
+	Notice   string     `json:"notice,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+}
+
+// placeOut is where another source holds an entry's id.
+type placeOut struct {
+	Source string `json:"source"`
+	Where  string `json:"where"`
+	Gone   bool   `json:"gone,omitempty"`
 }
 
 // writtenOut is who wrote a memory written through intermem, and where it
@@ -335,6 +345,9 @@ func entryView(e *Entry, budget int) *entryOut {
 		Validated: stamp(e.Overlay.Validated),
 		Promoted:  promotionView(&g, e.Overlay.Promoted),
 		Written:   writtenView(&g, e.Written),
+	}
+	for _, a := range e.Also {
+		out.Also = append(out.Also, placeOut{Source: g.text(a.Source), Where: g.text(where(a.Path, a.Line)), Gone: a.Gone})
 	}
 	if e.EndLine > e.Line {
 		out.EndLine = e.EndLine

@@ -54,6 +54,23 @@ var ErrBusy = errors.New("intermem's store is busy: another intermem process hol
 // knows.
 var ErrNotFound = errors.New("no entry has this id")
 
+// ErrNotInSource is returned by GetFrom for an id that sources hold, but
+// not the one named; the error names those that do.
+var ErrNotInSource = errors.New("the source named does not hold this id")
+
+// notInSource is ErrNotInSource for one id: the source named and those
+// that hold the id.
+type notInSource struct {
+	id, src string
+	held    []string
+}
+
+func (e *notInSource) Error() string {
+	return fmt.Sprintf("%s is not in source %s: it is in %s", e.id, e.src, strings.Join(e.held, ", "))
+}
+
+func (e *notInSource) Is(target error) bool { return target == ErrNotInSource }
+
 // ErrSourceOff is returned for the id of an entry the store knows only
 // from a source now switched off in .intermem/config.json: not served,
 // and not "no entry" either (the error names the source).
@@ -430,10 +447,49 @@ func (v *View) offSource(id string) string {
 
 // Get returns the entry id: a live entry of a switched-on source first,
 // else its tombstone, else what intermem's promotion record keeps of it.
-func (v *View) Get(id string) (*Record, error) {
+// An id more than one source holds (a fact and the memory it was promoted
+// from, a marker typed by hand) is the first of them in source-name order
+// that holds it live; Record.Also names the others, and GetFrom reads
+// each.
+func (v *View) Get(id string) (*Record, error) { return v.GetFrom(id, "") }
+
+// GetFrom is Get of the entry that source src holds under id, live or its
+// tombstone, or, for src "", Get's choice. src may be ScopedSource, or
+// "promoted" for an archived fact's promotion record, when Get would find
+// the entry there. A source that does not hold id is ErrNotInSource,
+// naming those that do; an unknown one is catalog.ErrUnknownSource.
+func (v *View) GetFrom(id, src string) (*Record, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	all := v.Catalog.GetAll(id)
-	e, ok := v.Catalog.Get(id)
+	var (
+		e  catalog.Entry
+		ok bool
+	)
+	if src == "" {
+		e, ok = v.Catalog.Get(id)
+	} else {
+		if err := v.Catalog.CheckSources([]string{src}, ScopedSource); err != nil {
+			return nil, err
+		}
+		for _, o := range all {
+			if o.Source == src {
+				e, ok = o, true
+				break
+			}
+		}
+		if !ok {
+			r, err := v.GetFrom(id, "")
+			if err != nil || r.Source == src {
+				return r, err
+			}
+			held := []string{r.Source}
+			for _, a := range r.Also {
+				held = append(held, a.Source)
+			}
+			sort.Strings(held)
+			return nil, &notInSource{id: id, src: src, held: held}
+		}
+	}
 	if !ok {
 		p, ok := v.tx.Promoted(id)
 		if !ok && v.busy {
