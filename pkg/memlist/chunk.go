@@ -46,21 +46,49 @@ import "strconv"
 // not compare equal to it: either way the turn is a full one.
 
 // ChunkFiles is how many memory files a part of a chunked listing holds
-// (the last may hold fewer): about what a directory a quiet turn sums
-// whole costs at most (a variable for tests). A part's read is a getdents
-// sized to it (partBuf) and a stat a file: measured on the 401-file
-// directory of 19,905 entries, 32 files a part against 64 took a quiet
-// turn's part read from about 70 µs to 55 µs in a loop, the getdents the
-// larger share. The parts are more (13 there, where 7), so a file
-// rewritten in place in another part is noticed later by quiet turns
-// alone — but a checkpoint turn (every tenth, continuity) and every
-// session's end list the directory whole, so that bounds it first.
-var ChunkFiles = 32
+// (the last may hold fewer) in a directory of at most MaxChunks parts of
+// it; a larger one's parts hold twice, four times… as many (halve). A
+// part's read is a getdents sized to it (partBuf) and a stat a file, and
+// a quiet turn's cost over a do-nothing binary is mostly system calls:
+// measured at 19,905 entries (401 memory files), parts of 16 files took
+// 70 µs of CPU a turn off parts of 32, which took about as much off 64
+// (medians of 400 interleaved runs at load 5; a variable for tests). The
+// parts are more (26 there, where 7), so a file rewritten in place in
+// another part is noticed later by quiet turns alone — but a checkpoint
+// turn (every tenth, package continuity) and every session's end list the
+// directory whole, so that bounds it first.
+var ChunkFiles = 16
 
-// MaxChunks bounds the parts of a chunked listing: at ChunkFiles a part,
-// a directory of 16,384 memory files. A record of that many parts is
-// about 40 KiB, within quiet.MaxBytes.
-const MaxChunks = 512
+// MaxChunks bounds the parts of a chunked listing: a quiet turn decodes
+// every part's line of the copy (quiet.Decode).
+const MaxChunks = 256
+
+// maxRead bounds the parts Chunked reads before it halves them: a
+// directory of more memory files than maxRead·ChunkFiles is not chunked.
+const maxRead = 1 << 14
+
+// halve merges neighbouring parts two by two while they are more than
+// MaxChunks: a merged part reads from the first's cookie to the second's
+// end, as the two were read one after the other.
+func halve(ks []Chunk) []Chunk {
+	for len(ks) > MaxChunks {
+		n := 0
+		for i := 0; i < len(ks); i += 2 {
+			k := ks[i]
+			if i+1 < len(ks) {
+				next := &ks[i+1]
+				k.End = next.End
+				k.Entries += next.Entries
+				k.Files += next.Files
+				k.Sum += next.Sum
+			}
+			ks[n] = k
+			n++
+		}
+		ks = ks[:n]
+	}
+	return ks
+}
 
 // Chunk is one part of a chunked listing: the directory entries read from
 // cookie Start on ("." and ".." not counted) until the one whose cookie

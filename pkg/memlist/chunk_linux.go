@@ -23,7 +23,7 @@ const chunkBuf = 8 << 10
 // has the entries, and on an indexed (htree) ext4 directory every entry it
 // returns is hashed, allocated and sorted by the kernel: measured on the
 // 401-file directory of 19,905 entries, one read of 8 KiB cost 50–120 µs,
-// of 2 KiB 22–30 µs — half of a quiet turn's excess over a do-nothing
+// of 2 KiB 22–30 µs, about a tenth of a quiet turn's excess over a do-nothing
 // binary. A part whose names are longer is read in more than one
 // getdents, each going on where the last stopped.
 func partBuf(n int) int {
@@ -33,9 +33,10 @@ func partBuf(n int) int {
 
 // Chunked records the memory directory dir in parts (chunk.go): each read
 // from the cookie its predecessor ended at, on the descriptor that reads
-// the next part, as SumChunk will read it. ok is false for a directory of
-// one part at most (its quiet turns sum it whole), of more than MaxChunks,
-// one that changed while it was read, or any error.
+// the next part, as SumChunk will read it; parts more than MaxChunks are
+// merged two by two (halve) until they are not. ok is false for a
+// directory of one part at most (its quiet turns sum it whole), of more
+// than maxRead parts, one that changed while it was read, or any error.
 func Chunked(dir string) (c Chunking, ok bool) {
 	d, err := OpenDir(dir)
 	if err != nil {
@@ -45,7 +46,7 @@ func Chunked(dir string) (c Chunking, ok bool) {
 	if c.Dir, err = d.FP(); err != nil {
 		return Chunking{}, false
 	}
-	for cookie := int64(0); len(c.Chunks) <= MaxChunks; {
+	for cookie := int64(0); len(c.Chunks) <= maxRead; {
 		k := Chunk{Start: cookie}
 		eof, err := d.walk(cookie, chunkBuf, func(name []byte, typ fs.FileMode, next int64) bool {
 			k.Entries++
@@ -74,6 +75,7 @@ func Chunked(dir string) (c Chunking, ok bool) {
 		}
 		cookie = k.End
 	}
+	c.Chunks = halve(c.Chunks)
 	if now, err := d.FP(); err != nil || now != c.Dir || !c.Valid() {
 		return Chunking{}, false
 	}

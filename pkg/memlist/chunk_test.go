@@ -388,3 +388,39 @@ func TestChunkReadInSeveralGetdents(t *testing.T) {
 		t.Fatalf("part 2 (the directory untouched): SumChunk = %q %v, want the recorded %q", got, ok, fp)
 	}
 }
+
+// TestChunkedHalves: a directory of more than MaxChunks parts of
+// ChunkFiles files is recorded in parts of twice as many (or four
+// times…), at most MaxChunks, chained from its start to its end, each
+// read afresh giving Sum's fingerprint.
+func TestChunkedHalves(t *testing.T) {
+	defer func(n int) { ChunkFiles = n }(ChunkFiles)
+	ChunkFiles = 1
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct{ files, parts, per int }{
+		{MaxChunks, MaxChunks, 1},
+		{MaxChunks + 1, (MaxChunks + 2) / 2, 2},
+		{4*MaxChunks + 3, (4*MaxChunks + 3 + 7) / 8, 8},
+	} {
+		dir := t.TempDir()
+		subs := chunkDirOdd(t, dir, c.files, rng, false)
+		ch, ok := Chunked(dir)
+		if !ok || len(ch.Chunks) != c.parts || !ch.Valid() {
+			t.Fatalf("%d files: %d parts (ok %v, valid %v), want %d", c.files, len(ch.Chunks), ok, ch.Valid(), c.parts)
+		}
+		for i, k := range ch.Chunks {
+			if i < len(ch.Chunks)-1 && k.Files != c.per {
+				t.Fatalf("%d files: part %d holds %d, want %d", c.files, i, k.Files, c.per)
+			}
+		}
+		fp, whole, err := Sum(dir, subs)
+		if err != nil || !whole {
+			t.Fatal(err)
+		}
+		for j := range ch.Chunks {
+			if got, ok := SumChunk(dir, subs, &ch, j); !ok || got != fp {
+				t.Fatalf("%d files: part %d: SumChunk = %q %v, Sum = %q", c.files, j, got, ok, fp)
+			}
+		}
+	}
+}
