@@ -30,20 +30,25 @@ type knownTrickle struct{ trickle }
 func (t *knownTrickle) Len() int { return min(t.chunk, len(t.data)) }
 
 // BenchmarkReadInputTrickle reads a payload of 4 MB (MaxInput less a
-// little) delivered 4 KiB at a time: the cost of deciding after every
-// read whether the value is whole must grow with the payload, not with
-// its square.
+// little) delivered 4 KiB at a time, and one of 64 KiB delivered a byte
+// at a time: the cost of deciding after every read whether the value is
+// whole must grow with the payload, not with its square.
 func BenchmarkReadInputTrickle(b *testing.B) {
-	data := `{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"` +
-		strings.Repeat(`x \" { [ `, (MaxInput-100)/10) + `"}`
+	payload := func(size int) string {
+		return `{"session_id":"s","hook_event_name":"Stop","last_assistant_message":"` +
+			strings.Repeat(`x \" { [ `, (size-100)/10) + `"}`
+	}
 	for _, c := range []struct {
 		name  string
+		size  int
 		chunk int
 		known bool
 	}{
-		{"4KiB/waiting", 4 << 10, true},
-		{"4KiB/goroutine", 4 << 10, false},
+		{"4MB/4KiB/waiting", MaxInput, 4 << 10, true},
+		{"4MB/4KiB/goroutine", MaxInput, 4 << 10, false},
+		{"64KiB/1B/waiting", 64 << 10, 1, true},
 	} {
+		data := payload(c.size)
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
