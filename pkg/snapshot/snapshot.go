@@ -222,6 +222,13 @@ func Record(tx *bolt.Tx, obs Observation) error {
 	}
 
 	for _, file := range sortedKeys(byFile, obs.Files) {
+		if strings.HasPrefix(file, "\x00") {
+			// No memory file's name holds a NUL byte: this is a key of
+			// the sweeps' records in a spool file, which is hostile
+			// input like every file of a project. Its state would be
+			// written over the record.
+			continue
+		}
 		cur := byFile[file]
 		fstate, _, err := store.GetFileState(tx, file)
 		if err != nil {

@@ -197,3 +197,52 @@ func TestIngestOldSpoolKeepsSweepRecords(t *testing.T) {
 		return nil
 	})
 }
+
+// A spooled observation is hostile input: one that names a file by a key
+// of the sweeps' records (no memory file's name holds a NUL byte) records
+// nothing under it, and the record stays as the sweep wrote it.
+func TestIngestSpoolNamingASweepRecord(t *testing.T) {
+	state, _, s := spoolFixture(t)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	chunkKey := store.ChunkPrefix + "d1/false/0/0"
+	chunk := store.Chunk{Sum: "sum", At: at.Add(-time.Hour), Sessions: []string{"S0"}}
+	gone := store.Gone{Dir: "d1", After: "a.md", Active: true}
+	err := s.Update(func(tx *bolt.Tx) error {
+		if err := store.PutChunk(tx, chunkKey, &chunk); err != nil {
+			return err
+		}
+		return store.PutGone(tx, &gone)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := Observation{SessionID: "S", At: at, Fingerprint: "f", Files: []string{"MEMORY.md", "\x00gone", chunkKey},
+		Entries: []Seen{
+			{ID: "5555555555555555", Kind: "fact", File: "MEMORY.md", Preview: "a fact"},
+			{ID: "6666666666666666", Kind: "fact", File: "\x00gone", Preview: "planted"},
+			{ID: "7777777777777777", Kind: "fact", File: chunkKey, Preview: "planted"},
+		}}
+	if err := Spool(state, planted); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Ingest(s, state, "", nil); n != 1 || err != nil {
+		t.Fatalf("Ingest = %d, %v; want the one observation", n, err)
+	}
+	s.View(func(tx *bolt.Tx) error {
+		if c, ok, err := store.GetChunk(tx, chunkKey); !ok || err != nil || c.Sum != chunk.Sum || !c.At.Equal(chunk.At) {
+			t.Errorf("the sweep's chunk: %+v, ok %v, err %v; want %+v kept", c, ok, err, chunk)
+		}
+		if g, ok, err := store.GetGone(tx); !ok || err != nil || g != gone {
+			t.Errorf("the removal of gone files' states: %+v, ok %v, err %v; want %+v kept", g, ok, err, gone)
+		}
+		for _, id := range []string{"6666666666666666", "7777777777777777"} {
+			if _, ok, err := store.GetSeen(tx, id); ok || err != nil {
+				t.Errorf("entry %s of a file named by a sweep's key was recorded (err %v)", id, err)
+			}
+		}
+		if _, ok, err := store.GetSeen(tx, "5555555555555555"); !ok || err != nil {
+			t.Errorf("MEMORY.md's entry: ok %v, err %v; want it recorded", ok, err)
+		}
+		return nil
+	})
+}
