@@ -68,12 +68,15 @@ func Boot(identity string, phase *store.Phase, c *store.Checkpoint, ds []store.P
 // heading line (when, where, which turn and phase), the summary or the
 // last message (withheld when screening flags it, now or when it was
 // recorded), and the files changed, each line escaped. "" when even the
-// heading does not fit.
+// heading does not fit, or when it would be all there is (noteLines).
 func Note(c store.Checkpoint, maxBytes int) string {
 	return fit(noteLines(c), maxBytes)
 }
 
-// noteLines are the lines of checkpoint c's resume note.
+// noteLines are the lines of checkpoint c's resume note; none when c
+// holds nothing to resume from (no summary, last reply or file changed: a
+// checkpoint of a session whose transcript could not be read), whose
+// heading alone would say "Resume from …" and nothing after it.
 func noteLines(c store.Checkpoint) []string {
 	var head strings.Builder
 	head.WriteString("Resume from the last session")
@@ -122,6 +125,9 @@ func noteLines(c store.Checkpoint) []string {
 	}
 	if len(files) > 0 {
 		lines = append(lines, "Files changed: "+strings.Join(files, ", "))
+	}
+	if len(lines) == 1 {
+		return nil
 	}
 	return lines
 }
