@@ -216,11 +216,43 @@ func TestMaxWrites(t *testing.T) {
 // buildMaxWrites runs a Build bounded to max writes (Config.MaxWrites) in
 // one write transaction of f's store.
 func buildMaxWrites(f *fixture, max int) error {
+	return buildBounded(f, max, 0)
+}
+
+// buildBounded runs a Build bounded to max writes (Config.MaxWrites) and
+// fileMax a per-file source's (Config.MaxFileWrites) in one write
+// transaction of f's store.
+func buildBounded(f *fixture, max, fileMax int) error {
 	return f.st.Update(func(tx *bolt.Tx) error {
 		cfg := f.cfg()
-		cfg.MaxWrites = max
+		cfg.MaxWrites, cfg.MaxFileWrites = max, fileMax
 		_, err := Build(store.Catalog(tx), cfg)
 		return err
+	})
+}
+
+// The bound on a per-file source's writes (Config.MaxFileWrites) leaves
+// auto-memory's (MaxWrites) as it is: a memory change of six entries is
+// refused at most five whatever the per-file bound, and stored at most six
+// when a per-file source may write one.
+func TestMaxFileWritesLeavesAutoMemorysBound(t *testing.T) {
+	f := newFixture(t)
+	var facts []string
+	for i := range 6 {
+		facts = append(facts, fmt.Sprintf("- Fact %d: the spool keeps segment %d.", i, i))
+	}
+	f.update(func(*Catalog) {})
+	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n")
+	if err := buildBounded(f, 5, 100); !errors.Is(err, ErrTooManyWrites) {
+		t.Fatalf("six entries to write, at most 5, a per-file source's 100: %v", err)
+	}
+	if err := buildBounded(f, 6, 1); err != nil {
+		t.Fatalf("six entries to write, at most 6, a per-file source's 1: %v", err)
+	}
+	f.view(func(c *Catalog) {
+		if c.Changed() {
+			t.Error("the build within its bound was not stored")
+		}
 	})
 }
 

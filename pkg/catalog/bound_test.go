@@ -18,11 +18,19 @@ import (
 // (snapshot.RefreshCatalog): one source after another, each in builds
 // that write at most limit entries (Config.MaxWrites; 0: unbounded), each
 // build in a write transaction of its own, until it is not partial;
+// when fileLimit is not 0, it is the builds' Config.MaxFileWrites;
 // between, when not nil, runs once, after the first transaction of the
 // source named "ids" that leaves it partial. It
 // returns the store as it is then, with the most entries one
 // transaction wrote (keys of the entries bucket added or changed).
 func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, between func()) (refreshed, int) {
+	t.Helper()
+	return fileWritesRefresh(t, f, reg, limit, 0, between)
+}
+
+// fileWritesRefresh is writesRefresh with a bound of fileLimit entries
+// on a per-file source's builds (Config.MaxFileWrites; 0: limit's).
+func fileWritesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit, fileLimit int, between func()) (refreshed, int) {
 	t.Helper()
 	var (
 		r       refreshed
@@ -43,7 +51,7 @@ func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, be
 	ran := false
 	for _, name := range reg.Names() {
 		cfg := f.cfg()
-		cfg.Registry, cfg.MaxWrites, cfg.Memo = reg, limit, memo
+		cfg.Registry, cfg.MaxWrites, cfg.MaxFileWrites, cfg.Memo = reg, limit, fileLimit, memo
 		cfg.Switches = map[string]bool{}
 		for _, n := range reg.Names() {
 			cfg.Switches[n] = n == name
@@ -56,6 +64,7 @@ func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, be
 					return err
 				}
 				partial = c.Partial()
+				r.parsed += c.read
 				for _, p := range c.Fresh() {
 					r.problems = append(r.problems, fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message))
 				}
@@ -125,11 +134,21 @@ func TestBoundedWritesAreARefresh(t *testing.T) {
 		t.Fatalf("an unbounded refresh took %d transactions for %d sources", one.txs, n)
 	}
 	generation := func(k string) bool { return k == "catalog/generation" }
-	for _, max := range []int{1, 7, 50, 128} {
-		t.Run(fmt.Sprintf("max %d", max), func(t *testing.T) {
-			got, largest := writesRefresh(t, f, reg, max, nil)
+	for _, bound := range []struct{ writes, fileWrites int }{{1, 0}, {7, 0}, {50, 0}, {128, 0}, {1000, 1}, {1000, 7}, {3, 50}} {
+		max := bound.writes
+		if bound.fileWrites > 0 {
+			max = bound.fileWrites
+		}
+		t.Run(fmt.Sprintf("max %d file max %d", bound.writes, bound.fileWrites), func(t *testing.T) {
+			got, largest := fileWritesRefresh(t, f, reg, bound.writes, bound.fileWrites, nil)
 			if got.txs < 420/max+len(reg.Names())-2 {
 				t.Errorf("%d transactions for 420 new entries at most %d a build: the bound does not hold", got.txs, max)
+			}
+			// Each changed file is read and parsed once, as by the
+			// unbounded refresh: the builds after the first that go on
+			// with a file take its parse from the Memo.
+			if got.parsed != one.parsed {
+				t.Errorf("the files were read and parsed %d times, by an unbounded refresh %d", got.parsed, one.parsed)
 			}
 			// A build writes the bound, plus the tombstones of what the
 			// files it parsed dropped (few here).

@@ -174,16 +174,24 @@ type Config struct {
 	// source (auto-memory) may write or tombstone: past it, Build returns
 	// ErrTooManyWrites, and a writable transaction must be rolled back.
 	// The Build of a per-file source writes its tombstones and at most
-	// MaxWrites entries in all: a file whose entries it did not all write
-	// is stored to be parsed again, and Partial reports it (builder.bound),
-	// so that one file of thousands of entries (a long CLAUDE.md, an edit
-	// log taken in whole) is brought in over several transactions.
+	// MaxWrites entries in all (MaxFileWrites when set): a file whose
+	// entries it did not all write is stored to be parsed again, and
+	// Partial reports it (builder.store, leave), so that one file of
+	// thousands of entries (a long CLAUDE.md, an edit log taken in whole)
+	// is brought in over several transactions.
 	// A hook sets it: its write transaction holds, and its commit maps,
 	// pages in proportion to the entries written (at 20,000 entries a
 	// memory file of 96 facts rewritten took a session's end from 25 to
 	// 30 MB, 2,000 facts to 78 MB), and its memory is bounded; a command
 	// brings such a change in.
 	MaxWrites int
+	// MaxFileWrites, when not 0, bounds the entries the Build of a
+	// per-file source writes in place of MaxWrites (its tombstones apart;
+	// see MaxWrites), which then bounds a Whole source's alone. A hook
+	// sets it lower than MaxWrites: what a per-file source leaves goes on
+	// in the next transaction, where what auto-memory's bound leaves is
+	// left to a command, so each bound is what its own cost calls for.
+	MaxFileWrites int
 	// MaxFiles, when not 0, bounds how many changed files of a per-file
 	// source one Build parses and stores: the others keep their stored
 	// records (their entries stand as they were), the source's state is
@@ -197,6 +205,15 @@ type Config struct {
 	// Memo, for a caller that goes on in another transaction while
 	// Partial: see Memo.
 	Memo *Memo
+}
+
+// fileWrites is the bound on the entries a per-file source's Build
+// writes: MaxFileWrites, else MaxWrites (0: none).
+func (cfg *Config) fileWrites() int {
+	if cfg.MaxFileWrites > 0 {
+		return cfg.MaxFileWrites
+	}
+	return cfg.MaxWrites
 }
 
 // ErrTooManyWrites is returned by Build when a Whole source changed by more
@@ -279,11 +296,15 @@ type Catalog struct {
 	// partial: a source's changed files were left past Config.MaxFiles.
 	partial bool
 	// memo holds the per-file sources' file records read, lists their
-	// listings (Config.Memo), nil when none are kept; reads counts the
-	// records looked up in the store.
-	memo  map[string]memoFile
-	lists map[string]*listing
-	reads int
+	// listings, parses the parses of files left to be parsed again
+	// (Config.Memo), nil when none are kept; reads counts the records
+	// looked up in the store.
+	memo   map[string]memoFile
+	lists  map[string]*listing
+	parses map[string]*fileParse
+	reads  int
+	// read counts the files of per-file sources read and parsed.
+	read int
 	// ahead are the per-file sources' states and listings, taken on
 	// goroutines of their own while Build goes through the sources
 	// (walkAhead).
@@ -301,7 +322,7 @@ func Build(tx *store.CatalogTx, cfg Config) (*Catalog, error) {
 		return nil, fmt.Errorf("%w: .intermem/config.json switches %s; the sources are %s", ErrUnknownSource, quoteList(unknown), strings.Join(cfg.Registry.Names(), ", "))
 	}
 	c := &Catalog{cfg: cfg, tx: tx, on: map[string]bool{}}
-	c.memo, c.lists = cfg.Memo.start(tx)
+	c.memo, c.lists, c.parses = cfg.Memo.start(tx)
 	for _, s := range cfg.Registry.Enabled(cfg.Switches) {
 		c.on[s.Name()] = true
 	}

@@ -117,6 +117,7 @@ type refreshed struct {
 	problems []string          // Fresh of every build, in turn
 	txs      int
 	reads    int // file records looked up in the store
+	parsed   int // files of per-file sources read and parsed
 }
 
 // boundedRefresh brings the catalog up to date as a session's end does

@@ -31,12 +31,24 @@ const maxProblemLines = 10
 // written at random, which its commit maps again (64 KiB at a time), so
 // the hook's peak grows with them. Measured at 19,905 entries, the whole
 // session's end peaked at 26.2 MB with 98 written, 29.0 MB with 118 and
-// 31.5 MB with 192 (a memory file of 96 facts rewritten). A per-file
-// source's transaction writes at most as many (its files' tombstones
-// apart), and a file of more entries is brought in over several: a
-// session's end that took in a 1,500-line CLAUDE.md and an edit log of
-// 2,000 observations in one transaction each peaked at 46 MB.
+// 31.5 MB with 192 (a memory file of 96 facts rewritten). What it leaves
+// is left to a command; a per-file source's transactions have a bound of
+// their own, maxFileWrites.
 const maxWrites = 128
+
+// maxFileWrites bounds the entries a per-file source's transaction of a
+// session's end writes (catalog.Config.MaxFileWrites; its files'
+// tombstones apart): a file of more entries is brought in over several,
+// its parse carried from one to the next (catalog.Memo). A session's end
+// that took in a 1,500-line CLAUDE.md and an edit log of 2,000
+// observations in one transaction each peaked at 46 MB at 19,905 entries.
+// Each entry written is a page its commit maps again, 64 KiB at a time:
+// measured on that intake, a commit of 128 mapped ~9.5 MB of the store,
+// of 32 ~4.5 MB, and the session ends peaked at 24.4–27.9 MB with 128,
+// 24.7–27.0 MB with 64 and 23.4–25.7 MB with 32 (load 3.8–5). With the
+// parse carried, a transaction of 32 costs ~15 ms, and the intake's
+// transactions ~1.3 s in all (with 128 and no parse carried, 2.3 s).
+const maxFileWrites = 32
 
 // maxFiles bounds the changed files of a per-file source one transaction
 // of a session's end parses and stores (catalog.Config.MaxFiles); the
@@ -130,10 +142,14 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 				// Most of what a refresh reads it does not write (every
 				// memory file's stored parse, to write one file's entries):
 				// its pages are given back as they grow, and again before
-				// the index and the commit.
+				// the index and the commit. What the last transaction's
+				// commit mapped again (a page for about each entry it wrote,
+				// 64 KiB at a time: 4–10 MB) is given back before this
+				// one's Build grows the heap.
+				store.Shed(tx)
 				ct := store.Catalog(tx)
 				ct.ShedReads()
-				c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites, MaxFiles: maxFiles, Memo: memo})
+				c, err := catalog.Build(ct, catalog.Config{Env: r.Env, Registry: reg, Switches: only, Now: r.Now, MaxWrites: maxWrites, MaxFileWrites: maxFileWrites, MaxFiles: maxFiles, Memo: memo})
 				if err != nil {
 					return err
 				}
