@@ -4,16 +4,22 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/archive"
 	"github.com/intermem/intermem/pkg/automem"
+	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/score"
+	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/promoted"
+	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/store"
 	"github.com/intermem/intermem/pkg/targets"
 )
@@ -29,12 +35,18 @@ type item struct {
 }
 
 // knowledge gathers every memory entry (pointers excluded), promoted fact
-// and archived fact of a project.
-func knowledge(p *project.Project) ([]item, *targets.Set, error) {
+// and archived fact of a project, leaving out the sources on says are
+// switched off: auto-memory's entries, and the promoted facts of the
+// target documents (the promoted source's; archived facts are no source's
+// and stay).
+func knowledge(p *project.Project, on func(name string) bool) ([]item, *targets.Set, error) {
 	var out []item
-	mem, err := scanMemory(p)
-	if err != nil {
-		return nil, nil, err
+	var mem *automem.Dir
+	if on(automemory.Name) {
+		var err error
+		if mem, err = scanMemory(p); err != nil {
+			return nil, nil, err
+		}
 	}
 	if mem != nil {
 		for _, e := range mem.Entries() {
@@ -53,6 +65,9 @@ func knowledge(p *project.Project) ([]item, *targets.Set, error) {
 		return nil, nil, err
 	}
 	for _, d := range ts.Docs() {
+		if !on(promoted.Name) {
+			break
+		}
 		for _, m := range d.Doc.Marked() {
 			if m.Heading {
 				continue
@@ -73,6 +88,8 @@ const topicsUsage = `Usage: intermem topics [--project DIR] [--json]
 Lists the sections of promoted knowledge (in CLAUDE.md, AGENTS.md and
 docs/intermem/) and of auto-memory, with how many entries each holds and
 their average confidence (from what they cite; see intermem validate).
+A source switched off in .intermem/config.json (auto-memory, promoted) is
+not listed.
 `
 
 // Topic is one line of intermem topics.
@@ -89,7 +106,11 @@ func runTopics(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	items, _, err := knowledge(p)
+	on, err := switches(env, p)
+	if err != nil {
+		return err
+	}
+	items, _, err := knowledge(p, on)
 	if err != nil {
 		return err
 	}
@@ -159,4 +180,28 @@ func runTopics(ctx context.Context, env *cli.Env, args []string) error {
 		fmt.Fprintf(w, "%-9s %5d %5.2f  %s (%s)\n", t.Source, t.Count, t.Confidence, cli.Line(sec), cli.Line(t.File))
 	}
 	return nil
+}
+
+// switches is the project's source switches as the catalog reads them
+// (catalogConfig: an unusable config.json is an error with its hint; a
+// name that is no source is catalog.ErrUnknownSource, catalogError's),
+// for a command that reads a source's files without the catalog: on
+// reports whether it may show the source name's entries.
+func switches(env *cli.Env, p *project.Project) (on func(name string) bool, err error) {
+	cfg, err := catalogConfig(env, p, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	reg := sources.Registry()
+	if unknown := reg.Unknown(cfg.Switches); len(unknown) > 0 {
+		for i, n := range unknown {
+			unknown[i] = strconv.Quote(n)
+		}
+		return nil, catalogError(fmt.Errorf("%w: .intermem/config.json switches %s; the sources are %s",
+			catalog.ErrUnknownSource, strings.Join(unknown, ", "), strings.Join(reg.Names(), ", ")))
+	}
+	return func(name string) bool {
+		on, set := cfg.Switches[name]
+		return on || !set
+	}, nil
 }
