@@ -147,18 +147,22 @@ func salvageTx(db *bolt.DB) (sv salvage) {
 
 // salvageFile opens the file at path read-only, as Open could not use
 // it, and salvages what it can; a file bbolt cannot open yields nothing.
+// Open's failed open has let go of the file (boltOpen, abandon): a lock
+// this process still held would make this open wait out its timeout and
+// read nothing.
 func salvageFile(path string, timeout time.Duration) (sv salvage) {
-	defer faultsAsPanics()()
+	db, file, err := boltOpen(path, &bolt.Options{Timeout: timeout, ReadOnly: true})
+	if err != nil {
+		return salvage{lost: fmt.Sprintf("; nothing of it could be read (%v)", err)}
+	}
 	defer func() {
 		if r := recover(); r != nil {
+			abandon(db, file)
 			sv = salvage{lost: fmt.Sprintf("; nothing of it could be read (%v)", r)}
+			return
 		}
+		db.Close()
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true})
-	if err != nil {
-		return salvage{lost: "; nothing of it could be read"}
-	}
-	defer db.Close()
 	return salvageTx(db)
 }
 

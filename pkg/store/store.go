@@ -198,20 +198,29 @@ func Open(path string, o Options) (*Store, error) {
 }
 
 func open(path string, o Options) (s *Store, err error) {
+	var db *bolt.DB
+	var file *os.File
 	defer faultsAsPanics()()
 	defer func() {
 		// bbolt can panic on some kinds of damage while reading meta pages.
+		// The file is let go of, or its lock would stay held for the rest
+		// of the process: the salvage of its journal, and a writer's open
+		// after a reader's, would wait for it in vain.
 		if r := recover(); r != nil {
+			abandon(db, file)
 			s, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync})
+	db, file, err = boltOpen(path, &bolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, ErrLocked
 		}
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("open store: %w", err)
+		}
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -225,6 +234,56 @@ func open(path string, o Options) (s *Store, err error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// boltOpen is bolt.Open (mode 0600) that lets go of the file when bolt.Open
+// panics, as it does on some damage (a read-write open loads the freelist
+// page and panics on a damaged one): the panic is returned as ErrCorrupt,
+// and the file bbolt opened and locked is unlocked and closed, which bbolt
+// does only when it returns an error. What bbolt had mapped of the file by
+// then stays mapped (nothing names the mapping): address space, not the
+// lock, and only once per damaged file met. It also returns the file, for
+// abandon.
+func boltOpen(path string, o *bolt.Options) (db *bolt.DB, file *os.File, err error) {
+	opts := *o
+	opts.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(name, flag, perm)
+		file = f
+		return f, err
+	}
+	defer faultsAsPanics()()
+	defer func() {
+		if r := recover(); r != nil {
+			abandon(nil, file)
+			db, file, err = nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, &opts)
+	return db, file, err
+}
+
+// abandon lets go of a store file given up on after a panic: it closes db
+// when there is one, and if there is none or its Close panics too, unlocks
+// and closes file (the file db was opened on; nil: none).
+func abandon(db *bolt.DB, file *os.File) {
+	if db != nil {
+		closed := func() (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			_ = db.Close()
+			return true
+		}()
+		if closed {
+			return
+		}
+	}
+	if file != nil {
+		unlockFile(file)
+		_ = file.Close()
+	}
 }
 
 // create initialises a new store beside path and links it into place.
