@@ -248,7 +248,7 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 		carried = fmt.Sprintf("; its journal's %d operation(s) carried over", n)
 	}
 	pruned := ""
-	if gone := pruneAside(path); len(gone) > 0 {
+	if gone := pruneAside(path, aside); len(gone) > 0 {
 		pruned = fmt.Sprintf("; the older kept %s removed (the newest %d stay)", strings.Join(gone, ", "), KeepAside)
 	}
 	logf("store %s unusable (%v); moved aside to %s and rebuilt%s%s%s", path, why, filepath.Base(aside), carried, sv.lost, pruned)
@@ -260,91 +260,152 @@ func rebuild(path string, now time.Time, sv salvage, held os.FileInfo, why error
 const KeepAside = 4
 
 // pruneAside removes all but the newest KeepAside kept files of the store
-// at path, and returns the base names it removed. A kept file is named by
-// keepAside: .corrupt-<time>[-N], N a digit, so the names sort by age;
-// nothing else beside the store is touched.
-func pruneAside(path string) []string {
+// at path, and returns the base names it removed. made is the kept file
+// the rebuild just made (its path): it is never removed, whatever its
+// name, so Rebuilt never names a file that is gone — a clock set back
+// stamps it older than those kept before. The others are ordered by
+// their stamp, then their number (keepAside: -N, the next after the
+// highest of that stamp), not by name: -10 is newer than -9. Nothing else
+// beside the store is touched.
+func pruneAside(path, made string) []string {
 	// Listed, not globbed: the path may hold a pattern's characters.
 	dir, prefix := filepath.Dir(path), filepath.Base(path)+".corrupt-"
 	ents, _ := os.ReadDir(dir)
-	var kept []string
+	type kept struct {
+		name  string
+		stamp string
+		n     int
+	}
+	var others []kept
 	for _, e := range ents {
-		if n := e.Name(); e.Type().IsRegular() && strings.HasPrefix(n, prefix) && isAsideName(n[len(prefix):]) {
-			kept = append(kept, filepath.Join(dir, n))
+		n := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(n, prefix) || n == filepath.Base(made) {
+			continue
+		}
+		if stamp, num, ok := parseAside(n[len(prefix):]); ok {
+			others = append(others, kept{filepath.Join(dir, n), stamp, num})
 		}
 	}
-	if len(kept) <= KeepAside {
+	if len(others) <= KeepAside-1 {
 		return nil
 	}
-	sort.Strings(kept)
+	sort.Slice(others, func(i, j int) bool {
+		if others[i].stamp != others[j].stamp {
+			return others[i].stamp < others[j].stamp
+		}
+		return others[i].n < others[j].n
+	})
 	var gone []string
-	for _, m := range kept[:len(kept)-KeepAside] {
-		if err := os.Remove(m); err == nil {
-			gone = append(gone, filepath.Base(m))
+	for _, k := range others[:len(others)-(KeepAside-1)] {
+		if err := os.Remove(k.name); err == nil {
+			gone = append(gone, filepath.Base(k.name))
 		}
 	}
 	return gone
 }
 
-// isAsideName tells a keepAside suffix, <time> or <time>-N.
-func isAsideName(suffix string) bool {
-	const layout = "20060102T150405Z"
-	if len(suffix) == len(layout)+2 && suffix[len(layout)] == '-' && suffix[len(layout)+1] >= '1' && suffix[len(layout)+1] <= '9' {
-		suffix = suffix[:len(layout)]
+// asideLayout is the time stamp of a kept file's name.
+const asideLayout = "20060102T150405Z"
+
+// parseAside reads a keepAside suffix, <time> (n 0) or <time>-N (N a
+// number from 1, without leading zeros).
+func parseAside(suffix string) (stamp string, n int, ok bool) {
+	stamp, num, numbered := strings.Cut(suffix, "-")
+	if len(stamp) != len(asideLayout) {
+		return "", 0, false
 	}
-	if len(suffix) != len(layout) {
-		return false
+	if _, err := time.Parse(asideLayout, stamp); err != nil {
+		return "", 0, false
 	}
-	_, err := time.Parse(layout, suffix)
-	return err == nil
+	if !numbered {
+		return stamp, 0, true
+	}
+	if num == "" || num[0] < '1' || num[0] > '9' || len(num) > 6 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return "", 0, false
+	}
+	return stamp, n, true
+}
+
+// nextAside is the number the next file kept of the store at path with
+// stamp takes: one past the highest of those kept with it (0, the bare
+// stamp, when there are none). A number freed by pruneAside is not taken
+// again, so a later copy never sorts before an earlier one.
+func nextAside(path, stamp string) int {
+	prefix := filepath.Base(path) + ".corrupt-"
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	next := 0
+	for _, e := range ents {
+		if n, ok := strings.CutPrefix(e.Name(), prefix); ok {
+			if st, num, ok := parseAside(n); ok && st == stamp && num >= next {
+				next = num + 1
+			}
+		}
+	}
+	return next
+}
+
+// asideName is the kept file's path of number n with stamp.
+func asideName(path, stamp string, n int) string {
+	name := path + ".corrupt-" + stamp
+	if n > 0 {
+		name += "-" + strconv.Itoa(n)
+	}
+	return name
 }
 
 // link is os.Link; a test replaces it to play a filesystem without hard
 // links.
 var link = os.Link
 
-// keepAside keeps the file at path as path.corrupt-<time> (or -<time>-N
-// when that name is taken, N up to 9), and returns that name. It hard-links
-// the file, so that path still holds it until the new store is renamed
-// over it. On a filesystem without hard links (vfat, exFAT, some network
-// and FUSE mounts: link fails with anything but ErrExist) it renames it
-// instead, as intermem did before it linked: until the caller's rename
-// puts the new store in place the path is empty, and another process's
-// Open may create a store there meanwhile, which that rename replaces
-// (a new, empty store either way).
+// asideTries bounds the names keepAside tries after the first: another
+// process keeping the same store at the same second takes one each.
+const asideTries = 10
+
+// keepAside keeps the file at path as path.corrupt-<time>, or
+// -<time>-N when files were kept with that stamp before (nextAside), and
+// returns that name. It hard-links the file, so that path still holds it
+// until the new store is renamed over it. On a filesystem without hard
+// links (vfat, exFAT, some network and FUSE mounts: link fails with
+// anything but ErrExist) it renames it instead, as intermem did before it
+// linked: until the caller's rename puts the new store in place the path
+// is empty, and another process's Open may create a store there
+// meanwhile, which that rename replaces (a new, empty store either way).
 func keepAside(path string, now time.Time) (string, error) {
-	stamp := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
-	aside := stamp
-	for i := 1; ; i++ {
+	stamp := now.UTC().Format(asideLayout)
+	first := nextAside(path, stamp)
+	for n := first; ; n++ {
+		aside := asideName(path, stamp, n)
 		err := link(path, aside)
 		if err == nil {
 			return aside, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return renameAside(path, stamp)
+			return renameAside(path, stamp, first)
 		}
-		if i > 9 {
+		if n >= first+asideTries {
 			return "", err
 		}
-		aside = stamp + "-" + strconv.Itoa(i)
 	}
 }
 
-// renameAside is keepAside without hard links: the first of stamp,
-// stamp-1, … stamp-9 that does not exist is where path is renamed.
-func renameAside(path, stamp string) (string, error) {
-	aside := stamp
-	for i := 1; ; i++ {
+// renameAside is keepAside without hard links: the first name from
+// number first that does not exist is where path is renamed.
+func renameAside(path, stamp string, first int) (string, error) {
+	for n := first; ; n++ {
+		aside := asideName(path, stamp, n)
 		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
 			if err := os.Rename(path, aside); err != nil {
 				return "", err
 			}
 			return aside, nil
 		}
-		if i > 9 {
+		if n >= first+asideTries {
 			return "", fmt.Errorf("%s: %w", aside, fs.ErrExist)
 		}
-		aside = stamp + "-" + strconv.Itoa(i)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -360,5 +361,89 @@ func TestKeptCopiesAreBounded(t *testing.T) {
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "intermem.db.corrupt-20261120T080000Z, intermem.db.corrupt-20261121T080000Z removed") {
 		t.Errorf("log %q, want it to name the kept files removed", logged)
+	}
+}
+
+// rebuildAt damages a store at path (replacing what is there), has a
+// writer's transaction meet the damage, and returns what Close's rebuild
+// kept (Rebuilt) and logged.
+func rebuildAt(t *testing.T, path string, now time.Time) (aside string, logged []string) {
+	t.Helper()
+	dpath, _ := damagedStore(t)
+	if err := os.Rename(dpath, path); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(path, Options{Now: now, NoSync: true, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.View(readSessions); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading damaged pages: %v, want ErrCorrupt", err)
+	}
+	w.Close()
+	aside, err = w.Rebuilt()
+	if err != nil || aside == "" {
+		t.Fatalf("Rebuilt() = %q, %v; want the kept file", aside, err)
+	}
+	return aside, logged
+}
+
+// keptNames lists the suffixes of the files kept aside of the store at path.
+func keptNames(path string) []string {
+	var got []string
+	m, _ := filepath.Glob(path + ".corrupt-*")
+	for _, f := range m {
+		got = append(got, strings.TrimPrefix(f, path+".corrupt-"))
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestSameStampKeepsTheNewest: rebuilds stamped alike (a fixed
+// INTERMEM_NOW, several in one second) each keep their copy under a name
+// not used before, so the pruning never removes the copy just made and
+// Rebuilt never names a file that is gone; -10 is newer than -9.
+func TestSameStampKeepsTheNewest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "intermem.db")
+	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		aside, logged := rebuildAt(t, path, now)
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), aside)); err != nil {
+			t.Fatalf("round %d: Rebuilt names %s, which is gone (%v); log %q", i, aside, err, logged)
+		}
+		want := "intermem.db.corrupt-20261127T080000Z"
+		if i > 0 {
+			want += fmt.Sprintf("-%d", i)
+		}
+		if aside != want {
+			t.Errorf("round %d: kept as %s, want %s", i, aside, want)
+		}
+	}
+	if got, want := keptNames(path), []string{"20261127T080000Z-2", "20261127T080000Z-3", "20261127T080000Z-4", "20261127T080000Z-5"}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v", got, want)
+	}
+
+	// Numbered past 9: ordered by number, not by name.
+	for _, n := range []string{"-6", "-7", "-8", "-9"} {
+		if err := os.WriteFile(path+".corrupt-20261127T080000Z"+n, []byte("kept"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if aside, _ := rebuildAt(t, path, now); aside != "intermem.db.corrupt-20261127T080000Z-10" {
+		t.Errorf("kept as %s, want -10", aside)
+	}
+	if got, want := keptNames(path), []string{"20261127T080000Z-10", "20261127T080000Z-7", "20261127T080000Z-8", "20261127T080000Z-9"}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v", got, want)
+	}
+
+	// A clock set back: the copy made is stamped older than those kept,
+	// and stays all the same; the oldest of the others goes.
+	back := now.Add(-24 * time.Hour)
+	aside, _ := rebuildAt(t, path, back)
+	if aside != "intermem.db.corrupt-20261126T080000Z" {
+		t.Errorf("kept as %s, want the earlier stamp", aside)
+	}
+	if got, want := keptNames(path), []string{"20261126T080000Z", "20261127T080000Z-10", "20261127T080000Z-8", "20261127T080000Z-9"}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v", got, want)
 	}
 }
