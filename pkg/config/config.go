@@ -12,8 +12,11 @@
 // Every key is optional; a missing file is the defaults. The file is
 // opened without following a link (the state directory is intermem's own)
 // and read only when it is a regular file of at most MaxBytes. A file that
-// is not JSON of this shape is an error the caller reports; the
-// environment's overrides (INTERMEM_LAYOUT, …) are the callers' business.
+// is not JSON of this shape — a key not among these too (UnknownKeyError:
+// a misspelt key would otherwise change nothing, silently) — is ErrInvalid,
+// which the caller reports: the commands refuse to run, the hooks log it
+// and the SessionStart context says it is ignored. The environment's
+// overrides (INTERMEM_LAYOUT, …) are the callers' business.
 package config
 
 import (
@@ -74,7 +77,7 @@ func Read(stateDir string) (File, error) {
 	}
 	c, err = decode(b)
 	if err != nil {
-		return File{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return File{}, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
 	}
 	return c, nil
 }
@@ -94,7 +97,11 @@ func (c File) On(name string) bool {
 
 // MemoryOff reports whether stateDir's file switches the auto-memory
 // source off. An unusable file switches nothing off (the commands report
-// it; a session start reads it the same way): false.
+// it; a session start reads it the same way): false. Failing closed
+// instead — an unusable file read as "everything off" — would stop
+// intermem recording a project's memory at a typo, silently to whoever
+// does not read the log; left on, nothing is lost while the file is
+// fixed, and what it meant to switch off is switched off then.
 func MemoryOff(stateDir string) bool {
 	c, err := Read(stateDir)
 	return err == nil && !c.On(AutoMemory)

@@ -2,16 +2,18 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// decode is json.Unmarshal(b, &File) without encoding/json, which the
+// decode is json.Unmarshal(b, &File) with unknown fields disallowed
+// (json.Decoder's DisallowUnknownFields) without encoding/json, which the
 // hook front would otherwise link for this file alone (its start-up paid
 // about thirteen page faults for the package's initialisation and size):
 // the same documents accepted, the same values, and an error exactly when
-// json.Unmarshal gives one (FuzzDecode holds it to encoding/json). The
+// encoding/json gives one (FuzzDecode holds it to encoding/json). The
 // rules it keeps:
 //
 //   - The document is one JSON value (RFC 8259; strings may hold invalid
@@ -21,7 +23,12 @@ import (
 //     error.
 //   - A member's key matches a field whose name it equals, ignoring case
 //     (bytes.EqualFold, as encoding/json's fold); members are applied in
-//     order (a later one wins); an unknown key is skipped.
+//     order (a later one wins); a key that matches no field is an error
+//     naming it and the keys there are (UnknownKeyError): skipped, a
+//     misspelt key ({"source": {"auto-memory": false}}) would leave every
+//     source on with nothing to say so. The names a "sources" object maps
+//     are not checked here: which sources there are is package catalog's
+//     (catalog.ErrUnknownSource).
 //   - A string field takes a string, a bool field true or false, and null
 //     leaves either as it was; sources takes an object (merged into the
 //     map already decoded) of true, false or null (false), and null makes
@@ -42,6 +49,8 @@ func decode(b []byte) (File, error) {
 		return File{}, errType
 	}
 	bad := false
+	unknown := ""
+	known := true
 	d.members(func(key string) {
 		switch {
 		case field(key, "layout"):
@@ -87,10 +96,16 @@ func decode(b []byte) (File, error) {
 				d.skip()
 			}
 		default:
+			if known {
+				known, unknown = false, key
+			}
 			d.skip()
 		}
 	})
-	if bad {
+	switch {
+	case !known:
+		return File{}, &UnknownKeyError{Key: unknown}
+	case bad:
 		return File{}, errType
 	}
 	return c, nil
@@ -100,6 +115,31 @@ var (
 	errSyntax = errors.New("not one JSON value")
 	errType   = errors.New("not an object of the configuration's keys and types")
 )
+
+// Keys are the configuration's keys, as UnknownKeyError lists them.
+var Keys = []string{"layout", "tier_claude", "sources", "mode", "project"}
+
+// UnknownKeyError is a key of the file's object that names no setting
+// (the first, in the file's order).
+type UnknownKeyError struct {
+	Key string
+}
+
+// maxKeyShown bounds the key an UnknownKeyError shows, in bytes: the file
+// may hold anything up to MaxBytes.
+const maxKeyShown = 64
+
+func (e *UnknownKeyError) Error() string {
+	k := e.Key
+	if len(k) > maxKeyShown {
+		n := maxKeyShown
+		for n > 0 && !utf8.RuneStart(k[n]) {
+			n--
+		}
+		k = k[:n] + "…"
+	}
+	return fmt.Sprintf("unknown key %q: the keys are %s", k, strings.Join(Keys, ", "))
+}
 
 // field reports whether key names the field name: equal, or equal but for
 // case.

@@ -28,9 +28,10 @@
 //
 // Anything else — another event (SessionEnd always: its checkpoint or
 // cleanup needs the store), a payload that does not parse, no project, a
-// state directory that is not intermem's own (the full hook logs why), a
-// copy or cache that does not hold, a checkpoint turn, any error — is
-// handed over: the full binary (intermem-snapshot, or intermem-inject for
+// state directory that is not intermem's own or an unusable config.json
+// (the full hook logs why; a SessionStart's context says the file is
+// ignored), a copy or cache that does not hold, a checkpoint turn, any
+// error — is handed over: the full binary (intermem-snapshot, or intermem-inject for
 // SessionStart), found beside the front's own executable, replaces the
 // front's process (exec, no extra process) with the payload as its stdin
 // (handover_linux.go: a memfd). If it cannot be started, the front logs
@@ -259,15 +260,20 @@ func Quiet(env *clienv.Env, in *payload.Input) bool {
 		return false
 	}
 	// The one read of config.json a turn makes, for both its switches.
+	// An unusable one (a missing one is no error) is the full hook's to
+	// log: it would otherwise go unsaid at every quiet turn.
 	cfg, err := config.Read(p.StateDir)
+	if err != nil {
+		return false
+	}
 	// Meta mode: the full hook records nothing at all (continuity.Meta).
 	if settings.Meta(env.Get, func() string { return cfg.Mode }) {
 		return true
 	}
 	// Auto-memory switched off: the full hook neither lists nor reads
 	// the memory (package snapshot's off.go), so the turn has nothing to
-	// record but its count; an unusable file switches nothing off.
-	off := err == nil && !cfg.On(config.AutoMemory)
+	// record but its count.
+	off := !cfg.On(config.AutoMemory)
 	// continuity.Checkpoint's count: a Stop (not one continuing a turn a
 	// Stop hook blocked) is a turn, unless checkpoints are off. The
 	// count is also the turn's number, which picks the part of a large
@@ -341,7 +347,11 @@ func Start(env *clienv.Env, in payload.Input, o Options) ([]byte, bool) {
 	if err != nil {
 		now = time.Now().UTC()
 	}
-	text, ok := rendercache.Load(p.Path(rendercache.Name), Key(env, p, in, exe), in.SessionID, now)
+	k, usable := key(env, p, in, exe)
+	if !usable {
+		return nil, false // the full hook logs it, and its context says so
+	}
+	text, ok := rendercache.Load(p.Path(rendercache.Name), k, in.SessionID, now)
 	if !ok {
 		return nil, false
 	}
@@ -375,6 +385,12 @@ func (o Options) renderer() string {
 // Key is the render cache key intermem-inject makes for in (inject.EnvFor
 // and its Hook): exe is the renderer's rendercache.ExeID.
 func Key(env *clienv.Env, p *project.Project, in payload.Input, exe string) rendercache.Key {
+	k, _ := key(env, p, in, exe)
+	return k
+}
+
+// key is Key, and whether p's config.json is usable (or missing).
+func key(env *clienv.Env, p *project.Project, in payload.Input, exe string) (rendercache.Key, bool) {
 	k := rendercache.Key{
 		Exe: exe, Root: p.Root, MemoryDir: p.MemoryDir, Cwd: rendercache.SessionCwd(in.Cwd, p.Root),
 		ConfigDir: project.ConfigDir(env), Home: env.Get("HOME"), Resume: rendercache.GetsResume(in.Source),
@@ -382,13 +398,14 @@ func Key(env *clienv.Env, p *project.Project, in payload.Input, exe string) rend
 	}
 	// An unusable config switches nothing: inject.EnvFor's rule, which
 	// also names no memory directory when auto-memory is switched off.
-	if cfg, err := config.Read(p.StateDir); err == nil {
+	cfg, err := config.Read(p.StateDir)
+	if err == nil {
 		k.Identity = cfg.Project
 		if !cfg.On(config.AutoMemory) {
 			k.MemoryDir = ""
 		}
 	}
-	return k
+	return k, err == nil
 }
 
 // logLine writes one line to the project's log (or, with no project,

@@ -103,6 +103,7 @@ func TestDependenciesStayLight(t *testing.T) {
 type front struct {
 	t               *testing.T
 	bin, root, home string
+	env             []string // more of the front's environment
 }
 
 func newFront(t *testing.T, full ...string) *front {
@@ -138,7 +139,7 @@ func (f *front) run(payload []byte, args ...string) (stdout string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(f.bin, "intermem-hook"), args...)
 	cmd.Dir = f.root
-	cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "INTERMEM_MEMORY_DIR=" + filepath.Join(f.home, "memory")}
+	cmd.Env = append([]string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "INTERMEM_MEMORY_DIR=" + filepath.Join(f.home, "memory")}, f.env...)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -349,6 +350,47 @@ func TestPayloadIncompleteIsLogged(t *testing.T) {
 		want := fmt.Sprintf("hook: read hook input: hook input incomplete after %v (%d bytes)", payload.ReadTimeout, n)
 		if !strings.Contains(string(log), want) {
 			t.Errorf("%d bytes: the log lacks %q:\n%s", n, want, log)
+		}
+	}
+}
+
+// An unusable config.json is handed over, at a Stop the front would
+// otherwise answer (meta mode, which records nothing, asked for by the
+// file or by INTERMEM_MODE) as at a session start: the full hook logs the
+// problem, and a session start's context says the file is ignored; the
+// front could say neither. A usable file, or none, is answered as before.
+func TestUnusableConfigIsHandedOver(t *testing.T) {
+	for _, c := range []struct {
+		config, event, full string
+		meta, handed        bool
+	}{
+		{`{"mode":"meta"}`, "Stop", "intermem-snapshot", false, false},
+		{"", "Stop", "intermem-snapshot", true, false},
+		{`{"layout":"flat"}`, "Stop", "intermem-snapshot", true, false},
+		{`{"mode":"meta","source":{"auto-memory":false}}`, "Stop", "intermem-snapshot", false, true},
+		{`{"source":{"auto-memory":false}}`, "Stop", "intermem-snapshot", true, true},
+		{`{"mode":"meta",`, "Stop", "intermem-snapshot", true, true},
+		{`{"source":{"auto-memory":false}}`, "SubagentStop", "intermem-snapshot", true, true},
+		{`{"project":"p","source":{}}`, "SessionStart", "intermem-inject", false, true},
+	} {
+		f := newFront(t, c.full)
+		if c.meta {
+			f.env = []string{"INTERMEM_MODE=meta"}
+		}
+		state := filepath.Join(f.root, ".intermem")
+		if err := os.MkdirAll(state, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if c.config != "" {
+			if err := os.WriteFile(filepath.Join(state, "config.json"), []byte(c.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out := f.run(f.payload(c.event, "")); out != "" {
+			t.Errorf("%s %s: printed %q", c.event, c.config, out)
+		}
+		if _, ok := f.received(c.full); ok != c.handed {
+			t.Errorf("%s with %q (meta mode %v): handed over %v, want %v", c.event, c.config, c.meta, ok, c.handed)
 		}
 	}
 }

@@ -70,6 +70,10 @@ type Env struct {
 	// Identity is "project" of .intermem/config.json: the bootstrap's
 	// first line ("" falls back to README.md's first paragraph).
 	Identity string
+	// Config is why .intermem/config.json cannot be used (config.Read's
+	// error; nil when it can, or there is none): it is then ignored,
+	// nothing switched off, and the context says so.
+	Config error
 	// mem, when set, are the memory files already listed and derived
 	// (with Deps) by the hook before it took the store's lock.
 	mem *memSet
@@ -161,7 +165,7 @@ func newGatherer(e Env, ix *Index) *gatherer {
 	if e.Threshold <= 0 {
 		e.Threshold = stability.DefaultThreshold
 	}
-	g := &gatherer{e: e, ix: ix, in: &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir},
+	g := &gatherer{e: e, ix: ix, in: &Inputs{Now: e.Now, Budget: e.Budget, MemoryDir: e.MemoryDir, ConfigUnusable: e.Config != nil},
 		loadedKeys: make(map[uint64]bool, 512), loadedIDs: map[string]bool{}, marked: map[string]bool{},
 		where: map[string]docrecord.Mark{}, whereDoc: map[string]string{}, pointed: map[string]bool{},
 		promoted: map[string]bool{}, rejected: map[string]bool{}}

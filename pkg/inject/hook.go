@@ -65,8 +65,11 @@ func EnvFor(env *cli.Env, p *project.Project, cwd string, now time.Time, budget 
 		Now: now, Budget: budget, Threshold: stability.Threshold(env.Get),
 		Key: key, Places: p.Places(),
 	}
-	// An unusable config switches nothing off here: the commands report it.
-	if cfg, err := config.Read(p.StateDir); err == nil {
+	// An unusable config switches nothing off here: the commands refuse
+	// to run, the hook logs it and the context says so (Env.Config).
+	cfg, err := config.Read(p.StateDir)
+	e.Config = err
+	if err == nil {
 		e.Sources, e.Identity = cfg.Sources, cfg.Project
 		if !cfg.On(config.AutoMemory) {
 			// Switched off: not catalogued, searched or served, and not
@@ -94,6 +97,9 @@ func Hook(ctx context.Context, h *hookio.Hook) ([]byte, error) {
 	// store or reading any memory.
 	deps := NewDeps()
 	env := EnvFor(h.Env, p, h.Input.Cwd, h.Now, budget)
+	if env.Config != nil {
+		h.Logf("SessionStart: %v; it is ignored, no source switched off, until it is fixed or removed (intermem sources says what is wrong)", env.Config)
+	}
 	env.Deps = deps
 	// A resumed or compacted session continues its own history: no
 	// bootstrap.

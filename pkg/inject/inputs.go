@@ -35,6 +35,10 @@ type Inputs struct {
 	// MemFilesUnread counts the memory files past the most a session
 	// start reads (MEMORY.md and the first others by name).
 	MemFilesUnread int
+	// ConfigUnusable is set when .intermem/config.json cannot be used
+	// (Env.Config): the context says it is ignored, first of the health
+	// findings, so that the user hears of it.
+	ConfigUnusable bool
 	// Ready counts the entries /intermem:synthesize would offer (to
 	// promote, or to prune what Claude Code already loads): plan.Judge's
 	// verdicts, citations judged as Gather says.

@@ -381,6 +381,11 @@ func buildItems(in *Inputs, rd redactor, sc screener) (items []item, worth bool,
 	}
 
 	// Health, most urgent first.
+	if in.ConfigUnusable {
+		s := "- .intermem/config.json is unusable and is ignored (no source is switched off): tell the user; `intermem sources` says what is wrong."
+		add(secHealth, prioHealth, -1, len(s), fixed(s))
+		worth = true
+	}
 	if n := len(in.Interrupted); n > 0 {
 		// A flagged summary is left out of the line, not the warning.
 		s := "- An intermem change was interrupted: ask the user to run `intermem-recover`."

@@ -209,7 +209,10 @@ func endSession(ctx context.Context, h *hookio.Hook, s *store.Store, l *Listing)
 	}
 	cfg, err := config.Read(p.StateDir)
 	if err != nil {
-		return err
+		// Unusable: memorySwitch logged it. The catalog is not refreshed
+		// under switches no command accepts (each refuses to run until
+		// the file is fixed); the next session end after that does it.
+		return nil
 	}
 	env := source.Env{Root: p.Root, MemoryDir: p.MemoryDir, Home: h.Env.Get("HOME"), ConfigDir: project.ConfigDir(h.Env)}
 	if _, err := RefreshCatalog(s, Refresh{Env: env, Switches: cfg.Sources, Now: h.Now,

@@ -29,17 +29,31 @@ import (
 // the files changed meanwhile differ from it and are read, and the quiet
 // copy, bound to config.json's stat as well as the store's
 // (quiet.StoreStat), is not used by that turn. An unusable config.json
-// switches nothing off (config.MemoryOff), as at a session start.
+// switches nothing off (config.MemoryOff), as at a session start, and
+// every turn that reads it says so in the log, first (the hook front
+// hands such a turn over: it cannot log what the full hook would).
 
 // memorySwitch runs on unless the project's config.json switches
-// auto-memory off, and off then.
+// auto-memory off, and off then. An unusable config.json is one log
+// line, and on runs.
 func memorySwitch(on, off hookio.Body) hookio.Body {
 	return func(ctx context.Context, h *hookio.Hook) ([]byte, error) {
-		if config.MemoryOff(h.Project.StateDir) {
+		c, err := config.Read(h.Project.StateDir)
+		if err != nil {
+			logUnusable(h, err)
+			return on(ctx, h)
+		}
+		if !c.On(config.AutoMemory) {
 			return off(ctx, h)
 		}
 		return on(ctx, h)
 	}
+}
+
+// logUnusable logs config.json's problem err: what it is, and that it is
+// ignored.
+func logUnusable(h *hookio.Hook, err error) {
+	h.Logf("%s: %v; it is ignored, no source switched off, until it is fixed or removed (intermem sources says what is wrong)", h.Input.Event, err)
 }
 
 // memoryOff is Hook with auto-memory switched off: a session end's work
