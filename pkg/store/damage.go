@@ -120,6 +120,11 @@ func salvageTx(db *bolt.DB) (sv salvage) {
 		return nil
 	})
 	if !intermem {
+		if sv.lost != "" {
+			// Not told from another program's file: nothing is carried,
+			// and an operation in flight is only in the kept file.
+			sv.lost += ", nor then its journal (it stays in the kept file)"
+		}
 		return sv
 	}
 	each := func(name []byte, out *[][2][]byte) func(tx *bolt.Tx) error {

@@ -135,13 +135,20 @@ func TestFailedOpenLeavesNoLock(t *testing.T) {
 		if _, err := Open(path, Options{ReadOnly: true, Timeout: 200 * time.Millisecond}); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("read-only open: %v, want ErrCorrupt", err)
 		}
-		w, err := Open(path, Options{Timeout: 300 * time.Millisecond})
+		var logged []string
+		w, err := Open(path, Options{Timeout: 300 * time.Millisecond, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 		if err != nil {
 			t.Fatalf("writer open after a failed read-only open: %v", err)
 		}
 		w.Close()
 		if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 1 {
 			t.Errorf("kept %v, want the damaged store kept once", m)
+		}
+		// The root page holds the meta bucket: the id cannot be read,
+		// and the journal is not carried (nor told from another
+		// program's); the log says where it is.
+		if len(logged) != 1 || !strings.Contains(logged[0], "its id could not be read") || !strings.Contains(logged[0], "nor then its journal (it stays in the kept file)") {
+			t.Errorf("log %q, want it to say the journal stays in the kept file", logged)
 		}
 	})
 	t.Run("writer", func(t *testing.T) {
