@@ -14,7 +14,8 @@ import (
 // server, not the backend, redacts, screens, escapes and budgets what
 // reaches the model, so a backend cannot forget to.
 //
-// Errors: wrap ErrNotFound, ErrUnknownSource, ErrBusy or ErrNotAvailable
+// Errors: wrap ErrNotFound, ErrUnknownSource, ErrSwitchedOff, ErrBusy or
+// ErrNotAvailable
 // (the server turns them into tool errors with a hint for the model);
 // anything else is reported as it is. A backend must be safe for
 // concurrent use: the client may run several tools at once.
@@ -32,6 +33,11 @@ var ErrNotFound = errors.New("no memory has this id")
 // ErrUnknownSource is returned for a source filter that names no source;
 // the error's text lists the known ones.
 var ErrUnknownSource = errors.New("no such source")
+
+// ErrSwitchedOff is returned for a source filter naming a source that
+// .intermem/config.json switches off: it exists (not ErrUnknownSource),
+// and the user chose not to have it read.
+var ErrSwitchedOff = errors.New("source is switched off")
 
 // ErrNotInSource is returned by Get for an id that sources hold, but not
 // the one named; the error's text names those that do.

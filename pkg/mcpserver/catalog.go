@@ -96,7 +96,7 @@ func (b *Catalog) Search(ctx context.Context, req SearchRequest) (*SearchResult,
 		res.Notes = append(res.Notes, err.Error())
 		return res, nil
 	case errors.Is(err, catalog.ErrSwitchedOff):
-		return nil, fmt.Errorf("%w: %v", ErrUnknownSource, err)
+		return nil, also{err, ErrSwitchedOff}
 	case errors.Is(err, retrieve.ErrBusy):
 		return nil, also{err, ErrBusy}
 	case err != nil:
@@ -133,7 +133,7 @@ func (b *Catalog) Get(ctx context.Context, req GetRequest) (*Entry, error) {
 	})
 	switch {
 	case errors.Is(err, catalog.ErrSwitchedOff):
-		return nil, fmt.Errorf("%w: %v", ErrUnknownSource, err)
+		return nil, also{err, ErrSwitchedOff}
 	case errors.Is(err, retrieve.ErrNotInSource):
 		return nil, also{err, ErrNotInSource}
 	}

@@ -250,6 +250,8 @@ func hintFor(err error) string {
 		return "ids come from memory_search results; the entry may have been edited or removed since"
 	case errors.Is(err, ErrUnknownSource):
 		return "leave source out to search every source"
+	case errors.Is(err, ErrSwitchedOff):
+		return "the user switched it off in .intermem/config.json (\"sources\"): leave source out to search the sources that are on"
 	case errors.Is(err, ErrNotInSource):
 		return "name one of the sources it is in, or leave source out"
 	case errors.Is(err, ErrBusy):

@@ -1158,3 +1158,64 @@ func TestWriteMeta(t *testing.T) {
 		})
 	}
 }
+
+// TestSwitchedOffSource: with auto-memory switched off in config.json, a
+// source filter naming it is refused as switched off (it is a source, so
+// not "no such source"), and memory_get of an auto-memory id says its
+// source is switched off even when no catalog build took the entry in
+// (the hooks recorded it; validate, which catalogues, never ran).
+func TestSwitchedOffSource(t *testing.T) {
+	f := newFixture(t)
+	env := f.envAt("2026-10-20T10:00:00Z")
+	env.Stdin = strings.NewReader(`{"session_id":"11111111-1111-1111-1111-111111111111","cwd":"` + f.root + `","hook_event_name":"Stop"}`)
+	if code := snapshot.Main(env, nil); code != 0 {
+		t.Fatalf("Stop hook exited %d", code)
+	}
+	var id string
+	st, err := store.Open(f.p.Path("intermem.db"), store.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.View(func(tx *bolt.Tx) error {
+		err := store.EachSeen(tx, func(e *store.Entry) error {
+			if strings.Contains(e.Preview, "zebra") {
+				id = e.ID
+			}
+			return nil
+		})
+		if n := len(store.Catalog(tx).EntriesOf(id)); n != 0 {
+			t.Errorf("the entry is catalogued %d times, want none", n)
+		}
+		return err
+	})
+	st.Close()
+	if err != nil || id == "" {
+		t.Fatalf("no recorded zebra entry: %v", err)
+	}
+	f.put(t, ".intermem/config.json", `{"sources": {"auto-memory": false}}`)
+	cs := f.connect(t)
+	for _, tc := range []struct {
+		tool       string
+		args       map[string]any
+		want, hint string
+	}{
+		{"memory_search", map[string]any{"query": "zebra", "source": "auto-memory"},
+			`"auto-memory": source is switched off in .intermem/config.json`, "switched it off"},
+		{"memory_get", map[string]any{"id": id, "source": "auto-memory"},
+			`"auto-memory": source is switched off in .intermem/config.json`, "switched it off"},
+		{"memory_get", map[string]any{"id": id},
+			id + ` is an entry of source "auto-memory", and its source is switched off in .intermem/config.json`, ""},
+	} {
+		msg := toolErrorText(t, cs, tc.tool, tc.args)
+		first, rest, _ := strings.Cut(msg, "\n")
+		if first != "intermem: error: "+tc.want {
+			t.Errorf("%s %v:\n got %q\nwant %q", tc.tool, tc.args, first, "intermem: error: "+tc.want)
+		}
+		if strings.Contains(msg, "no such source") || strings.Contains(msg, "no memory has this id") {
+			t.Errorf("%s %v: %q", tc.tool, tc.args, msg)
+		}
+		if !strings.Contains(rest, tc.hint) {
+			t.Errorf("%s %v: hint %q, want one saying %q", tc.tool, tc.args, rest, tc.hint)
+		}
+	}
+}

@@ -432,7 +432,11 @@ type Place struct {
 }
 
 // offSource names the switched-off source the store holds id from, ""
-// when none does.
+// when none does. An auto-memory entry the hooks recorded (its record and
+// sighting, store.GetSeen) is auto-memory's even when no catalog build
+// took it in before the source was switched off — the hooks record every
+// turn, the catalog is built by commands and session ends —, so that get
+// says the same of it as of an entry that was catalogued.
 func (v *View) offSource(id string) string {
 	if v.tx == nil {
 		return ""
@@ -440,6 +444,11 @@ func (v *View) offSource(id string) string {
 	for _, e := range v.tx.EntriesOf(id) {
 		if !v.Catalog.On(e.Source) {
 			return e.Source
+		}
+	}
+	if v.btx != nil && !v.Catalog.On(automemory.Name) {
+		if _, seen, err := store.GetSeen(v.btx, id); seen || err != nil {
+			return automemory.Name
 		}
 	}
 	return ""
