@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/continuity"
 	"github.com/intermem/intermem/pkg/retrieve"
@@ -132,6 +133,7 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			return nil
 		}
 		fmt.Fprintf(w, "%d %s for %q:\n", len(res), cli.Plural(len(res), "result", "results"), query)
+		var checker *cite.Checker // made for the first unchecked result
 		for _, r := range res {
 			fmt.Fprintf(w, "\n  %s  [%s] %s\n", r.ID, r.Source, cli.Line(source.OneLine(r.Title, 90)))
 			where := fmt.Sprintf("%s:%d", r.Path, r.Line)
@@ -143,7 +145,16 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 			if r.Project != "" && r.Project != p.Root {
 				where += " · in " + r.Project
 			}
-			fmt.Fprintf(w, "      %s · score %.2f · confidence %.2f · %s\n", cli.Line(where), r.Score, r.Confidence, statusWords(r.Status))
+			status := statusWords(r.Status)
+			if r.Status == catalog.StatusUnchecked && r.Project == p.Root {
+				if checker == nil {
+					checker = cite.NewChecker(p.Root)
+				}
+				if r.NotInProject(checker) {
+					status = notInProjectWords
+				}
+			}
+			fmt.Fprintf(w, "      %s · score %.2f · confidence %.2f · %s\n", cli.Line(where), r.Score, r.Confidence, status)
 			if len(r.Flags) > 0 {
 				fmt.Fprintf(w, "      flagged by screening (%s): never put into a session\n", strings.Join(r.Flags, "; "))
 			}
@@ -157,6 +168,12 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 		return nil
 	}
 }
+
+// notInProjectWords are statusWords of an unchecked entry that cites a
+// path the project has never had (retrieve.NotInProject): what intermem
+// validate says of it, where "nothing checkable cited" would say it cites
+// nothing.
+const notInProjectWords = "cites a path not in this project (unverified)"
 
 // statusWords says what an entry's status means, for people.
 func statusWords(status string) string {

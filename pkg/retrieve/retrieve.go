@@ -35,6 +35,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/catalog"
+	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
@@ -42,8 +43,10 @@ import (
 	"github.com/intermem/intermem/pkg/source"
 	"github.com/intermem/intermem/pkg/source/automemory"
 	sourcecont "github.com/intermem/intermem/pkg/source/continuity"
+	"github.com/intermem/intermem/pkg/source/promoted"
 	"github.com/intermem/intermem/pkg/source/written"
 	"github.com/intermem/intermem/pkg/store"
+	"github.com/intermem/intermem/pkg/validate"
 )
 
 // ErrBusy is returned when the store is held by another process past the
@@ -228,6 +231,15 @@ type Result struct {
 	// Summary is the short text shown under the title (a solution's
 	// problem, else the text after the title).
 	Summary string `json:"-"`
+	// cites is the text whose citations validation checks (CheckText),
+	// for NotInProject.
+	cites string
+}
+
+// NotInProject is NotInProject of the result's entry, c its project's
+// checker.
+func (r *Result) NotInProject(c *cite.Checker) bool {
+	return r.Status == catalog.StatusUnchecked && citesNotInProject(c, r.cites)
 }
 
 // Search ranks the catalog's live entries by relevance to q (see
@@ -272,7 +284,44 @@ func (v *View) result(rk *catalog.Ranked, i int) (Result, bool) {
 	return Result{ID: h.ID, Source: h.Source, Kind: string(h.Kind), Path: h.Path, Line: h.Line,
 		Title: h.Title, Text: h.Text, Score: round(h.Score), Confidence: round(h.Overlay.Confidence),
 		Status: h.Overlay.Status, Date: dateOf(&h.Entry), Flags: h.Flags, Summary: Summary(&h.Entry.Entry),
-		Scope: ScopeOf(&h.Entry.Entry), Project: v.Project.Root}, true
+		Scope: ScopeOf(&h.Entry.Entry), Project: v.Project.Root, cites: CheckText(&h.Entry.Entry)}, true
+}
+
+// CheckText is the text whose citations validate an entry, as `intermem
+// validate` reads it: auto-memory's and intermem's own promoted facts as
+// written; any other source's entry by the citations its source found,
+// through validate.CitesOf ("" when it found none: its text is not read
+// for citations).
+func CheckText(e *source.Entry) string {
+	if e.Source == automemory.Name || e.Source == promoted.Name {
+		return e.Text
+	}
+	return validate.CitesOf(e.Citations)
+}
+
+// NotInProject reports whether entry e, which validation left unchecked
+// (catalog.StatusUnchecked: nothing it cites could be checked), cites a
+// path this project has never had, checked with c (a checker of its
+// project) as validation checks it: what `intermem validate` lists as "not
+// in this project (unverified)", which a read command says too rather
+// than "nothing checkable cited". The check is made when asked (a git log
+// at most, once per checker, when a cited path is missing): the read
+// commands ask it of the entries they show whose status is unchecked.
+func NotInProject(c *cite.Checker, e *source.Entry) bool {
+	return citesNotInProject(c, CheckText(e))
+}
+
+func citesNotInProject(c *cite.Checker, text string) bool {
+	if c == nil || strings.TrimSpace(text) == "" {
+		return false
+	}
+	_, cs := validate.Check(c, text, 0, 0)
+	for _, ct := range cs {
+		if ct.NotInProject {
+			return true
+		}
+	}
+	return false
 }
 
 // dateOf is the date a search filters an entry by: its own, else when the
