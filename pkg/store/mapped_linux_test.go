@@ -269,3 +269,64 @@ func TestSmallStoreNotShed(t *testing.T) {
 		t.Errorf("%d sheds reading a %d-entry store, want none", n, len(keys))
 	}
 }
+
+// TestShedReadsBoundsAWriteTransaction: a write transaction that sheds
+// its reads (CatalogTx.ShedReads: a session end's catalog refresh) keeps
+// at most shedWriteAbove and a few 64 KiB windows of the store mapped in
+// while it reads at random, under the read transactions' shedAbove: its
+// heap and its commit's pages come on top of what it read.
+func TestShedReadsBoundsAWriteTransaction(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "intermem.db")
+	s, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	ids := make([]string, 20000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%016x", rng.Uint64())
+	}
+	text := strings.Repeat("an entry's text, long enough to be like one ", 12)
+	for lo := 0; lo < len(ids); lo += 5000 {
+		if err := s.Update(func(tx *bolt.Tx) error {
+			c := Catalog(tx)
+			for _, id := range ids[lo:min(len(ids), lo+5000)] {
+				e := &CatalogEntry{}
+				e.ID, e.Source, e.Text = id, "instructions", text
+				if err := c.PutEntry(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = Open(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const bound = 5 << 10 // KB: shedWriteAbove, 3 MiB, and its slack
+	peak := 0
+	if err := s.Update(func(tx *bolt.Tx) error {
+		c := Catalog(tx)
+		c.ShedReads()
+		for i, id := range ids {
+			if _, ok := c.Entry(id, "instructions"); !ok {
+				return fmt.Errorf("entry %s missing", id)
+			}
+			if i%200 == 0 {
+				kb, _ := mappedKB(t, s.Path)
+				peak = max(peak, kb)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a write transaction's random reads: at most %d KB mapped in", peak)
+	if peak > bound {
+		t.Errorf("a write transaction shedding its reads kept %d KB of the store mapped in, want at most %d", peak, bound)
+	}
+}
