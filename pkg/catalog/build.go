@@ -519,6 +519,9 @@ func (b *builder) file(f *source.File, findProbs []source.Problem) error {
 		if _, ok := b.live[e.ID]; !ok {
 			b.live[e.ID] = key
 		}
+		if p.stored[e.ID] {
+			continue // stored as it is by a Build before this one: not looked up
+		}
 		b.entries = append(b.entries, store.CatalogEntry{Entry: e.Entry, Flags: e.Flags, File: key})
 	}
 	if rec.IDs == nil {
@@ -824,11 +827,7 @@ func (b *builder) store() error {
 		if written[e.ID] || b.live[e.ID] != e.File {
 			continue // another file holds it first
 		}
-		p := b.c.parses[e.File]
-		if p != nil && p.stored[e.ID] {
-			written[e.ID] = true
-			continue // stored as it is by a Build before this one
-		}
+		p := b.c.parses[e.File] // (file left out the entries it holds stored)
 		if room >= 0 && len(ents) >= room {
 			left = append(left, e.File) // past the bound: not looked up
 			continue
