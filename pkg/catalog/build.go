@@ -859,18 +859,34 @@ func (b *builder) store() error {
 		if err := b.c.tx.PutEntry(e); err != nil {
 			return err
 		}
-		b.c.parses[e.File].storedAs(e.ID)
+		b.restored(e)
 	}
 	for _, e := range tombs {
 		if err := b.c.tx.PutEntry(e); err != nil {
 			return err
 		}
+		b.restored(e)
 	}
 	if len(ents)+len(tombs) > 0 {
 		b.changed = true
 		return b.c.tx.Bump()
 	}
 	return nil
+}
+
+// restored records that e was written: the carried parse of its file
+// (fileParse) has it stored, and the parses of the others no more (the id
+// is now another file's, or tombstoned): should a file whose parse had it
+// stored hold it first again in a later Build (a file before it in the
+// listing rewritten meanwhile), it is looked up, not taken as stored.
+func (b *builder) restored(e *store.CatalogEntry) {
+	for key, p := range b.c.parses {
+		if key == e.File && e.Gone.IsZero() {
+			p.storedAs(e.ID)
+		} else {
+			delete(p.stored, e.ID)
+		}
+	}
 }
 
 // leave stores the files (keys, in any order, repeated) of a per-file
