@@ -355,7 +355,7 @@ func (g *gatherer) readStore(open func() (*store.Store, func(), error)) error {
 			in.Boot = b
 		}
 		readEntries(tx, g.mem, g.rec)
-		in.Related, in.Corrections = readRelated(store.Catalog(tx), g.sourceOn)
+		in.Related, in.Corrections = readRelated(tx, g.sourceOn)
 		if g.sourceOn(written.Name) {
 			g.written = readWritten(store.Catalog(tx))
 		}
