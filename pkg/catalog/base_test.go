@@ -174,8 +174,9 @@ func TestBaseNeededUndecodable(t *testing.T) {
 }
 
 // A bounded build (Config.MaxWrites, a hook's) of a Whole source writes
-// nothing past its bound: it fails with ErrTooManyWrites, counting the
-// entries it would write or tombstone, not those of the files it read.
+// the tombstones of what the files it made dropped and at most its bound
+// of entries: a file whose entries it did not all write is stored to be
+// made again, and the build is partial; the next one goes on with it.
 func TestMaxWrites(t *testing.T) {
 	f := newFixture(t)
 	var facts []string
@@ -184,56 +185,75 @@ func TestMaxWrites(t *testing.T) {
 	}
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n")
 	f.update(func(*Catalog) {})
-	build := func(max int) error { return buildMaxWrites(f, max) }
+	build := func(max int) bool { return buildPartial(t, f, max, 0) }
 	// One fact added to the file of ten: one entry written.
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n- Fact 10: the spool compacts at night.\n")
-	if err := build(1); err != nil {
-		t.Fatalf("one entry to write, at most 1: %v", err)
+	if build(1) {
+		t.Fatal("one entry to write, at most 1: partial")
 	}
-	// Three facts rewritten: three written, three tombstoned.
+	// Three facts rewritten: three tombstoned, which leave no room at
+	// most 2, then three written, two and one.
 	for i := range 3 {
 		facts[i] += " Revised."
 	}
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n- Fact 10: the spool compacts at night.\n")
-	if err := build(5); !errors.Is(err, ErrTooManyWrites) {
-		t.Fatalf("six entries to write or tombstone, at most 5: %v", err)
-	}
-	f.view(func(c *Catalog) {
-		if !c.Changed() {
-			t.Error("the refused build was stored")
+	before := liveEntries(t, f)
+	for i, want := range []int{len(before) - 3, len(before) - 1} {
+		if !build(2) {
+			t.Fatalf("build %d of three entries to write and three to tombstone, at most 2: not partial", i+1)
 		}
-	})
-	if err := build(6); err != nil {
-		t.Fatalf("six entries to write or tombstone, at most 6: %v", err)
+		if got := len(liveEntries(t, f)); got != want {
+			t.Errorf("after build %d at most 2: %d live entries, want %d", i+1, got, want)
+		}
+	}
+	if build(2) {
+		t.Fatal("the entry left to write, at most 2: partial")
+	}
+	if got := liveEntries(t, f); len(got) != len(before) {
+		t.Errorf("%d live entries, want %d", len(got), len(before))
 	}
 	f.view(func(c *Catalog) {
 		if c.Changed() {
-			t.Error("the build within its bound was not stored")
+			t.Error("the bounded builds did not bring the memory in")
 		}
 	})
 }
 
-// buildMaxWrites runs a Build bounded to max writes (Config.MaxWrites) in
-// one write transaction of f's store.
-func buildMaxWrites(f *fixture, max int) error {
-	return buildBounded(f, max, 0)
-}
-
-// buildBounded runs a Build bounded to max writes (Config.MaxWrites) and
+// buildPartial runs a Build bounded to max writes (Config.MaxWrites) and
 // fileMax a per-file source's (Config.MaxFileWrites) in one write
-// transaction of f's store.
-func buildBounded(f *fixture, max, fileMax int) error {
-	return f.st.Update(func(tx *bolt.Tx) error {
+// transaction of f's store, and reports whether it was partial.
+func buildPartial(t *testing.T, f *fixture, max, fileMax int) bool {
+	t.Helper()
+	partial := false
+	if err := f.st.Update(func(tx *bolt.Tx) error {
 		cfg := f.cfg()
 		cfg.MaxWrites, cfg.MaxFileWrites = max, fileMax
-		_, err := Build(store.Catalog(tx), cfg)
+		c, err := Build(store.Catalog(tx), cfg)
+		if c != nil {
+			partial = c.Partial()
+		}
 		return err
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return partial
+}
+
+// liveEntries returns the ids of f's live catalog entries.
+func liveEntries(t *testing.T, f *fixture) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for k, v := range dumpStore(t, f.st) {
+		if strings.HasPrefix(k, "catalog_entries/") && !strings.Contains(v, `"gone"`) {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // The bound on a per-file source's writes (Config.MaxFileWrites) leaves
 // auto-memory's (MaxWrites) as it is: a memory change of six entries is
-// refused at most five whatever the per-file bound, and stored at most six
+// partial at most five whatever the per-file bound, and whole at most six
 // when a per-file source may write one.
 func TestMaxFileWritesLeavesAutoMemorysBound(t *testing.T) {
 	f := newFixture(t)
@@ -243,11 +263,12 @@ func TestMaxFileWritesLeavesAutoMemorysBound(t *testing.T) {
 	}
 	f.update(func(*Catalog) {})
 	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n")
-	if err := buildBounded(f, 5, 100); !errors.Is(err, ErrTooManyWrites) {
-		t.Fatalf("six entries to write, at most 5, a per-file source's 100: %v", err)
+	if !buildPartial(t, f, 5, 100) {
+		t.Fatal("six entries to write, at most 5, a per-file source's 100: not partial")
 	}
-	if err := buildBounded(f, 6, 1); err != nil {
-		t.Fatalf("six entries to write, at most 6, a per-file source's 1: %v", err)
+	f.writeMem("facts.md", strings.Join(facts, "\n")+"\n- Fact 6: the spool compacts at night.\n")
+	if buildPartial(t, f, 6, 1) {
+		t.Fatal("two entries left to write, at most 6, a per-file source's 1: partial")
 	}
 	f.view(func(c *Catalog) {
 		if c.Changed() {
@@ -256,10 +277,10 @@ func TestMaxFileWritesLeavesAutoMemorysBound(t *testing.T) {
 	})
 }
 
-// A bounded build refuses as soon as the changed files made so far hold
-// more entries to write than its bound, before the next file's are made
-// (a whole memory coming in at a session's end), and counts no entry that
-// store would not write: at exactly its bound it stores.
+// A bounded build leaves the changed memory files after the one that
+// reached its bound as stored, before their entries are made (a whole
+// memory coming in at a session's end), and counts no entry that store
+// would not write: at exactly its bound it is whole.
 func TestMaxWritesEarly(t *testing.T) {
 	f := newFixture(t)
 	f.update(func(*Catalog) {})
@@ -270,19 +291,29 @@ func TestMaxWritesEarly(t *testing.T) {
 		}
 		f.writeMem(name, strings.Join(facts, "\n")+"\n")
 	}
-	build := func(max int) error { return buildMaxWrites(f, max) }
-	for _, c := range []struct {
-		max   int
-		at    string
-		other string
-	}{{5, "a-facts.md and the files before it", "b-facts.md"}, {19, "b-facts.md and the files before it", "a-facts.md and"}} {
-		err := build(c.max)
-		if !errors.Is(err, ErrTooManyWrites) || !strings.Contains(err.Error(), c.at) || strings.Contains(err.Error(), c.other) {
-			t.Fatalf("twenty entries to write, at most %d: %v, want a refusal at %s", c.max, err, c.at)
+	records := func() (a, b bool) {
+		d := dumpStore(t, f.st)
+		for k := range d {
+			a = a || strings.Contains(k, "a-facts.md")
+			b = b || strings.Contains(k, "b-facts.md")
 		}
+		return a, b
 	}
-	if err := build(20); err != nil {
-		t.Fatalf("twenty entries to write, at most 20: %v", err)
+	before := len(liveEntries(t, f))
+	if !buildPartial(t, f, 5, 0) {
+		t.Fatal("twenty entries to write, at most 5: not partial")
+	}
+	if a, b := records(); !a || b {
+		t.Errorf("at most 5: a-facts.md stored %v, b-facts.md %v; want the first alone", a, b)
+	}
+	if n := len(liveEntries(t, f)) - before; n != 5 {
+		t.Errorf("at most 5: %d entries written", n)
+	}
+	if buildPartial(t, f, 15, 0) {
+		t.Fatal("fifteen entries left to write, at most 15: partial")
+	}
+	if n := len(liveEntries(t, f)) - before; n != 20 {
+		t.Errorf("%d entries written, want 20", n)
 	}
 	f.view(func(c *Catalog) {
 		if c.Changed() {

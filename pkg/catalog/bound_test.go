@@ -11,6 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/intermem/intermem/pkg/source"
+	"github.com/intermem/intermem/pkg/source/automemory"
+	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/store"
 )
 
@@ -25,12 +27,20 @@ import (
 // transaction wrote (keys of the entries bucket added or changed).
 func writesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, between func()) (refreshed, int) {
 	t.Helper()
-	return fileWritesRefresh(t, f, reg, limit, 0, between)
+	return fileWritesRefresh(t, f, reg, limit, 0, "ids", between)
+}
+
+// wholeWritesRefresh is writesRefresh running between after the first
+// transaction of auto-memory that leaves it partial.
+func wholeWritesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit int, between func()) (refreshed, int) {
+	t.Helper()
+	return fileWritesRefresh(t, f, reg, limit, 0, automemory.Name, between)
 }
 
 // fileWritesRefresh is writesRefresh with a bound of fileLimit entries
-// on a per-file source's builds (Config.MaxFileWrites; 0: limit's).
-func fileWritesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit, fileLimit int, between func()) (refreshed, int) {
+// on a per-file source's builds (Config.MaxFileWrites; 0: limit's),
+// between run after the source named at leaves a transaction partial.
+func fileWritesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit, fileLimit int, at string, between func()) (refreshed, int) {
 	t.Helper()
 	var (
 		r       refreshed
@@ -79,7 +89,7 @@ func fileWritesRefresh(t *testing.T, f *fixture, reg *source.Registry, limit, fi
 				}
 			}
 			largest = max(largest, wrote)
-			if between != nil && !ran && partial && name == "ids" {
+			if between != nil && !ran && partial && name == at {
 				between()
 				ran = true
 			}
@@ -140,7 +150,7 @@ func TestBoundedWritesAreARefresh(t *testing.T) {
 			max = bound.fileWrites
 		}
 		t.Run(fmt.Sprintf("max %d file max %d", bound.writes, bound.fileWrites), func(t *testing.T) {
-			got, largest := fileWritesRefresh(t, f, reg, bound.writes, bound.fileWrites, nil)
+			got, largest := fileWritesRefresh(t, f, reg, bound.writes, bound.fileWrites, "", nil)
 			if got.txs < 420/max+len(reg.Names())-2 {
 				t.Errorf("%d transactions for 420 new entries at most %d a build: the bound does not hold", got.txs, max)
 			}
@@ -206,6 +216,125 @@ func TestBoundedWritesFileChangesMidway(t *testing.T) {
 	}
 	for k := range w {
 		if !g[k] {
+			t.Errorf("%s missing after the bounded refresh", k)
+		}
+	}
+}
+
+// memoryBoundFixture gives newFixture's project an auto-memory whose
+// first build stored some of it, then changes it as a first install over
+// a large memory does: files of many facts added (one of 300), one
+// rewritten, one removed whose fact another still holds, a fact held by
+// two changed files, and an index that links them.
+func memoryBoundFixture(t *testing.T) (*fixture, *source.Registry) {
+	t.Helper()
+	f := newFixture(t)
+	facts := func(name string, n int, v string) string {
+		var b strings.Builder
+		b.WriteString("# Notes\n")
+		for i := range n {
+			fmt.Fprintf(&b, "- %s fact %d: the spool keeps segment %d %s.\n", name, i, i, v)
+		}
+		return b.String()
+	}
+	f.writeMem("MEMORY.md", "# Memory\n\n- The build uses `make release` for tagged builds\n- [Deploy](deploy.md) — how we deploy\n")
+	f.writeMem("deploy.md", "---\nname: deploy\ndescription: Deploys go through the staging cluster first\ntype: project\n---\nRun scripts/deploy.sh staging, then prod.\n")
+	f.writeMem("old.md", facts("old", 12, "as before"))
+	f.writeMem("gone.md", facts("gone", 5, "as before")+"- Shared: the cache is keyed by fingerprint.\n")
+	f.writeMem("zkeeps.md", "# Notes\n- Shared: the cache is keyed by fingerprint.\n")
+	settleDirs(t, f.mem)
+	f.update(func(*Catalog) {})
+	f.writeMem("MEMORY.md", "# Memory\n\n- The build uses `make release` for tagged builds\n- Tests need Docker running\n- [Deploy](deploy.md) — how we deploy\n- [Big](big.md) — what the spool keeps\n")
+	f.writeMem("old.md", facts("old", 12, "now"))
+	if err := os.Remove(filepath.Join(f.mem, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.writeMem("big.md", facts("big", 300, "in order"))
+	for i := range 6 {
+		f.writeMem(fmt.Sprintf("m%d.md", i), facts(fmt.Sprintf("m%d", i), 20+i, "fresh")+"- Twice: retries need jitter.\n")
+	}
+	settleDirs(t, f.root)
+	settleDirs(t, f.mem)
+	return f, sources.Registry()
+}
+
+// A refresh of auto-memory (a Whole source) whose builds write at most a
+// few entries each (a hook's, Config.MaxWrites) stores what an unbounded
+// one stores, but for the generation, and reports the same problems once:
+// the files past the bound are left as stored and the file that reached
+// it is stored to be parsed again, for the next build to go on with —
+// where a bounded build refused a change of more entries than its bound,
+// and every session end after refused again.
+func TestBoundedWholeWritesAreARefresh(t *testing.T) {
+	f, reg := memoryBoundFixture(t)
+	one, _ := writesRefresh(t, f, reg, 0, nil)
+	if n := len(reg.Names()); one.txs != n {
+		t.Fatalf("an unbounded refresh took %d transactions for %d sources", one.txs, n)
+	}
+	generation := func(k string) bool { return k == "catalog/generation" }
+	for _, max := range []int{1, 7, 50, 128} {
+		t.Run(fmt.Sprintf("max %d", max), func(t *testing.T) {
+			got, largest := writesRefresh(t, f, reg, max, nil)
+			if got.txs < 430/max+len(reg.Names())-1 {
+				t.Errorf("%d transactions for ~430 memory entries to write at most %d a build: the bound does not hold", got.txs, max)
+			}
+			// A build writes the bound, plus the tombstones of what the
+			// files it made dropped (gone.md's six, old.md's twelve).
+			if largest > max+18 {
+				t.Errorf("a build wrote %d entries, bound %d", largest, max)
+			}
+			if d := diffStores(one.store, got.store, generation); len(d) > 0 {
+				t.Errorf("bounded, the store differs from an unbounded refresh's:\n%s", strings.Join(d, "\n"))
+			}
+			slices.Sort(got.problems)
+			want := slices.Sorted(slices.Values(one.problems))
+			if !slices.Equal(got.problems, want) {
+				t.Errorf("bounded, problems reported %q, unbounded %q", got.problems, want)
+			}
+		})
+	}
+}
+
+// A memory file that changes while a bounded refresh is bringing it in
+// leaves no entry of its first version live: what a build wrote of it is
+// named by the file's record until the file is made whole, and
+// tombstoned then. The live entries are those an unbounded refresh of the
+// memory as it ends stores.
+func TestBoundedWholeWritesFileChangesMidway(t *testing.T) {
+	f, reg := memoryBoundFixture(t)
+	var second strings.Builder
+	second.WriteString("# Notes\n")
+	for i := range 300 {
+		fmt.Fprintf(&second, "- big fact %d: the spool keeps segment %d in order.\n", i+150, i+150)
+	}
+	rewrite := func() { f.writeMem("big.md", second.String()) }
+	ran := false
+	got, _ := wholeWritesRefresh(t, f, reg, 40, func() { rewrite(); ran = true })
+	if !ran {
+		t.Fatal("the memory was not rewritten while the refresh brought it in")
+	}
+	rewrite()
+	want, _ := writesRefresh(t, f, reg, 0, nil)
+	live := func(r refreshed) map[string]string {
+		out := map[string]string{}
+		for k, v := range r.store {
+			if strings.HasPrefix(k, "catalog_entries/") && strings.Contains(v, "big fact") && !strings.Contains(v, `"gone"`) {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	g, w := live(got), live(want)
+	if len(w) != 300 {
+		t.Fatalf("the unbounded refresh holds %d live entries of big.md, want 300", len(w))
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			t.Errorf("%s live after the refresh, not in the memory as it ends", k)
+		}
+	}
+	for k := range w {
+		if _, ok := g[k]; !ok {
 			t.Errorf("%s missing after the bounded refresh", k)
 		}
 	}

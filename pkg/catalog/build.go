@@ -644,6 +644,15 @@ func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry,
 		b.keep(&old)
 		return nil
 	}
+	if max := b.c.cfg.MaxWrites; max > 0 && b.writes >= max {
+		// The files before it hold the bound's entries to write: left
+		// as stored, for another Build (see countWrites).
+		b.partial, b.c.partial = true, true
+		if had {
+			b.keep(&old)
+		}
+		return nil
+	}
 	es := entries(f.Path)
 	b.made[key] = f.Path
 	var ids []string
@@ -686,9 +695,7 @@ func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry,
 			b.live[id] = key
 		}
 	}
-	if err := b.countWrites(key, prepared); err != nil {
-		return err
-	}
+	b.countWrites(key, prepared)
 	if !wc.loaded[f.Path] {
 		b.fresh(probs, had, &old)
 	}
@@ -703,24 +710,34 @@ func (b *builder) wholeFile(f *source.File, entries func(string) []source.Entry,
 	}
 	b.changed = true
 	b.racy = b.racy || racy(fp)
-	return b.c.tx.PutFile(&store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
-		IDs: ids, Sum: sum, Resolved: res, Problems: probs, Parsed: b.c.cfg.Now})
+	rec := store.CatalogFile{Source: b.s.Name(), Path: f.Path, FP: fp, Racy: racy(fp),
+		IDs: ids, Sum: sum, Resolved: res, Problems: probs, Parsed: b.c.cfg.Now}
+	if b.c.cfg.MaxWrites > 0 {
+		sf := &storedFile{rec: rec}
+		if had {
+			sf.oldIDs = old.IDs
+		}
+		b.stored[key] = sf
+	}
+	return b.c.tx.PutFile(&rec)
 }
 
 // countWrites counts, of the entries a Whole source's changed file (key)
 // holds, those store will write — the ones this file holds first
 // (b.live) whose stored record is missing, tombstoned, another file's or
-// other — and refuses the build once they are more than a bounded build
-// (Config.MaxWrites) writes. store refuses it too, counting tombstones and
-// the entries rehome makes again; this refuses it before the entries of
-// every other changed file are made and held: a session's end after a
-// whole memory of thousands of entries came in (a first install, a
-// directory replaced) would otherwise make them all, past the hook's
-// memory bound, to write none.
-func (b *builder) countWrites(key string, prepared []store.CatalogEntry) error {
-	max := b.c.cfg.MaxWrites
-	if max <= 0 {
-		return nil
+// other. Once they reach a bounded build's Config.MaxWrites, the changed
+// files after it are left as stored (wholeFile) and the Build is
+// partial; store writes the bound's entries and leaves the rest of the
+// file that reached it to be parsed again (leave). A session's end after
+// a whole memory of thousands of entries came in (a first install, a
+// directory replaced) so makes and holds about the bound's entries a
+// transaction, and brings the memory in over several, where it made them
+// all, then refused to write any: every session end after refused again,
+// and every read-only search scanned the memory whole until a command
+// that writes ran.
+func (b *builder) countWrites(key string, prepared []store.CatalogEntry) {
+	if b.c.cfg.MaxWrites <= 0 {
+		return
 	}
 	for i := range prepared {
 		e := &prepared[i]
@@ -732,10 +749,6 @@ func (b *builder) countWrites(key string, prepared []store.CatalogEntry) error {
 		}
 		b.writes++
 	}
-	if b.writes > max {
-		return fmt.Errorf("catalog: %s: more than %d entries to write (%s and the files before it): %w", b.s.Name(), max, b.paths[key], ErrTooManyWrites)
-	}
-	return nil
 }
 
 // putParse stores the blob of a Whole source's file that was read this
@@ -817,7 +830,11 @@ func (b *builder) store() error {
 		tombs = append(tombs, &old)
 	}
 	room := -1 // entries this Build may write; -1: any
-	if limit := b.c.cfg.fileWrites(); !b.whole && limit > 0 {
+	limit := b.c.cfg.fileWrites()
+	if b.whole {
+		limit = b.c.cfg.MaxWrites
+	}
+	if limit > 0 {
 		room = max(limit-len(tombs), 0)
 	}
 	var left []string // the files of entries left unwritten
@@ -828,8 +845,10 @@ func (b *builder) store() error {
 			continue // another file holds it first
 		}
 		p := b.c.parses[e.File] // (file left out the entries it holds stored)
-		if room >= 0 && len(ents) >= room {
-			left = append(left, e.File) // past the bound: not looked up
+		if room >= 0 && len(ents) >= room && b.stored[e.File] != nil {
+			// Past the bound: not looked up. (An entry rehome made
+			// again, of a file whose record stands, is written.)
+			left = append(left, e.File)
 			continue
 		}
 		written[e.ID] = true
@@ -846,9 +865,6 @@ func (b *builder) store() error {
 			}
 		}
 		ents = append(ents, e)
-	}
-	if max := b.c.cfg.MaxWrites; b.whole && max > 0 && len(ents)+len(tombs) > max {
-		return fmt.Errorf("catalog: %s: %d entries to write or tombstone, more than %d: %w", b.s.Name(), len(ents)+len(tombs), max, ErrTooManyWrites)
 	}
 	if len(left) > 0 {
 		if err := b.leave(left); err != nil {
@@ -914,6 +930,7 @@ func (b *builder) leave(keys []string) error {
 		rec := sf.rec
 		rec.FP = source.Fingerprint{}
 		rec.Cursor = sf.oldCursor
+		rec.Resolved = "" // a Whole source's: its entries do not stand
 		ids := slices.Clone(rec.IDs)
 		now := map[string]bool{}
 		for _, id := range rec.IDs {

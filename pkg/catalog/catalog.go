@@ -170,27 +170,29 @@ type Config struct {
 	Switches map[string]bool
 	// Now stamps first sightings, tombstones and scans.
 	Now time.Time
-	// MaxWrites, when not 0, bounds how many entries the Build of a Whole
-	// source (auto-memory) may write or tombstone: past it, Build returns
-	// ErrTooManyWrites, and a writable transaction must be rolled back.
-	// The Build of a per-file source writes its tombstones and at most
-	// MaxWrites entries in all (MaxFileWrites when set): a file whose
-	// entries it did not all write is stored to be parsed again, and
-	// Partial reports it (builder.store, leave), so that one file of
-	// thousands of entries (a long CLAUDE.md, an edit log taken in whole)
-	// is brought in over several transactions.
+	// MaxWrites, when not 0, bounds the entries a Build writes (its
+	// tombstones apart): a Whole source's (auto-memory's) makes its
+	// changed files in file order until they hold MaxWrites entries to
+	// write (countWrites) and leaves the files after as stored; a
+	// per-file source's writes at most MaxWrites entries in all
+	// (MaxFileWrites when set). A file whose entries it did not all write
+	// is stored to be parsed again, and Partial reports it (builder.store,
+	// leave), so that a memory of thousands of entries, or one file of
+	// thousands (a long CLAUDE.md, an edit log taken in whole), is brought
+	// in over several transactions, and what they store in the end is
+	// what one unbounded Build stores.
 	// A hook sets it: its write transaction holds, and its commit maps,
 	// pages in proportion to the entries written (at 20,000 entries a
 	// memory file of 96 facts rewritten took a session's end from 25 to
-	// 30 MB, 2,000 facts to 78 MB), and its memory is bounded; a command
-	// brings such a change in.
+	// 30 MB, 2,000 facts to 78 MB), and its memory is bounded.
 	MaxWrites int
 	// MaxFileWrites, when not 0, bounds the entries the Build of a
 	// per-file source writes in place of MaxWrites (its tombstones apart;
 	// see MaxWrites), which then bounds a Whole source's alone. A hook
-	// sets it lower than MaxWrites: what a per-file source leaves goes on
-	// in the next transaction, where what auto-memory's bound leaves is
-	// left to a command, so each bound is what its own cost calls for.
+	// sets it lower than MaxWrites, each bound what its own cost calls
+	// for: a Whole source's transaction decodes every memory file's
+	// stored parse whatever it writes, a per-file source's reads only its
+	// changed files.
 	MaxFileWrites int
 	// MaxFiles, when not 0, bounds how many changed files of a per-file
 	// source one Build parses and stores: the others keep their stored
@@ -215,10 +217,6 @@ func (cfg *Config) fileWrites() int {
 	}
 	return cfg.MaxWrites
 }
-
-// ErrTooManyWrites is returned by Build when a Whole source changed by more
-// entries than Config.MaxWrites allows.
-var ErrTooManyWrites = errors.New("more entries changed than a bounded build writes")
 
 // SourceEnv is where the sources of p are found for the user of env: the
 // project root, its auto-memory directory, the user's home (HOME as set,

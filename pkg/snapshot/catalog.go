@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,14 +25,16 @@ const CatalogBudget = 2 * time.Second
 // found first, then a count.
 const maxProblemLines = 10
 
-// maxWrites bounds the auto-memory entries one session's end writes or
-// tombstones (catalog.Config.MaxWrites): each is a page of the store
-// written at random, which its commit maps again (64 KiB at a time), so
-// the hook's peak grows with them. Measured at 19,905 entries, the whole
-// session's end peaked at 26.2 MB with 98 written, 29.0 MB with 118 and
-// 31.5 MB with 192 (a memory file of 96 facts rewritten). What it leaves
-// is left to a command; a per-file source's transactions have a bound of
-// their own, maxFileWrites.
+// maxWrites bounds the auto-memory entries one transaction of a
+// session's end writes (catalog.Config.MaxWrites; its tombstones apart):
+// each is a page of the store written at random, which its commit maps
+// again (64 KiB at a time), so the hook's peak grows with them. Measured
+// at 19,905 entries, the whole session's end peaked at 26.2 MB with 98
+// written, 29.0 MB with 118 and 31.5 MB with 192 (a memory file of 96
+// facts rewritten). A memory change of more entries goes on in the next
+// transaction (the files past the bound left as stored, the one that
+// reached it stored to be made again), until CatalogBudget; a per-file
+// source's transactions have a bound of their own, maxFileWrites.
 const maxWrites = 128
 
 // maxFileWrites bounds the entries a per-file source's transaction of a
@@ -130,7 +131,9 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 			only[n] = n == name
 		}
 		// A per-file source's changed files are brought in maxFiles a
-		// transaction, until none is left or the deadline.
+		// transaction, and any source's entries maxWrites (auto-memory)
+		// or maxFileWrites a transaction, until none is left or the
+		// deadline.
 		partial := true
 		for first := true; partial; first = false {
 			if !first && (s.Waited() || !r.Deadline.IsZero() && time.Now().After(r.Deadline)) {
@@ -174,9 +177,7 @@ func RefreshCatalog(s *store.Store, r Refresh) (bool, error) {
 				}
 				store.Shed(tx)
 				return nil
-			}); errors.Is(err, catalog.ErrTooManyWrites) {
-				r.Logf("%v: brought in by the next intermem command that writes (validate, sweep, synthesize)", err)
-			} else if err != nil {
+			}); err != nil {
 				return false, err
 			}
 		}
