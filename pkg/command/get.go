@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/intermem/intermem/pkg/catalog"
-	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/retrieve"
@@ -229,10 +228,7 @@ func runGet(ctx context.Context, env *cli.Env, args []string) error {
 			}
 		}
 		row("where", where)
-		status := statusWords(e.Overlay.Status)
-		if e.Overlay.Status == catalog.StatusUnchecked && retrieve.NotInProject(cite.NewChecker(p.Root), &r.Entry.Entry) {
-			status = notInProjectWords
-		}
+		status := entryStatusWords(p.Root, e.Overlay.Status, &r.Entry.Entry)
 		row("status", fmt.Sprintf("%s, confidence %.2f", status, e.Overlay.Confidence))
 		if !e.Gone.IsZero() {
 			row("gone", "its source no longer holds it (since "+day(e.Gone)+")")

@@ -127,7 +127,7 @@ func runProvenance(ctx context.Context, env *cli.Env, args []string) error {
 			}
 		}
 		if !o.Validated.IsZero() {
-			s := fmt.Sprintf("%s: %s, confidence %.2f", stamp(o.Validated), statusWords(o.Status), o.Confidence)
+			s := fmt.Sprintf("%s: %s, confidence %.2f", stamp(o.Validated), entryStatusWords(p.Root, o.Status, &pv.Record.Entry.Entry), o.Confidence)
 			if o.Commit != "" {
 				s += fmt.Sprintf(" at commit %.12s", o.Commit)
 			}

@@ -175,6 +175,17 @@ func runSearch(ctx context.Context, env *cli.Env, args []string) error {
 // nothing.
 const notInProjectWords = "cites a path not in this project (unverified)"
 
+// entryStatusWords is statusWords of entry e of status in the project at
+// root, with an unchecked entry that cites a path the project has never
+// had told apart (notInProjectWords), as validate tells it: what get and
+// provenance say of one entry.
+func entryStatusWords(root, status string, e *source.Entry) string {
+	if status == catalog.StatusUnchecked && retrieve.NotInProject(cite.NewChecker(root), e) {
+		return notInProjectWords
+	}
+	return statusWords(status)
+}
+
 // statusWords says what an entry's status means, for people.
 func statusWords(status string) string {
 	switch status {

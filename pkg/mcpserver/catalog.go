@@ -12,9 +12,6 @@ import (
 	"github.com/intermem/intermem/pkg/cli"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/retrieve"
-	"github.com/intermem/intermem/pkg/source"
-	"github.com/intermem/intermem/pkg/source/automemory"
-	"github.com/intermem/intermem/pkg/source/promoted"
 	"github.com/intermem/intermem/pkg/source/sources"
 	"github.com/intermem/intermem/pkg/stability"
 	"github.com/intermem/intermem/pkg/validate"
@@ -191,7 +188,7 @@ func (b *Catalog) Validate(ctx context.Context, req ValidateRequest) (*Validatio
 		if err != nil {
 			return err
 		}
-		text, sessions = checkText(&r.Entry.Entry), r.Overlay.Sessions
+		text, sessions = retrieve.CheckText(&r.Entry.Entry), r.Overlay.Sessions
 		return nil
 	})
 	if err != nil {
@@ -210,19 +207,6 @@ func (b *Catalog) Validate(ctx context.Context, req ValidateRequest) (*Validatio
 			Detail: ct.Detail, MovedTo: ct.MovedTo, Fix: fixFor(ct), NotInProject: ct.NotInProject})
 	}
 	return out, nil
-}
-
-// checkText is the text whose citations validate an entry, as `intermem
-// validate` reads it: auto-memory and intermem's own promoted facts as
-// written; any other source's entry by the citations its source found (an
-// Evidence line's "path:lines, Symbol()" is split there), through
-// validate.CitesOf — none when it found none: the entry cites nothing
-// checkable (its text is not read for citations).
-func checkText(e *source.Entry) string {
-	if e.Source == automemory.Name || e.Source == promoted.Name {
-		return e.Text
-	}
-	return validate.CitesOf(e.Citations)
 }
 
 // fixFor suggests what to do about a citation that does not hold.
