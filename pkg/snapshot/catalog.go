@@ -28,14 +28,15 @@ const maxProblemLines = 10
 // maxWrites bounds the auto-memory entries one transaction of a
 // session's end writes (catalog.Config.MaxWrites; its tombstones apart):
 // each is a page of the store written at random, which its commit maps
-// again (64 KiB at a time), so the hook's peak grows with them. Measured
-// at 19,905 entries, the whole session's end peaked at 26.2 MB with 98
-// written, 29.0 MB with 118 and 31.5 MB with 192 (a memory file of 96
-// facts rewritten). A memory change of more entries goes on in the next
-// transaction (the files past the bound left as stored, the one that
-// reached it stored to be made again), until CatalogBudget; a per-file
-// source's transactions have a bound of their own, maxFileWrites.
-const maxWrites = 128
+// again (64 KiB at a time), so the hook's peak grows with them. A memory
+// change of more entries goes on in the next transaction (the files past
+// the bound left as stored, the one that reached it stored to be made
+// again), until CatalogBudget, and at the next session end. Measured at
+// 19,905 entries with every memory file changed (~400 entries to write,
+// load 4-5), the session's end peaked at 25.4-38.1 MB with 128 a
+// transaction and 23.0-28.3 MB with 32; with 128 a session end that
+// refused the change peaked at 26-27.5 MB, writing nothing.
+const maxWrites = 32
 
 // maxFileWrites bounds the entries a per-file source's transaction of a
 // session's end writes (catalog.Config.MaxFileWrites; its files'
