@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -191,8 +189,7 @@ func isName(b []byte) bool {
 // a link and without blocking (a FIFO put there must not hang a session
 // start), read only when it is a regular file of at most MaxBytes, and
 // decoded strictly, each fact checked as it is decoded (see the package
-// doc), or, for a file of parMin records or more, decoded whole first and
-// its facts checked on two goroutines (share.go).
+// doc).
 func Load(path string, k Key, session string, now time.Time) (string, bool) {
 	if k.Exe == "" {
 		return "", false
@@ -202,7 +199,7 @@ func Load(path string, k Key, session string, now time.Time) (string, bool) {
 		return "", false
 	}
 	defer syscall.Close(fd)
-	rd := &reader{fd: fd, buf: heapBytes(bufBytes), left: size, dir: -1, at: -1}
+	rd := &reader{fd: fd, buf: heapBytes(bufBytes), left: size, dir: -1}
 	defer rd.closeDir()
 	if !rd.header(&k, session, now) {
 		return "", false
@@ -250,15 +247,6 @@ type reader struct {
 	inGroup bool
 	// n is the count of records, from the header.
 	n int64
-	// dry: decode each record strictly without checking its fact (the
-	// pass over the whole file before its facts are shared out).
-	dry bool
-	// at is the offset in buf of the 'g' record whose directory is open
-	// (-1: none); meaningful when buf holds the whole file.
-	at int
-	// stop, when not nil, is set once any fact has failed: each of the
-	// two goroutines checking shares of the facts stops at it.
-	stop *atomic.Bool
 }
 
 // field returns the bytes up to the next sep and consumes the sep. The
@@ -267,11 +255,6 @@ type reader struct {
 func (rd *reader) field(sep byte) ([]byte, bool) {
 	for {
 		if i := bytes.IndexByte(rd.buf[rd.r:rd.w], sep); i >= 0 {
-			if i > recordMax {
-				// Only when buf holds the whole file: streamed, a
-				// field and its sep fill bufBytes at most.
-				return nil, false
-			}
 			f := rd.buf[rd.r : rd.r+i]
 			rd.r += i + 1
 			return f, true
@@ -349,9 +332,6 @@ func (rd *reader) header(k *Key, session string, now time.Time) bool {
 // goroutine's stack grows to first: a growth to 8 KiB costs a hit about
 // six page faults.
 func (rd *reader) body() (string, bool) {
-	if rd.n >= parMin && runtime.GOMAXPROCS(0) > 1 {
-		return rd.parallel()
-	}
 	for range rd.n {
 		if !rd.record() {
 			return "", false
@@ -438,10 +418,7 @@ func (rd *reader) record() bool {
 	rd.r++
 	switch kind {
 	case 'g':
-		at := rd.r - 1
-		ok := rd.group()
-		rd.at = at
-		return ok
+		return rd.group()
 	case 's', 'l':
 		return rd.stat(kind)
 	case 'r':
@@ -462,9 +439,6 @@ func (rd *reader) group() bool {
 	}
 	rd.closeDir()
 	rd.inGroup = true
-	if rd.dry {
-		return true
-	}
 	if fd, err := openPath(dir, true); err == nil {
 		rd.dir = fd
 	} else {
@@ -496,12 +470,9 @@ func (rd *reader) stat(kind byte) bool {
 		if !clean(name) {
 			return false
 		}
-		if !rd.dry {
-			err = fstatat(unix.AT_FDCWD, name, &st, flags)
-		}
+		err = fstatat(unix.AT_FDCWD, name, &st, flags)
 	case !rd.inGroup || !isName(name):
 		return false
-	case rd.dry:
 	case rd.dir >= 0:
 		err = fstatat(rd.dir, name, &st, flags)
 	default:
@@ -512,8 +483,8 @@ func (rd *reader) stat(kind byte) bool {
 		err = fstatat(unix.AT_FDCWD, p[:len(p)-1], &st, flags)
 	}
 	val, ok := rd.field(0)
-	if !ok || rd.dry {
-		return ok
+	if !ok {
+		return false
 	}
 	if err != nil {
 		return string(val) == "!"
@@ -530,10 +501,6 @@ func (rd *reader) resolution() bool {
 	p, ok := rd.field(0)
 	if !ok || !clean(p) {
 		return false
-	}
-	if rd.dry {
-		_, ok = rd.field(0)
-		return ok
 	}
 	fd, err := openPath(p, false)
 	path := string(p)
@@ -562,10 +529,6 @@ func (rd *reader) content(kind byte) bool {
 	p, ok := rd.field(0)
 	if !ok || !clean(p) {
 		return false
-	}
-	if rd.dry {
-		_, ok = rd.field(0)
-		return ok
 	}
 	now := holdsNow(kind, string(p))
 	val, ok := rd.field(0)
@@ -598,5 +561,5 @@ func (rd *reader) closeDir() {
 	if rd.dir >= 0 {
 		syscall.Close(rd.dir)
 	}
-	rd.dir, rd.dirPath, rd.inGroup, rd.at = -1, "", false, -1
+	rd.dir, rd.dirPath, rd.inGroup = -1, "", false
 }

@@ -12,16 +12,13 @@
 // What a hit costs is what a session start answered by the front costs,
 // so Load checks each fact as it decodes it (load.go): the file streamed
 // through one buffer, nothing built per fact, the first fact that no
-// longer holds ending the check; a file of many facts is read whole,
-// decoded strictly, and its facts checked by the caller and one helper
-// goroutine (share.go), each stopping at the first that fails on either.
-// The stats and lstats, most of the facts (every memory file kept, every
-// cited file), are grouped in the file by directory, each group checked
-// with fstatat on the directory opened once (O_PATH), so the kernel does
-// not walk the whole path again for each. A fact keeps its meaning
-// exactly: a stat follows a link and an lstat does not, and a path's
-// directory is resolved, links and all, as the absolute path's own
-// resolution would resolve it.
+// longer holds ending the check. The stats and lstats, most of the facts
+// (every memory file kept, every cited file), are grouped in the file by
+// directory, each group checked with fstatat on the directory opened once
+// (O_PATH), so the kernel does not walk the whole path again for each.
+// A fact keeps its meaning exactly: a stat follows a link and an lstat
+// does not, and a path's directory is resolved, links and all, as the
+// absolute path's own resolution would resolve it.
 //
 // The file sits in the repository's .intermem/ and is hostile input: read
 // without following a link and without blocking, only when a regular file

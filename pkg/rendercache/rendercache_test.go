@@ -101,9 +101,7 @@ func (tr *tree) load(b []byte) (string, bool) {
 
 // A change to any fact after caching is a miss; with no change, a hit
 // that is the text as written.
-func TestEveryFactKindChangedIsAMiss(t *testing.T) { inModes(t, testEveryFactKindChangedIsAMiss) }
-
-func testEveryFactKindChangedIsAMiss(t *testing.T) {
+func TestEveryFactKindChangedIsAMiss(t *testing.T) {
 	for _, c := range []struct {
 		what   string
 		change func(tr *tree)
@@ -152,9 +150,7 @@ func testEveryFactKindChangedIsAMiss(t *testing.T) {
 }
 
 // The key, the time limit and the session rule each decide a hit.
-func TestKeyUntilAndSessions(t *testing.T) { inModes(t, testKeyUntilAndSessions) }
-
-func testKeyUntilAndSessions(t *testing.T) {
+func TestKeyUntilAndSessions(t *testing.T) {
 	tr := newTree(t)
 	d := rendercache.NewDeps()
 	d.Stat(tr.path("mem/topic.md"))
@@ -196,9 +192,7 @@ func testKeyUntilAndSessions(t *testing.T) {
 }
 
 // A cache file of an older version is a miss, never misread.
-func TestOlderVersionIsAMiss(t *testing.T) { inModes(t, testOlderVersionIsAMiss) }
-
-func testOlderVersionIsAMiss(t *testing.T) {
+func TestOlderVersionIsAMiss(t *testing.T) {
 	tr := newTree(t)
 	b := tr.record()
 	old := bytes.Replace(b, []byte("intermem-render 5\n"), []byte("intermem-render 4\n"), 1)
@@ -216,9 +210,7 @@ func testOlderVersionIsAMiss(t *testing.T) {
 // MaxBytes, paths with "..", relative, or unclean, a name that is a path,
 // a member with no group, a FIFO or a link in its place, records naming a
 // FIFO to read or list.
-func TestHostileCacheFilesAreMisses(t *testing.T) { inModes(t, testHostileCacheFilesAreMisses) }
-
-func testHostileCacheFilesAreMisses(t *testing.T) {
+func TestHostileCacheFilesAreMisses(t *testing.T) {
 	tr := newTree(t)
 	b := tr.record()
 	if _, ok := tr.load(b); !ok {
@@ -361,17 +353,6 @@ func FuzzLoad(f *testing.F) {
 		if ok && !bytes.HasSuffix(b, []byte(got)) {
 			t.Fatalf("a hit %q that the file does not end with", got)
 		}
-		// Read whole and checked by the helper goroutine, in units of
-		// one record, the file decides as it does in sequence. (The
-		// helper alone: which goroutine checks what would make the
-		// coverage differ from run to run, and the fuzzer minimize for
-		// a minute.)
-		restore := rendercache.Share(0, 1, false)
-		pgot, pok := rendercache.Load(p, key, "s", now)
-		restore()
-		if pgot != got || pok != ok {
-			t.Fatalf("in sequence %q, %v; on two goroutines %q, %v", got, ok, pgot, pok)
-		}
 	})
 }
 
@@ -436,9 +417,7 @@ func TestListingIsReadDirs(t *testing.T) {
 // while it holds and misses once it does not (the resolution of a path
 // by its kernel name, a listing by getdents, are each the recorded
 // function's answer).
-func TestEachFactAlone(t *testing.T) { inModes(t, testEachFactAlone) }
-
-func testEachFactAlone(t *testing.T) {
+func TestEachFactAlone(t *testing.T) {
 	for _, c := range []struct {
 		what   string
 		record func(tr *tree, d *rendercache.Deps)
