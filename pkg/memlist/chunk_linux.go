@@ -12,12 +12,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// chunkBuf is the getdents buffer of a part's recording (Chunked), which
-// does not know how many entries a part will hold.
+// chunkBuf bounds the getdents buffer of a part's read (partBuf).
 const chunkBuf = 8 << 10
 
 // partBuf is the getdents buffer of a part's read (readChunk) of n
-// entries: about the part itself (a record is 24 bytes and the name,
+// entries, and of its recording (Chunked: a part of ChunkFiles files and
+// what entries lie between them, read on in another getdents if more): about the part itself (a record is 24 bytes and the name,
 // rounded up to 8; entryBytes is a name of up to 40 bytes), between 1 and
 // 8 KiB. A getdents fills the whole buffer it is given if the directory
 // has the entries, and on an indexed (htree) ext4 directory every entry it
@@ -48,7 +48,7 @@ func Chunked(dir string) (c Chunking, ok bool) {
 	}
 	for cookie := int64(0); len(c.Chunks) <= maxRead; {
 		k := Chunk{Start: cookie}
-		eof, err := d.walk(cookie, chunkBuf, func(name []byte, typ fs.FileMode, next int64) bool {
+		eof, err := d.walk(cookie, partBuf(ChunkFiles), func(name []byte, typ fs.FileMode, next int64) bool {
 			k.Entries++
 			k.End = next
 			if memoryName(name) && string(name) != Index {
