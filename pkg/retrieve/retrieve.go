@@ -37,6 +37,7 @@ import (
 	"github.com/intermem/intermem/pkg/catalog"
 	"github.com/intermem/intermem/pkg/cite"
 	"github.com/intermem/intermem/pkg/cli"
+	"github.com/intermem/intermem/pkg/config"
 	"github.com/intermem/intermem/pkg/project"
 	"github.com/intermem/intermem/pkg/redact"
 	"github.com/intermem/intermem/pkg/search"
@@ -87,6 +88,21 @@ var ErrNoTerms = errors.New("the query has no words to search by (common words a
 // that does not exist.
 var ErrConfig = errors.New("unusable .intermem/config.json")
 
+// configError is err wrapped as ErrConfig: its message is err's alone
+// when err already says the file is unusable (config.ErrInvalid: "unusable
+// configuration: PATH: …"), where ErrConfig's words before it would say it
+// twice.
+type configError struct{ err error }
+
+func (e configError) Error() string {
+	if errors.Is(e.err, config.ErrInvalid) {
+		return e.err.Error()
+	}
+	return ErrConfig.Error() + ": " + e.err.Error()
+}
+
+func (e configError) Unwrap() []error { return []error{ErrConfig, e.err} }
+
 // Options are how Read opens the store.
 type Options struct {
 	// Wait is how long to wait for a store another process holds.
@@ -134,14 +150,14 @@ func Read(env *cli.Env, p *project.Project, opt Options, fn func(v *View) error)
 	}
 	cfg, err := catalog.ProjectConfig(env, p, now)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return configError{err}
 	}
 	v := &View{Project: p, Env: cfg.Env, cliEnv: env, wait: opt.Wait}
 	build := func(tx *bolt.Tx) error {
 		v.tx, v.btx = store.Catalog(tx), tx
 		c, err := catalog.Build(v.tx, cfg)
 		if errors.Is(err, catalog.ErrUnknownSource) {
-			return fmt.Errorf("%w: %w", ErrConfig, err)
+			return configError{err}
 		}
 		if err != nil {
 			return err
