@@ -211,25 +211,54 @@ func parseLine(line []byte) (session []byte, t Turn, ok bool) {
 	return f[0], t, true
 }
 
-// maxNumber bounds a number's field: longer is no number strconv takes
-// (an int64 has at most 19 digits and a sign), refused without converting
-// (the conversion's buffer stays on the stack).
+// maxNumber bounds a number's field as it is converted (the conversion's
+// buffer stays on the stack): an int64 has at most 19 digits and a sign,
+// and a longer field is a number strconv takes only with leading zeros,
+// which short drops first.
 const maxNumber = 32
 
 var errNumber = errors.New("turns: not a number")
 
 func atoi(b []byte) (int, error) {
-	if len(b) > maxNumber {
+	var buf [maxNumber]byte
+	b, ok := short(b, &buf)
+	if !ok {
 		return 0, errNumber
 	}
 	return strconv.Atoi(string(b))
 }
 
 func parseInt(b []byte) (int64, error) {
-	if len(b) > maxNumber {
+	var buf [maxNumber]byte
+	b, ok := short(b, &buf)
+	if !ok {
 		return 0, errNumber
 	}
 	return strconv.ParseInt(string(b), 10, 64)
+}
+
+// short is b when it is at most maxNumber bytes, else b's sign and digits
+// without their leading zeros (one kept of all zeros) in buf: the same
+// number to strconv, false when that is still longer (no number an int64
+// holds).
+func short(b []byte, buf *[maxNumber]byte) ([]byte, bool) {
+	if len(b) <= maxNumber {
+		return b, true
+	}
+	sign := 0
+	if b[0] == '+' || b[0] == '-' {
+		sign = 1
+	}
+	i := sign
+	for i < len(b)-1 && b[i] == '0' {
+		i++
+	}
+	if b[i] < '0' || b[i] > '9' || sign+len(b)-i > maxNumber {
+		return nil, false // a sign after the zeros is none strconv takes
+	}
+	n := copy(buf[:], b[:sign])
+	n += copy(buf[n:], b[i:])
+	return buf[:n], true
 }
 
 // appendLine appends session's record as one line.
