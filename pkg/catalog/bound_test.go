@@ -143,7 +143,6 @@ func TestBoundedWritesAreARefresh(t *testing.T) {
 	if n := len(reg.Names()); one.txs != n {
 		t.Fatalf("an unbounded refresh took %d transactions for %d sources", one.txs, n)
 	}
-	generation := func(k string) bool { return k == "catalog/generation" }
 	for _, bound := range []struct{ writes, fileWrites int }{{1, 0}, {7, 0}, {50, 0}, {128, 0}, {1000, 1}, {1000, 7}, {3, 50}} {
 		max := bound.writes
 		if bound.fileWrites > 0 {
@@ -165,14 +164,7 @@ func TestBoundedWritesAreARefresh(t *testing.T) {
 			if largest > max+8 {
 				t.Errorf("a build wrote %d entries, bound %d", largest, max)
 			}
-			if d := diffStores(one.store, got.store, generation); len(d) > 0 {
-				t.Errorf("bounded, the store differs from an unbounded refresh's:\n%s", strings.Join(d, "\n"))
-			}
-			slices.Sort(got.problems)
-			want := slices.Sorted(slices.Values(one.problems))
-			if !slices.Equal(got.problems, want) {
-				t.Errorf("bounded, problems reported %q, unbounded %q", got.problems, want)
-			}
+			sameAsUnbounded(t, one, got)
 		})
 	}
 }
@@ -197,6 +189,22 @@ func TestBoundedWritesFileChangesMidway(t *testing.T) {
 	rewrite()
 	want, _ := writesRefresh(t, f, reg, 0, nil)
 	sameLive(t, got, want, "big.txt", func(k, _ string) bool { return strings.Contains(k, "big-") })
+}
+
+// sameAsUnbounded checks that a bounded refresh (got) stored what the
+// unbounded one stored, every bucket but the generation, and reported the
+// same problems.
+func sameAsUnbounded(t *testing.T, one, got refreshed) {
+	t.Helper()
+	generation := func(k string) bool { return k == "catalog/generation" }
+	if d := diffStores(one.store, got.store, generation); len(d) > 0 {
+		t.Errorf("bounded, the store differs from an unbounded refresh's:\n%s", strings.Join(d, "\n"))
+	}
+	slices.Sort(got.problems)
+	want := slices.Sorted(slices.Values(one.problems))
+	if !slices.Equal(got.problems, want) {
+		t.Errorf("bounded, problems reported %q, unbounded %q", got.problems, want)
+	}
 }
 
 // sameLive checks that the live catalog entries of what (those mine
@@ -279,7 +287,6 @@ func TestBoundedWholeWritesAreARefresh(t *testing.T) {
 	if n := len(reg.Names()); one.txs != n {
 		t.Fatalf("an unbounded refresh took %d transactions for %d sources", one.txs, n)
 	}
-	generation := func(k string) bool { return k == "catalog/generation" }
 	for _, max := range []int{1, 7, 50, 128} {
 		t.Run(fmt.Sprintf("max %d", max), func(t *testing.T) {
 			got, largest := writesRefresh(t, f, reg, max, nil)
@@ -291,14 +298,7 @@ func TestBoundedWholeWritesAreARefresh(t *testing.T) {
 			if largest > max+18 {
 				t.Errorf("a build wrote %d entries, bound %d", largest, max)
 			}
-			if d := diffStores(one.store, got.store, generation); len(d) > 0 {
-				t.Errorf("bounded, the store differs from an unbounded refresh's:\n%s", strings.Join(d, "\n"))
-			}
-			slices.Sort(got.problems)
-			want := slices.Sorted(slices.Values(one.problems))
-			if !slices.Equal(got.problems, want) {
-				t.Errorf("bounded, problems reported %q, unbounded %q", got.problems, want)
-			}
+			sameAsUnbounded(t, one, got)
 		})
 	}
 }
